@@ -1,0 +1,9 @@
+//===- TinymlDialect.h - tinyml dialect declaration -------------*- C++ -*-===//
+#ifndef TINYML_TINYMLDIALECT_H
+#define TINYML_TINYMLDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "tinyml/TinymlOpsDialect.h.inc"
+
+#endif // TINYML_TINYMLDIALECT_H

@@ -1,0 +1,26 @@
+//===- TinymlDialect.td - the tinyml dialect ---------------*- tablegen -*-===//
+//
+// The tinyml dialect models an inference graph for a Cortex-M
+// microcontroller: NHWC activations, float32 tensors, value semantics.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TINYML_DIALECT
+#define TINYML_DIALECT
+
+include "mlir/IR/OpBase.td"
+
+def Tinyml_Dialect : Dialect {
+  let name = "tinyml";
+  let summary = "Inference graphs for Cortex-M microcontrollers.";
+  let description = [{
+    Operations of a trained network after import: convolutions, matrix
+    products, element-wise arithmetic and activations, pooling, reductions
+    and data movement, all on ranked float32 tensors in NHWC layout.
+    Constants stay builtin (`arith.constant`). Fusion passes group ops into
+    `tinyml.fused` regions, each of which lowers to a single loop nest.
+  }];
+  let cppNamespace = "::mlir::tinyml";
+}
+
+#endif // TINYML_DIALECT

@@ -1,0 +1,361 @@
+//===- TinymlOps.td - tinyml operations ---------------------*- tablegen -*-===//
+//
+// Layout conventions, fixed for the whole dialect:
+//   activations  NHWC            [N, H, W, C]
+//   conv filter  HWCF            [KH, KW, C_in, C_out]
+//   dw filter    HWCM            [KH, KW, C, M], output channel c*M + m
+//   padding      [top, left, bottom, right] (the ONNX `pads` order)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TINYML_OPS
+#define TINYML_OPS
+
+include "tinyml/TinymlDialect.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Tinyml_Tensor : RankedTensorOf<[F32]>;
+def Tinyml_Tensor4D : 4DTensorOf<[F32]>;
+def Tinyml_Tensor2D : 2DTensorOf<[F32]>;
+def Tinyml_Tensor1D : 1DTensorOf<[F32]>;
+
+class Tinyml_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tinyml_Dialect, mnemonic, traits>;
+
+def Tinyml_Pair : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<2>]>;
+def Tinyml_Quad : ConfinedAttr<DenseI64ArrayAttr, [DenseArrayCount<4>]>;
+
+//===----------------------------------------------------------------------===//
+// Convolution and matrix product
+//===----------------------------------------------------------------------===//
+
+def Tinyml_Conv2DOp : Tinyml_Op<"conv2d", [Pure]> {
+  let summary = "2-D convolution, NHWC input, HWCF filter, optional bias";
+  let description = [{
+    `result[n, y, x, f] = bias[f] + sum_{ky, kx, c}
+       input[n, y*sh + ky*dh - top, x*sw + kx*dw - left, c] * filter[ky, kx, c, f]`
+    with zero padding. The result shape must equal the one implied by the
+    input, filter, strides, dilations and padding.
+
+    ```mlir
+    %y = tinyml.conv2d %x, %w, %b {strides = array<i64: 2, 2>,
+           padding = array<i64: 0, 0, 1, 1>}
+         : (tensor<1x32x32x3xf32>, tensor<3x3x3x16xf32>, tensor<16xf32>)
+           -> tensor<1x16x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Tinyml_Tensor4D:$input, Tinyml_Tensor4D:$filter,
+                   Optional<Tinyml_Tensor1D>:$bias,
+                   DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
+                   DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$dilations,
+                   DefaultValuedAttr<Tinyml_Quad, "{0, 0, 0, 0}">:$padding);
+  let results = (outs Tinyml_Tensor4D:$result);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tinyml_DepthwiseConv2DOp : Tinyml_Op<"depthwise_conv2d", [Pure]> {
+  let summary = "depthwise 2-D convolution with channel multiplier";
+  let description = [{
+    Each input channel `c` is convolved with its own `M` filters
+    (`filter[:, :, c, m]`, HWCM layout) into output channel `c*M + m`.
+    Padding, strides and dilations as in `tinyml.conv2d`.
+
+    ```mlir
+    %y = tinyml.depthwise_conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>}
+         : (tensor<1x25x5x64xf32>, tensor<3x3x64x1xf32>, tensor<64xf32>)
+           -> tensor<1x25x5x64xf32>
+    ```
+  }];
+  let arguments = (ins Tinyml_Tensor4D:$input, Tinyml_Tensor4D:$filter,
+                   Optional<Tinyml_Tensor1D>:$bias,
+                   DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
+                   DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$dilations,
+                   DefaultValuedAttr<Tinyml_Quad, "{0, 0, 0, 0}">:$padding);
+  let results = (outs Tinyml_Tensor4D:$result);
+  let assemblyFormat = [{
+    $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tinyml_MatmulOp : Tinyml_Op<"matmul", [Pure]> {
+  let summary = "matrix product (fully-connected layer), optional bias";
+  let description = [{
+    `result = op(lhs) x op(rhs) + bias`, where `op` transposes its operand
+    when `transpose_lhs` / `transpose_rhs` is set. `bias` has one value per
+    output column.
+
+    ```mlir
+    %y = tinyml.matmul %x, %w, %b : (tensor<1x640xf32>, tensor<640x128xf32>,
+                                      tensor<128xf32>) -> tensor<1x128xf32>
+    ```
+  }];
+  let arguments = (ins Tinyml_Tensor2D:$lhs, Tinyml_Tensor2D:$rhs,
+                   Optional<Tinyml_Tensor1D>:$bias,
+                   UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs Tinyml_Tensor2D:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise
+//===----------------------------------------------------------------------===//
+
+class Tinyml_BinaryOp<string mnemonic, string math>
+    : Tinyml_Op<mnemonic, [Pure]> {
+  let summary = "element-wise " # math # " with numpy broadcasting";
+  let description = [{
+    Computes `}] # math # [{` element by element. The operand shapes
+    broadcast as in numpy: aligned from the right, each pair of dimensions
+    equal or one of them 1. The result has the broadcast shape.
+  }];
+  let arguments = (ins Tinyml_Tensor:$lhs, Tinyml_Tensor:$rhs);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tinyml_AddOp : Tinyml_BinaryOp<"add", "lhs + rhs">;
+def Tinyml_SubOp : Tinyml_BinaryOp<"sub", "lhs - rhs">;
+def Tinyml_MulOp : Tinyml_BinaryOp<"mul", "lhs * rhs">;
+def Tinyml_DivOp : Tinyml_BinaryOp<"div", "lhs / rhs">;
+def Tinyml_MaximumOp : Tinyml_BinaryOp<"maximum", "max(lhs, rhs)">;
+def Tinyml_MinimumOp : Tinyml_BinaryOp<"minimum", "min(lhs, rhs)">;
+
+class Tinyml_UnaryOp<string mnemonic, string math>
+    : Tinyml_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+  let summary = "element-wise " # math;
+  let description = [{
+    Computes `}] # math # [{` for every element; the result has the type
+    of the input.
+  }];
+  let arguments = (ins Tinyml_Tensor:$input);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Tinyml_NegOp : Tinyml_UnaryOp<"neg", "-x">;
+def Tinyml_ExpOp : Tinyml_UnaryOp<"exp", "e^x">;
+def Tinyml_ReluOp : Tinyml_UnaryOp<"relu", "max(x, 0)">;
+def Tinyml_SigmoidOp : Tinyml_UnaryOp<"sigmoid", "1 / (1 + e^-x)">;
+def Tinyml_TanhOp : Tinyml_UnaryOp<"tanh", "tanh(x)">;
+
+def Tinyml_ClampOp : Tinyml_Op<"clamp", [Pure, SameOperandsAndResultType]> {
+  let summary = "element-wise clamp into [min, max] (ReLU6 is min=0, max=6)";
+  let description = [{
+    `result = min(max(x, min), max)`. `min` must not exceed `max`.
+
+    ```mlir
+    %y = tinyml.clamp %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<1x8xf32>
+    ```
+  }];
+  let arguments = (ins Tinyml_Tensor:$input, F32Attr:$min, F32Attr:$max);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Tinyml_BatchNormOp : Tinyml_Op<"batch_norm", [Pure]> {
+  let summary = "inference batch normalisation over the last (channel) axis";
+  let description = [{
+    `result = (x - mean) / sqrt(variance + epsilon) * scale + bias`, where
+    the four parameters are 1-D with one value per channel (the last
+    dimension of `input`).
+  }];
+  let arguments = (ins Tinyml_Tensor:$input, Tinyml_Tensor1D:$scale,
+                   Tinyml_Tensor1D:$bias, Tinyml_Tensor1D:$mean,
+                   Tinyml_Tensor1D:$variance,
+                   DefaultValuedAttr<F32Attr, "1.0e-5">:$epsilon);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias `,` $mean `,` $variance attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and reductions
+//===----------------------------------------------------------------------===//
+
+def Tinyml_AvgPool2DOp : Tinyml_Op<"avg_pool2d", [Pure]> {
+  let summary = "2-D average pooling over an NHWC tensor";
+  let description = [{
+    Averages each `kernel` window. With `count_include_pad` the divisor is
+    always `kernel[0] * kernel[1]`; without it, only the window elements
+    inside the input are counted.
+  }];
+  let arguments = (ins Tinyml_Tensor4D:$input, Tinyml_Pair:$kernel,
+                   DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
+                   DefaultValuedAttr<Tinyml_Quad, "{0, 0, 0, 0}">:$padding,
+                   UnitAttr:$count_include_pad);
+  let results = (outs Tinyml_Tensor4D:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tinyml_MaxPool2DOp : Tinyml_Op<"max_pool2d", [Pure]> {
+  let summary = "2-D max pooling over an NHWC tensor";
+  let description = [{
+    Takes the maximum of each `kernel` window; padded positions never win.
+  }];
+  let arguments = (ins Tinyml_Tensor4D:$input, Tinyml_Pair:$kernel,
+                   DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
+                   DefaultValuedAttr<Tinyml_Quad, "{0, 0, 0, 0}">:$padding);
+  let results = (outs Tinyml_Tensor4D:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tinyml_GlobalAvgPoolOp : Tinyml_Op<"global_avg_pool", [Pure]> {
+  let summary = "mean over the spatial dimensions of an NHWC tensor";
+  let description = [{
+    `[N, H, W, C] -> [N, 1, 1, C]`: the mean of every channel.
+  }];
+  let arguments = (ins Tinyml_Tensor4D:$input);
+  let results = (outs Tinyml_Tensor4D:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+class Tinyml_ReduceOp<string mnemonic, string math>
+    : Tinyml_Op<mnemonic, [Pure]> {
+  let summary = "reduction (" # math # ") over the listed axes";
+  let description = [{
+    Reduces `input` with }] # math # [{ over `axes` (distinct, in range,
+    non-negative). With `keep_dims` the reduced dimensions stay as size 1;
+    without, they are dropped.
+  }];
+  let arguments = (ins Tinyml_Tensor:$input, DenseI64ArrayAttr:$axes,
+                   UnitAttr:$keep_dims);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tinyml_ReduceSumOp : Tinyml_ReduceOp<"reduce_sum", "sum">;
+def Tinyml_ReduceMeanOp : Tinyml_ReduceOp<"reduce_mean", "mean">;
+def Tinyml_ReduceMaxOp : Tinyml_ReduceOp<"reduce_max", "maximum">;
+
+def Tinyml_SoftmaxOp : Tinyml_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+  let summary = "softmax along one axis";
+  let description = [{
+    `result = exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`
+    (non-negative, less than the rank).
+  }];
+  let arguments = (ins Tinyml_Tensor:$input, I64Attr:$axis);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Tinyml_ReshapeOp : Tinyml_Op<"reshape", [Pure]> {
+  let summary = "reinterpret a tensor with another static shape";
+  let description = [{
+    Row-major reshape; the element count must not change. A reshape of a
+    reshape folds into one, a reshape to the same type folds away.
+  }];
+  let arguments = (ins Tinyml_Tensor:$input);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tinyml_TransposeOp : Tinyml_Op<"transpose", [Pure]> {
+  let summary = "permute the dimensions of a tensor";
+  let description = [{
+    `result.shape[i] = input.shape[permutation[i]]`. A transpose of a
+    transpose folds into one, an identity permutation folds away.
+  }];
+  let arguments = (ins Tinyml_Tensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tinyml_PadOp : Tinyml_Op<"pad", [Pure]> {
+  let summary = "pad every dimension with a constant";
+  let description = [{
+    `padding` holds `rank` low amounts followed by `rank` high amounts (the
+    ONNX `pads` order), all non-negative; new elements take `value`.
+  }];
+  let arguments = (ins Tinyml_Tensor:$input, DenseI64ArrayAttr:$padding,
+                   DefaultValuedAttr<F32Attr, "0.0">:$value);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tinyml_ConcatOp : Tinyml_Op<"concat", [Pure]> {
+  let summary = "concatenate tensors along one axis";
+  let description = [{
+    All inputs have the rank and shape of the result except along `axis`,
+    where the result size is the sum of the input sizes.
+  }];
+  let arguments = (ins Variadic<Tinyml_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion groups
+//===----------------------------------------------------------------------===//
+
+def Tinyml_FusedOp : Tinyml_Op<"fused", [IsolatedFromAbove, SingleBlock]> {
+  let summary = "a fusion group: ops that lower to one loop nest";
+  let description = [{
+    The body computes the group's results from its block arguments, which
+    are bound to `inputs`. `kind` names the fusion that formed the group
+    (`elementwise`, `reduction`, `conv_epilogue`, ...). Lowering turns each
+    group into a single loop nest with no intermediate buffer, so every op
+    in the body except the group's root must be element-wise.
+
+    ```mlir
+    %y = tinyml.fused "elementwise" (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%x: tensor<4xf32>, %z: tensor<4xf32>):
+      %s = tinyml.add %x, %z : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+      %r = tinyml.relu %s : tensor<4xf32>
+      tinyml.yield %r : tensor<4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Variadic<Tinyml_Tensor>:$inputs);
+  let results = (outs Variadic<Tinyml_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Tinyml_YieldOp : Tinyml_Op<"yield", [Pure, Terminator,
+    HasParent<"FusedOp">, ReturnLike]> {
+  let summary = "the results of a fusion group";
+  let description = [{
+    Terminates a `tinyml.fused` body; its operands become the group's
+    results, in order and type.
+  }];
+  let arguments = (ins Variadic<Tinyml_Tensor>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // TINYML_OPS

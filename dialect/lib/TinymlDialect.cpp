@@ -1,0 +1,15 @@
+//===- TinymlDialect.cpp - tinyml dialect registration ----------*- C++ -*-===//
+#include "tinyml/TinymlDialect.h"
+#include "tinyml/TinymlOps.h"
+
+using namespace mlir;
+using namespace mlir::tinyml;
+
+#include "tinyml/TinymlOpsDialect.cpp.inc"
+
+void TinymlDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "tinyml/TinymlOps.cpp.inc"
+      >();
+}

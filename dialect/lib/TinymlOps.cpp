@@ -1,0 +1,379 @@
+//===- TinymlOps.cpp - verifiers and folders of tinyml ops -------*- C++ -*-===//
+#include "tinyml/TinymlOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::tinyml;
+
+//===----------------------------------------------------------------------===//
+// Shape helpers
+//===----------------------------------------------------------------------===//
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return s;
+}
+
+static LogicalResult expectShape(Operation *op, ArrayRef<int64_t> expected) {
+  ArrayRef<int64_t> actual = shapeOf(op->getResult(0));
+  if (actual == expected)
+    return success();
+  return op->emitOpError("result shape ")
+         << shapeString(actual) << " does not match the expected "
+         << shapeString(expected);
+}
+
+/// Output extent of a sliding window, or a negative value when the window
+/// does not fit the padded input.
+static int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                                int64_t dilation, int64_t padBegin,
+                                int64_t padEnd) {
+  int64_t span = dilation * (kernel - 1) + 1;
+  int64_t padded = in + padBegin + padEnd;
+  if (padded < span)
+    return -1;
+  return (padded - span) / stride + 1;
+}
+
+/// Checks strides, dilations and padding of an NHWC window op and returns
+/// the spatial output size [OH, OW].
+static FailureOr<std::array<int64_t, 2>>
+verifyWindow(Operation *op, ArrayRef<int64_t> input, int64_t kh, int64_t kw,
+             ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+             ArrayRef<int64_t> padding) {
+  if (kh <= 0 || kw <= 0)
+    return op->emitOpError("kernel sizes must be positive, got ")
+           << shapeString({kh, kw});
+  if (llvm::any_of(strides, [](int64_t s) { return s <= 0; }))
+    return op->emitOpError("strides must be positive, got ")
+           << shapeString(strides);
+  if (llvm::any_of(dilations, [](int64_t d) { return d <= 0; }))
+    return op->emitOpError("dilations must be positive, got ")
+           << shapeString(dilations);
+  if (llvm::any_of(padding, [](int64_t p) { return p < 0; }))
+    return op->emitOpError("padding must be non-negative, got ")
+           << shapeString(padding);
+  int64_t oh = windowOutputSize(input[1], kh, strides[0], dilations[0],
+                                padding[0], padding[2]);
+  int64_t ow = windowOutputSize(input[2], kw, strides[1], dilations[1],
+                                padding[1], padding[3]);
+  if (oh <= 0 || ow <= 0)
+    return op->emitOpError("window ")
+           << shapeString({kh, kw}) << " does not fit the padded input "
+           << shapeString({input[1] + padding[0] + padding[2],
+                           input[2] + padding[1] + padding[3]});
+  return std::array<int64_t, 2>{oh, ow};
+}
+
+static LogicalResult verifyBias(Operation *op, Value bias, int64_t channels) {
+  if (!bias || shapeOf(bias)[0] == channels)
+    return success();
+  return op->emitOpError("bias has ")
+         << shapeOf(bias)[0] << " elements but the result has " << channels
+         << " channels";
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and matrix product
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2DOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput()), w = shapeOf(getFilter());
+  if (w[2] != in[3])
+    return emitOpError("filter expects ")
+           << w[2] << " input channels (HWCF layout) but the input has "
+           << in[3];
+  auto spatial = verifyWindow(*this, in, w[0], w[1], getStrides(),
+                              getDilations(), getPadding());
+  if (failed(spatial))
+    return failure();
+  if (failed(verifyBias(*this, getBias(), w[3])))
+    return failure();
+  return expectShape(*this, {in[0], (*spatial)[0], (*spatial)[1], w[3]});
+}
+
+LogicalResult DepthwiseConv2DOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput()), w = shapeOf(getFilter());
+  if (w[2] != in[3])
+    return emitOpError("filter has ")
+           << w[2] << " channels (HWCM layout) but the input has " << in[3];
+  auto spatial = verifyWindow(*this, in, w[0], w[1], getStrides(),
+                              getDilations(), getPadding());
+  if (failed(spatial))
+    return failure();
+  int64_t channels = w[2] * w[3];
+  if (failed(verifyBias(*this, getBias(), channels)))
+    return failure();
+  return expectShape(*this, {in[0], (*spatial)[0], (*spatial)[1], channels});
+}
+
+LogicalResult MatmulOp::verify() {
+  ArrayRef<int64_t> a = shapeOf(getLhs()), b = shapeOf(getRhs());
+  int64_t m = getTransposeLhs() ? a[1] : a[0];
+  int64_t ka = getTransposeLhs() ? a[0] : a[1];
+  int64_t kb = getTransposeRhs() ? b[1] : b[0];
+  int64_t n = getTransposeRhs() ? b[0] : b[1];
+  if (ka != kb)
+    return emitOpError("contraction sizes differ: lhs has ")
+           << ka << ", rhs has " << kb;
+  if (failed(verifyBias(*this, getBias(), n)))
+    return failure();
+  return expectShape(*this, {m, n});
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyBroadcast(Operation *op) {
+  ArrayRef<int64_t> a = shapeOf(op->getOperand(0));
+  ArrayRef<int64_t> b = shapeOf(op->getOperand(1));
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> shape(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return op->emitOpError("operand shapes ")
+             << shapeString(a) << " and " << shapeString(b)
+             << " do not broadcast";
+    shape[i] = da == 1 ? db : da;
+  }
+  return expectShape(op, shape);
+}
+
+LogicalResult AddOp::verify() { return verifyBroadcast(*this); }
+LogicalResult SubOp::verify() { return verifyBroadcast(*this); }
+LogicalResult MulOp::verify() { return verifyBroadcast(*this); }
+LogicalResult DivOp::verify() { return verifyBroadcast(*this); }
+LogicalResult MaximumOp::verify() { return verifyBroadcast(*this); }
+LogicalResult MinimumOp::verify() { return verifyBroadcast(*this); }
+
+LogicalResult ClampOp::verify() {
+  if (getMin().convertToFloat() > getMax().convertToFloat())
+    return emitOpError("min ") << getMin().convertToFloat()
+                               << " is greater than max "
+                               << getMax().convertToFloat();
+  return success();
+}
+
+LogicalResult BatchNormOp::verify() {
+  int64_t channels = shapeOf(getInput()).back();
+  for (Value param : {getScale(), getBias(), getMean(), getVariance()})
+    if (shapeOf(param)[0] != channels)
+      return emitOpError("parameters must have one value per channel (")
+             << channels << "), got " << shapeOf(param)[0];
+  if (getInput().getType() != getResult().getType())
+    return emitOpError("result type must equal the input type");
+  if (getEpsilon().convertToFloat() < 0)
+    return emitOpError("epsilon must be non-negative");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling and reductions
+//===----------------------------------------------------------------------===//
+
+template <typename PoolOp>
+static LogicalResult verifyPool(PoolOp op) {
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  ArrayRef<int64_t> kernel = op.getKernel();
+  auto spatial = verifyWindow(op, in, kernel[0], kernel[1], op.getStrides(),
+                              {1, 1}, op.getPadding());
+  if (failed(spatial))
+    return failure();
+  if (op.getPadding()[0] >= kernel[0] || op.getPadding()[2] >= kernel[0] ||
+      op.getPadding()[1] >= kernel[1] || op.getPadding()[3] >= kernel[1])
+    return op.emitOpError("padding must be smaller than the kernel");
+  return expectShape(op, {in[0], (*spatial)[0], (*spatial)[1], in[3]});
+}
+
+LogicalResult AvgPool2DOp::verify() { return verifyPool(*this); }
+LogicalResult MaxPool2DOp::verify() { return verifyPool(*this); }
+
+LogicalResult GlobalAvgPoolOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  return expectShape(*this, {in[0], 1, 1, in[3]});
+}
+
+static LogicalResult verifyReduce(Operation *op, ArrayRef<int64_t> axes,
+                                  bool keepDims) {
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+  llvm::SmallSet<int64_t, 4> seen;
+  for (int64_t axis : axes) {
+    if (axis < 0 || axis >= static_cast<int64_t>(in.size()))
+      return op->emitOpError("axis ")
+             << axis << " is out of range for rank " << in.size();
+    if (!seen.insert(axis).second)
+      return op->emitOpError("axis ") << axis << " is listed twice";
+  }
+  SmallVector<int64_t> shape;
+  for (auto [i, dim] : llvm::enumerate(in)) {
+    if (!seen.contains(i))
+      shape.push_back(dim);
+    else if (keepDims)
+      shape.push_back(1);
+  }
+  return expectShape(op, shape);
+}
+
+LogicalResult ReduceSumOp::verify() {
+  return verifyReduce(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceMeanOp::verify() {
+  return verifyReduce(*this, getAxes(), getKeepDims());
+}
+LogicalResult ReduceMaxOp::verify() {
+  return verifyReduce(*this, getAxes(), getKeepDims());
+}
+
+LogicalResult SoftmaxOp::verify() {
+  int64_t rank = shapeOf(getInput()).size();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("axis ") << getAxis() << " is out of range for rank "
+                                << rank;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto in = cast<RankedTensorType>(getInput().getType());
+  auto out = cast<RankedTensorType>(getResult().getType());
+  if (!in.hasStaticShape() || !out.hasStaticShape())
+    return emitOpError("needs static shapes");
+  if (in.getNumElements() != out.getNumElements())
+    return emitOpError("changes the element count from ")
+           << in.getNumElements() << " to " << out.getNumElements();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    return dense.reshape(cast<ShapedType>(getResult().getType()));
+  if (auto producer = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(producer.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+LogicalResult TransposeOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  ArrayRef<int64_t> perm = getPermutation();
+  if (perm.size() != in.size())
+    return emitOpError("permutation has ")
+           << perm.size() << " entries for rank " << in.size();
+  SmallVector<bool> used(in.size(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(in.size()) || used[p])
+      return emitOpError("permutation ")
+             << shapeString(perm) << " is not a permutation of 0.."
+             << in.size() - 1;
+    used[p] = true;
+    shape.push_back(in[p]);
+  }
+  return expectShape(*this, shape);
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  ArrayRef<int64_t> perm = getPermutation();
+  bool identity = llvm::all_of(llvm::enumerate(perm), [](auto it) {
+    return static_cast<int64_t>(it.index()) == it.value();
+  });
+  if (identity)
+    return getInput();
+  auto producer = getInput().getDefiningOp<TransposeOp>();
+  if (!producer)
+    return {};
+  // result[i] = mid[perm[i]] = input[inner[perm[i]]].
+  SmallVector<int64_t> composed;
+  for (int64_t p : perm)
+    composed.push_back(producer.getPermutation()[p]);
+  getInputMutable().assign(producer.getInput());
+  setPermutation(composed);
+  return getResult();
+}
+
+LogicalResult PadOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  ArrayRef<int64_t> pads = getPadding();
+  if (pads.size() != 2 * in.size())
+    return emitOpError("padding needs ")
+           << 2 * in.size() << " entries (low then high), got " << pads.size();
+  if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
+    return emitOpError("padding must be non-negative, got ")
+           << shapeString(pads);
+  SmallVector<int64_t> shape;
+  for (auto [i, dim] : llvm::enumerate(in))
+    shape.push_back(dim + pads[i] + pads[i + in.size()]);
+  return expectShape(*this, shape);
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  ArrayRef<int64_t> first = shapeOf(getInputs().front());
+  int64_t rank = first.size();
+  if (getAxis() < 0 || getAxis() >= rank)
+    return emitOpError("axis ") << getAxis() << " is out of range for rank "
+                                << rank;
+  SmallVector<int64_t> shape(first);
+  shape[getAxis()] = 0;
+  for (Value input : getInputs()) {
+    ArrayRef<int64_t> s = shapeOf(input);
+    if (static_cast<int64_t>(s.size()) != rank)
+      return emitOpError("inputs must all have rank ") << rank;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != getAxis() && s[d] != first[d])
+        return emitOpError("input shapes ")
+               << shapeString(first) << " and " << shapeString(s)
+               << " differ outside axis " << getAxis();
+    shape[getAxis()] += s[getAxis()];
+  }
+  return expectShape(*this, shape);
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion groups
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusedOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments for "
+           << getInputs().size() << " inputs";
+  for (auto [arg, input] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != input.getType())
+      return emitOpError("body argument type ")
+             << arg.getType() << " differs from input type "
+             << input.getType();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("body must end with tinyml.yield");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yielded types do not match the result types");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tinyml/TinymlOps.cpp.inc"

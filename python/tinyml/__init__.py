@@ -1,0 +1,6 @@
+"""tinyml: an ahead-of-time compiler from ONNX to Cortex-M objects."""
+from .context import make_context
+from . import passes
+from .pipeline import Pipeline
+
+__all__ = ["make_context", "passes", "Pipeline"]

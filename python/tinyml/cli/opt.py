@@ -1,0 +1,265 @@
+"""tinyml-opt: the mlir-opt of tinyml. Reads MLIR (or an ONNX model), runs a
+pipeline of tinyml and upstream passes, prints the result."""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from ..context import make_context
+from ..diagnostics import format_mlir_error, location_prefix, severity_name
+from ..passes.registry import PipelineError, registered_passes
+from ..pipeline import Pipeline
+from .verify_diagnostics import Reported, check, parse_expectations
+
+SPLIT_MARKER = "// -----"
+
+USAGE = """usage: tinyml-opt [options] [input-file]
+
+Reads MLIR from input-file (or stdin, or '-'); a file ending in .onnx is
+imported with the ONNX frontend. Runs the passes given by --pass-pipeline or
+by one --<pass>[=options] flag per pass, in order, and prints the result.
+
+options:
+  -o FILE                          write the output to FILE (default: stdout)
+  --pass-pipeline=PIPELINE         e.g. 'builtin.module(tinyml-dce,func.func(cse))'
+  --<pass>[="opt=value ..."]       append one pass (tinyml or upstream)
+  --split-input-file               process chunks separated by '// -----' alone
+  --verify-diagnostics             check '// expected-error @+1 {{...}}' comments
+  --mlir-print-ir-after-all        print the IR after every pass (to stderr)
+  --mlir-elide-elementsattrs-if-larger=N
+                                   print large constants as dense_resource<__elided__>
+  --mlir-print-op-generic          print the generic op form
+  --import-onnx                    treat the input as an ONNX model
+  --list-passes                    list the tinyml passes and their options
+  -h, --help                       this text and the pass list
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclass
+class Options:
+    input: str = "-"
+    output: str = "-"
+    pipeline: Pipeline = field(default_factory=Pipeline)
+    pipeline_text: str | None = None
+    split_input_file: bool = False
+    verify_diagnostics: bool = False
+    print_ir_after_all: bool = False
+    elide_limit: int | None = None
+    generic: bool = False
+    import_onnx: bool = False
+
+
+def pass_list() -> str:
+    lines = ["tinyml passes:"]
+    for cls in registered_passes():
+        lines.append(f"  --{cls.name:<34} {cls.summary}")
+        for option in cls.options:
+            lines.append(f"      {option.name}={option.type.__name__:<8} "
+                         f"{option.help} (default: {option.format(option.default)})")
+    lines.append("upstream MLIR passes are accepted by name, e.g. --canonicalize, --cse")
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str]) -> Options | None:
+    options, pass_flags, positional = Options(), [], []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, value = arg.partition("=")
+        if arg in ("-h", "--help"):
+            print(USAGE + "\n" + pass_list())
+            return None
+        if arg == "--list-passes":
+            print(pass_list())
+            return None
+        if arg == "-o":
+            if i + 1 >= len(argv):
+                raise UsageError("-o needs a file name")
+            options.output = argv[i + 1]
+            i += 1
+        elif name == "--pass-pipeline":
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise UsageError("--pass-pipeline needs a pipeline")
+                value, i = argv[i + 1], i + 1
+            options.pipeline_text = value
+        elif arg == "--split-input-file":
+            options.split_input_file = True
+        elif arg == "--verify-diagnostics":
+            options.verify_diagnostics = True
+        elif arg == "--mlir-print-ir-after-all":
+            options.print_ir_after_all = True
+        elif arg == "--mlir-print-op-generic":
+            options.generic = True
+        elif arg == "--import-onnx":
+            options.import_onnx = True
+        elif name == "--mlir-elide-elementsattrs-if-larger":
+            try:
+                options.elide_limit = int(value)
+            except ValueError:
+                raise UsageError(f"{name} expects a number, got '{value}'") from None
+        elif arg.startswith("--"):
+            pass_flags.append(f"{name[2:]}{{{value}}}" if eq else name[2:])
+        elif arg.startswith("-") and arg != "-":
+            raise UsageError(f"unknown option '{arg}'")
+        else:
+            positional.append(arg)
+        i += 1
+    if len(positional) > 1:
+        raise UsageError(f"expected one input file, got {len(positional)}")
+    if positional:
+        options.input = positional[0]
+    if options.pipeline_text is not None and pass_flags:
+        raise UsageError("--pass-pipeline cannot be combined with individual pass flags")
+    options.pipeline = Pipeline.parse(options.pipeline_text) if options.pipeline_text \
+        else Pipeline(pass_flags)
+    return options
+
+
+def read_input(options: Options) -> tuple[str | None, bytes]:
+    if options.input == "-":
+        return "<stdin>", sys.stdin.buffer.read()
+    try:
+        with open(options.input, "rb") as f:
+            return options.input, f.read()
+    except OSError as error:
+        raise UsageError(f"cannot open input file '{options.input}': {error.strerror}") from None
+
+
+def chunks(source: str, split: bool) -> list[str]:
+    """The input's chunks, each padded with blank lines so that diagnostics
+    keep the line numbers of the whole file."""
+    if not split:
+        return [source]
+    pieces, offset = [], 0
+    lines = source.splitlines(keepends=True)
+    current: list[str] = []
+    for number, line in enumerate(lines):
+        if line.strip().startswith(SPLIT_MARKER):
+            pieces.append("\n" * offset + "".join(current))
+            offset, current = number + 1, []
+        else:
+            current.append(line)
+    pieces.append("\n" * offset + "".join(current))
+    return pieces
+
+
+def load_module(chunk: str, filename: str, context: ir.Context, options: Options) -> ir.Operation:
+    if options.import_onnx:
+        from ..frontend.onnx import import_onnx_bytes
+        return import_onnx_bytes(chunk, filename, context).operation
+    # Module.parse wraps top-level ops in an implicit module, as mlir-opt
+    # does, but names the buffer "-"; diagnostics put the file name back.
+    return ir.Module.parse(chunk, context).operation
+
+
+def process_chunk(chunk, filename: str, options: Options) -> tuple[str | None, list]:
+    """Returns the printed result (None on failure) and the diagnostics."""
+    context = make_context()
+    reported: list[Reported] = []
+
+    def collect(diagnostic) -> bool:
+        _flatten(diagnostic, filename, reported)
+        return True
+
+    with context, ir.Location.unknown(context):
+        handler = context.attach_diagnostic_handler(collect)
+        try:
+            module = load_module(chunk, filename, context, options)
+            if not module.verify():
+                return None, reported
+            options.pipeline.run(module, print_ir_after_all=options.print_ir_after_all)
+            return module.get_asm(large_elements_limit=options.elide_limit,
+                                  print_generic_op_form=options.generic), reported
+        except ir.MLIRError as error:
+            for diagnostic in error.error_diagnostics:
+                _flatten(diagnostic, filename, reported)
+            if not error.error_diagnostics:
+                reported.append(Reported("error", None, error.message, filename))
+            return None, reported
+        finally:
+            handler.detach()
+
+
+def _flatten(diagnostic, filename: str, into: list[Reported]) -> None:
+    location = diagnostic.location
+    line = location.start_line if location.is_a_file() else None
+    prefix = location_prefix(location)
+    if prefix.startswith("-:"):
+        prefix = filename + prefix[1:]
+    into.append(Reported(severity_name(diagnostic.severity), line, diagnostic.message, prefix))
+    for note in diagnostic.notes:
+        # The verifier's dump of the failing op is noise next to the error,
+        # which already points at the op's line.
+        if not note.message.startswith("see current operation"):
+            _flatten(note, filename, into)
+
+
+def run(options: Options) -> int:
+    filename, data = read_input(options)
+    if options.import_onnx or filename.endswith(".onnx"):
+        options.import_onnx = True
+        pieces: list = [data]
+    else:
+        try:
+            source = data.decode()
+        except UnicodeDecodeError:
+            raise UsageError(f"{filename} is not a text MLIR file (for ONNX use --import-onnx)") \
+                from None
+        pieces = chunks(source, options.split_input_file)
+    outputs, failed = [], False
+    for chunk in pieces:
+        printed, reported = process_chunk(chunk, filename, options)
+        if options.verify_diagnostics:
+            problems = check(parse_expectations(chunk), reported, filename)
+            for problem in problems:
+                print(problem, file=sys.stderr)
+            failed |= bool(problems)
+        else:
+            for diagnostic in reported:
+                print(f"{diagnostic.prefix}: {diagnostic.severity}: {diagnostic.message}",
+                      file=sys.stderr)
+            failed |= printed is None
+        if printed is not None:
+            outputs.append(printed)
+    text = f"\n{SPLIT_MARKER}\n".join(outputs)
+    if not failed or options.verify_diagnostics:
+        write_output(options.output, text)
+    return 1 if failed else 0
+
+
+def write_output(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        options = parse_args(argv)
+        return 0 if options is None else run(options)
+    except (UsageError, PipelineError) as error:
+        print(f"tinyml-opt: error: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # a defect in tinyml itself, not bad input
+        if os.environ.get("TINYML_DEBUG"):
+            raise
+        print(f"tinyml-opt: internal error: {type(error).__name__}: {error} "
+              "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

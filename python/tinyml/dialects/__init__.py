@@ -1,0 +1,1 @@
+"""Python op classes of the tinyml dialect (generated from ODS)."""
