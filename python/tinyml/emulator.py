@@ -21,8 +21,8 @@ the end of the mapping so an access past it faults too.
 Unicorn 2.1 ignores the CPU model when `UC_MODE_MCLASS` is given (it always
 builds a Cortex-M33, FPU and all); the harness therefore opens the engine in
 plain `UC_MODE_THUMB` and selects the M-profile model with
-`ctl_set_cpu_model`, which gives a real M0 (no Thumb-2, no FPU) and a real
-M4/M7 (FPU enabled out of reset).
+`ctl_set_cpu_model`, which gives a real M0 (no Thumb-2, no FPU), M3 (no
+FPU) and M4/M7 (FPU enabled out of reset, no CPACR set-up needed).
 
 Measurements: instructions are counted per basic block (a code hook misses
 IT-block instructions whose condition fails), stack use by painting, and an
@@ -325,8 +325,8 @@ class _Machine:
     def write(self, address: int, data: bytes) -> None:
         self.uc.mem_write(address, data)
 
-    def read(self, address: int, size: int) -> bytes:
-        return bytes(self.uc.mem_read(address, size))
+    def read(self, address: int, size: int) -> bytearray:
+        return self.uc.mem_read(address, size)
 
     def call(self, entry: int, args: Sequence[int], sp: int, counter: _BlockCounter,
              faults: _FaultRecorder) -> None:
@@ -372,6 +372,21 @@ def _as_input_bytes(index: int, array: np.ndarray) -> bytes:
     return array.tobytes()
 
 
+def _fill_buffers(machine: _Machine, layout: _Layout, input_bytes: Sequence[bytes],
+                  output_sizes: Sequence[int], arena_fill: bytes | None) -> None:
+    for address, data in zip(layout.inputs, input_bytes):
+        machine.write(address, data)
+    for address, size in zip(layout.outputs, output_sizes):
+        machine.write(address, OUTPUT_POISON * size)
+    if arena_fill:
+        machine.write(layout.arena, _tiled(arena_fill, layout.arena_size))
+
+
+def _entry_sp(stack_top: int, arg_count: int) -> int:
+    """AAPCS: SP 8-byte aligned at the call, arguments 5.. at [SP], [SP+4]..."""
+    return (stack_top - 4 * max(arg_count - 4, 0)) & ~7
+
+
 def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray],
                output_shapes: Sequence[tuple], arena_bytes: int, cpu: str = "cortex-m4",
                arena_fill: bytes | None = None, estimate_cycles: bool = False,
@@ -381,8 +396,10 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
     """Links `obj_path`, calls `function(*inputs, *outputs, arena)` on the
     emulated `cpu` and returns the outputs and the measurements.
 
-    `arena_fill` (repeated over the arena) lets a test poison the arena to show
-    the model never reads arena memory it did not write first."""
+    Inputs are passed as their raw bytes (float32 by contract); outputs are
+    read back as `output_dtype` and start out as NaN. `arena_fill` (repeated
+    over the arena) lets a test poison the arena to show the model never reads
+    arena memory it did not write first."""
     cpu_info = lookup_cpu(cpu)
     input_bytes = [_as_input_bytes(i, array) for i, array in enumerate(inputs)]
     output_dtype = np.dtype(output_dtype)
@@ -395,17 +412,10 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
                               [len(b) for b in input_bytes], output_sizes, arena_bytes)
         machine = _Machine(cpu_info, image)
         machine.map(layout.end)
-        for address, data in zip(layout.inputs, input_bytes):
-            machine.write(address, data)
-        for address, size in zip(layout.outputs, output_sizes):
-            machine.write(address, OUTPUT_POISON * size)
-        if arena_fill:
-            machine.write(layout.arena, _tiled(arena_fill, layout.arena_size))
+        _fill_buffers(machine, layout, input_bytes, output_sizes, arena_fill)
 
         args = [*layout.inputs, *layout.outputs, layout.arena]
-        stack_top = image.symbols["__tinyml_stack_top"]
-        # AAPCS: 8-byte aligned SP at the call, arguments 5.. at [SP], [SP+4], ...
-        sp = (stack_top - 4 * max(len(args) - 4, 0)) & ~7
+        sp = _entry_sp(image.symbols["__tinyml_stack_top"], len(args))
         machine.write(SRAM_BASE, _tiled(STACK_PAINT, sp - SRAM_BASE))
         counter = _BlockCounter(max_instructions)
         machine.call(image.symbols[function], args, sp, counter, _FaultRecorder(stack_size))
@@ -424,10 +434,12 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
 _OBJDUMP_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(.*)$")
 
 
-def _disassembly(elf_path: Path) -> dict[int, str]:
+def _disassembly(elf_path: Path, cpu: Cpu) -> dict[int, str]:
     """address -> instruction text that llvm-mc can parse back: objdump's
-    `<symbol+off>` annotations and `@` comments are dropped."""
-    listing = run_tool("llvm-objdump", "-d", "--no-show-raw-insn", elf_path)
+    `<symbol+off>` annotations and `@` comments are dropped. The CPU must be
+    named: the build attributes alone leave M7 FP instructions `<unknown>`."""
+    listing = run_tool("llvm-objdump", "-d", "--no-show-raw-insn",
+                       f"--triple={cpu.mca_triple}", f"--mcpu={cpu.mca_cpu}", elf_path)
     instructions = {}
     for line in listing.splitlines():
         match = _OBJDUMP_LINE.match(line)
@@ -451,10 +463,11 @@ def _hot_blocks(counter: _BlockCounter) -> tuple[list[tuple[int, int]], float]:
     return chosen, (total / covered if covered else 1.0)
 
 
-def _mca_block_cycles(blocks: list[tuple[int, int]], instructions: dict[int, str],
-                      cpu: Cpu) -> dict[tuple[int, int], float]:
+def _mca_block_cycles(blocks: list[tuple[int, int]], lengths: dict[tuple[int, int], int],
+                      instructions: dict[int, str], cpu: Cpu) -> dict[tuple[int, int], float]:
     """Steady-state cycles per execution of each block, from one llvm-mca run
-    with one code region per block."""
+    with one code region per block. Instructions llvm-mca could not price
+    (skipped, or a region dropped whole) count one cycle each."""
     addresses = sorted(instructions)
     lines = [".syntax unified", ".thumb"]
     for address, size in blocks:
@@ -465,12 +478,15 @@ def _mca_block_cycles(blocks: list[tuple[int, int]], instructions: dict[int, str
     report = json.loads(run_tool(
         "llvm-mca", f"-mtriple={cpu.mca_triple}", f"-mcpu={cpu.mca_cpu}",
         f"-iterations={MCA_ITERATIONS}", f"--call-latency={MCA_CALL_LATENCY}",
-        "--skip-unsupported-instructions=any", "--json", "-",
+        "--skip-unsupported-instructions=any", "--instruction-info=false",
+        "--resource-pressure=false", "--json", "-",
         input="\n".join(lines) + "\n"))
-    cycles = {}
+    cycles = {key: float(lengths[key]) for key in blocks}
     for region in report["CodeRegions"]:
-        address, size = (int(part, 16) for part in region["Name"][1:].split("_"))
-        cycles[(address, size)] = region["SummaryView"]["TotalCycles"] / MCA_ITERATIONS
+        key = tuple(int(part, 16) for part in region["Name"][1:].split("_"))
+        summary = region["SummaryView"]
+        priced = summary["Instructions"] / MCA_ITERATIONS
+        cycles[key] = summary["TotalCycles"] / MCA_ITERATIONS + lengths[key] - priced
     return cycles
 
 
@@ -481,10 +497,8 @@ def estimate_block_cycles(elf_path: Path, counter: _BlockCounter, cpu: Cpu) -> i
     if cpu.mca_cpu is None or not counter.counts:
         return None
     blocks, scale = _hot_blocks(counter)
-    per_block = _mca_block_cycles(blocks, _disassembly(elf_path), cpu)
-    # A block llvm-mca skipped entirely is priced at one cycle per instruction.
-    total = sum(counter.counts[key] * per_block.get(key, counter.lengths[key])
-                for key in blocks)
+    per_block = _mca_block_cycles(blocks, counter.lengths, _disassembly(elf_path, cpu), cpu)
+    total = sum(counter.counts[key] * per_block[key] for key in blocks)
     return round(total * scale)
 
 

@@ -1,0 +1,374 @@
+"""`tinyml.compile`: a model (ONNX file or ModelProto, or tinyml IR) to a
+`CompiledModel` that runs, saves and loads.
+
+The host target lowers through `pipelines.host_pipeline()` to the LLVM
+dialect and runs it with the MLIR ExecutionEngine (JIT). The compiled
+function takes its inputs then its outputs as memrefs (results are
+caller-owned out-params), in the model's own layout and dtype (float32).
+
+    model = tinyml.compile("kws.onnx")
+    (scores,) = model(x)              # numpy in, list of numpy out
+    model.save("out/")                # out/<name>.mlir + out/report.json
+    again = tinyml.compiler.load("out/")
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import json
+import os
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+from mlir import ir
+
+from . import pipelines
+from .context import make_context
+from .diagnostics import format_mlir_error
+from .passes.registry import PassError, PipelineError
+
+#: Targets `compile` knows. Cortex-M targets come with the back end.
+TARGETS = ("host",)
+
+REPORT = "report.json"
+FORMAT_VERSION = 1
+
+
+class CompileError(Exception):
+    """The model cannot be compiled (bad input, unsupported op, unknown
+    target); the message is one line or MLIR diagnostics."""
+
+
+class RunError(ValueError):
+    """Inputs that do not match the compiled model's signature."""
+
+
+@dataclass
+class TensorInfo:
+    """One input or output of a compiled model, as the model declares it."""
+
+    name: str
+    shape: list[int]
+    dtype: str = "float32"
+    layout: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "TensorInfo":
+        return cls(name=data["name"], shape=list(data["shape"]),
+                   dtype=data.get("dtype", "float32"), layout=data.get("layout"))
+
+
+_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "i32": "int32",
+           "i64": "int64", "i8": "int8", "i1": "bool"}
+
+
+def _runner_utils() -> str:
+    mlir_dir = list(importlib.util.find_spec("mlir").submodule_search_locations)[0]
+    return os.path.join(mlir_dir, "lib", "libmlir_c_runner_utils.so")
+
+
+def _sanitize(name: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", name).strip("._") or "model"
+    return name
+
+
+# ---------------------------------------------------------------------------
+# Loading models
+# ---------------------------------------------------------------------------
+
+def _import_onnx(model, context: ir.Context, batch: int) -> ir.Module:
+    try:
+        from .frontend.onnx import import_onnx
+    except ImportError as error:
+        raise CompileError(f"the ONNX frontend is not available: {error}") from None
+    with context, ir.Location.unknown(context):
+        try:
+            return import_onnx(model, batch=batch)
+        except (CompileError, ir.MLIRError):
+            raise
+        except Exception as error:  # the frontend's own errors
+            raise CompileError(_one_line(error)) from None
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    return text
+
+
+def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, str]:
+    """The model as a tinyml module in `context` (a fresh copy: the caller's
+    module is never modified) and a name for it."""
+    try:
+        import onnx
+    except ImportError:  # pragma: no cover - onnx is a dependency
+        onnx = None
+    if onnx is not None and isinstance(model, onnx.ModelProto):
+        name = model.graph.name or "model"
+        return _import_onnx(model, context, batch), _sanitize(name)
+    if isinstance(model, ir.Module):
+        text = model.operation.get_asm(binary=False, enable_debug_info=True)
+        with context:
+            try:
+                return ir.Module.parse(text, context), "model"
+            except ir.MLIRError as error:
+                raise CompileError(format_mlir_error(error)) from None
+    if isinstance(model, (str, os.PathLike)):
+        path = Path(model)
+        if not path.is_file():
+            raise CompileError(f"cannot open model '{path}': no such file")
+        name = _sanitize(path.stem)
+        if path.suffix == ".mlir":
+            with context, ir.Location.unknown(context):
+                try:
+                    return ir.Module.parse(path.read_text(), context), name
+                except ir.MLIRError as error:
+                    raise CompileError(format_mlir_error(error)) from None
+        if onnx is not None:
+            try:
+                proto = onnx.load(str(path))
+            except Exception as error:
+                raise CompileError(f"cannot read ONNX model '{path}': {_one_line(error)}") from None
+            return _import_onnx(proto, context, batch), name
+    raise CompileError(f"cannot compile a {type(model).__name__}: expected a path, "
+                       "an onnx.ModelProto or an ir.Module")
+
+
+def entry_function(module: ir.Module, entry: str | None = None) -> ir.Operation:
+    """The public func.func to compile: `entry`, else the only public one."""
+    candidates = []
+    for op in module.body.operations:
+        op = op.operation
+        if op.name != "func.func":
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
+        if entry is not None:
+            if name == entry:
+                return op
+        elif visibility is None or ir.StringAttr(visibility).value == "public":
+            candidates.append(op)
+    if entry is not None:
+        raise CompileError(f"the model has no function '{entry}'")
+    if len(candidates) != 1:
+        names = ", ".join(ir.StringAttr(op.attributes["sym_name"]).value for op in candidates)
+        raise CompileError(f"expected one public function, found {len(candidates)}"
+                           + (f" ({names}): pass entry=" if candidates else ""))
+    return candidates[0]
+
+
+def _dict_attr(attrs: ir.ArrayAttr | None, index: int) -> dict[str, ir.Attribute]:
+    if attrs is None:
+        return {}
+    entry = ir.DictAttr(ir.ArrayAttr(attrs)[index])
+    return {named.name: named.attr for named in entry}
+
+
+def _tensor_infos(func: ir.Operation, types: Sequence[ir.Type], attr_name: str,
+                  prefix: str) -> list[TensorInfo]:
+    attrs = func.attributes[attr_name] if attr_name in func.attributes else None
+    infos = []
+    for i, ty in enumerate(types):
+        try:
+            tensor = ir.RankedTensorType(ty)
+        except ValueError:
+            raise CompileError(f"{prefix} #{i} has type {ty}: only ranked tensors "
+                               "are supported") from None
+        if not tensor.has_static_shape:
+            raise CompileError(f"{prefix} #{i} has a dynamic shape {ty}")
+        entry = _dict_attr(attrs, i)
+        name = ir.StringAttr(entry["tinyml.name"]).value if "tinyml.name" in entry \
+            else f"{prefix}{i}"
+        layout = ir.StringAttr(entry["tinyml.layout"]).value if "tinyml.layout" in entry \
+            else None
+        dtype = _DTYPES.get(str(tensor.element_type), str(tensor.element_type))
+        infos.append(TensorInfo(name, list(tensor.shape), dtype, layout))
+    return infos
+
+
+def signature(func: ir.Operation) -> tuple[str, list[TensorInfo], list[TensorInfo]]:
+    """(symbol name, inputs, outputs) of a tensor-level function."""
+    fn_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    name = ir.StringAttr(func.attributes["sym_name"]).value
+    inputs = _tensor_infos(func, fn_type.inputs, "arg_attrs", "input")
+    outputs = _tensor_infos(func, fn_type.results, "res_attrs", "output")
+    for info in inputs + outputs:
+        if info.dtype != "float32":
+            raise CompileError(f"'{info.name}' has element type {info.dtype}: "
+                               "only float32 is supported")
+    return name, inputs, outputs
+
+
+# ---------------------------------------------------------------------------
+# The compiled model
+# ---------------------------------------------------------------------------
+
+@dataclass
+class CompiledModel:
+    """A compiled model: its signature, the lowered LLVM-dialect MLIR, and
+    (host target) a JIT that runs it on numpy arrays."""
+
+    name: str
+    target: str
+    function: str
+    inputs: list[TensorInfo]
+    outputs: list[TensorInfo]
+    llvm_mlir: str
+    compile_seconds: float = 0.0
+    stages: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self._context = None
+        self._module = None
+        self._engine = None
+
+    # -- running ------------------------------------------------------------
+
+    def _ensure_engine(self):
+        if self._engine is None:
+            if self.target != "host":
+                raise RunError(f"a '{self.target}' model does not run on the host")
+            from mlir.execution_engine import ExecutionEngine
+            if self._module is None:
+                self._context = make_context()
+                with self._context:
+                    self._module = ir.Module.parse(self.llvm_mlir, self._context)
+            with self._context:
+                self._engine = ExecutionEngine(self._module, opt_level=2,
+                                               shared_libs=[_runner_utils()])
+        return self._engine
+
+    def check_inputs(self, inputs: Sequence[Any]) -> list[np.ndarray]:
+        """The inputs as contiguous arrays; RunError when they do not match."""
+        if len(inputs) != len(self.inputs):
+            raise RunError(f"'{self.name}' takes {len(self.inputs)} input(s), "
+                           f"got {len(inputs)}")
+        arrays = []
+        for info, value in zip(self.inputs, inputs):
+            array = np.asarray(value)
+            if array.dtype != np.dtype(info.dtype):
+                raise RunError(f"input '{info.name}' must be {info.dtype}, got {array.dtype}")
+            if list(array.shape) != list(info.shape):
+                raise RunError(f"input '{info.name}' must have shape {list(info.shape)}, "
+                               f"got {list(array.shape)}")
+            arrays.append(np.ascontiguousarray(array))
+        return arrays
+
+    def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        from mlir.runtime import get_ranked_memref_descriptor
+        arrays = self.check_inputs(inputs)
+        outputs = [np.zeros(info.shape, dtype=info.dtype) for info in self.outputs]
+        engine = self._ensure_engine()
+        descriptors = [get_ranked_memref_descriptor(a) for a in arrays + outputs]
+        args = [ctypes.pointer(ctypes.pointer(d)) for d in descriptors]
+        engine.invoke(self.function, *args)
+        return outputs
+
+    def warm_up(self) -> "CompiledModel":
+        """JIT-compiles now rather than on the first call."""
+        self._ensure_engine()
+        return self
+
+    # -- saving -------------------------------------------------------------
+
+    def report(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION,
+            "model": self.name,
+            "target": self.target,
+            "function": self.function,
+            "artefact": f"{self.name}.mlir",
+            "inputs": [i.to_json() for i in self.inputs],
+            "outputs": [o.to_json() for o in self.outputs],
+            "compile_seconds": round(self.compile_seconds, 4),
+            "options": self.options,
+            "stages": [f"stages/{i:02d}-{stage}.mlir" for i, stage in enumerate(self.stages)],
+        }
+
+    def save(self, outdir: str | os.PathLike) -> Path:
+        """Writes `<name>.mlir`, `report.json` and (when kept) the IR after
+        every stage into `outdir` (created if needed)."""
+        outdir = Path(outdir)
+        outdir.mkdir(parents=True, exist_ok=True)
+        (outdir / f"{self.name}.mlir").write_text(self.llvm_mlir)
+        if self.stages:
+            (outdir / "stages").mkdir(exist_ok=True)
+            for i, (stage, text) in enumerate(self.stages.items()):
+                (outdir / "stages" / f"{i:02d}-{stage}.mlir").write_text(text)
+        (outdir / REPORT).write_text(json.dumps(self.report(), indent=2) + "\n")
+        return outdir
+
+
+def load(outdir: str | os.PathLike) -> CompiledModel:
+    """A model saved by `CompiledModel.save`."""
+    outdir = Path(outdir)
+    report_path = outdir / REPORT
+    if not report_path.is_file():
+        raise RunError(f"'{outdir}' is not a compiled model (no {REPORT})")
+    try:
+        report = json.loads(report_path.read_text())
+        artefact = outdir / report["artefact"]
+        llvm_mlir = artefact.read_text()
+        return CompiledModel(
+            name=report["model"], target=report["target"], function=report["function"],
+            inputs=[TensorInfo.from_json(i) for i in report["inputs"]],
+            outputs=[TensorInfo.from_json(o) for o in report["outputs"]],
+            llvm_mlir=llvm_mlir, compile_seconds=report.get("compile_seconds", 0.0),
+            options=report.get("options", {}))
+    except (OSError, KeyError, TypeError, json.JSONDecodeError) as error:
+        raise RunError(f"'{outdir}' holds a damaged compiled model: {error}") from None
+
+
+# ---------------------------------------------------------------------------
+# Compiling
+# ---------------------------------------------------------------------------
+
+def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = None,
+            emit_stages: bool = False, name: str | None = None,
+            warm_up: bool = True) -> CompiledModel:
+    """Compiles `model` (an .onnx or .mlir path, an onnx.ModelProto, or an
+    ir.Module in the tinyml dialect) for `target`.
+
+    `batch` fixes a symbolic batch dimension of an ONNX model; `entry`
+    picks the function of a multi-function module; `emit_stages` keeps the
+    IR after every pipeline stage (`CompiledModel.stages`); `warm_up`
+    JIT-compiles before returning so that `compile_seconds` includes it."""
+    if target not in TARGETS:
+        raise CompileError(f"unknown target '{target}' (known: {', '.join(TARGETS)})")
+    start = time.perf_counter()
+    context = make_context()
+    module, default_name = load_model(model, context, batch)
+    stages: dict[str, str] = {}
+    with context, ir.Location.unknown(context):
+        func = entry_function(module, entry)
+        function, inputs, outputs = signature(func)
+        func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        if emit_stages:
+            stages["input"] = str(module)
+        for stage_name, stage in pipelines.host_stages():
+            try:
+                stage.run(module)
+            except ir.MLIRError as error:
+                raise CompileError(f"stage '{stage_name}' failed:\n"
+                                   f"{format_mlir_error(error)}") from None
+            except (PassError, PipelineError) as error:
+                raise CompileError(f"stage '{stage_name}' failed: {error}") from None
+            if emit_stages:
+                stages[stage_name] = str(module)
+        llvm_mlir = str(module)
+    compiled = CompiledModel(
+        name=_sanitize(name) if name else default_name, target=target, function=function,
+        inputs=inputs, outputs=outputs, llvm_mlir=llvm_mlir, stages=stages,
+        options={"batch": batch, **({"entry": entry} if entry else {})})
+    compiled._context, compiled._module = context, module
+    if warm_up:
+        compiled.warm_up()
+    compiled.compile_seconds = time.perf_counter() - start
+    return compiled

@@ -1,0 +1,37 @@
+"""Frontends: turn a trained model into a module of the `tinyml` dialect.
+
+`import_onnx(model, batch=1, context=None, name=None)` imports an ONNX model
+(a path or an `onnx.ModelProto`) into one `func.func`; see
+`tinyml.frontend.onnx` for what it accepts and produces. Errors in the model
+raise `FrontendError`, a `ValueError` whose message is one line naming the
+file, the node and the problem.
+
+The imported IR is faithful to the model: an NCHW op is wrapped in
+transposes to and from the NHWC layout of the dialect. The recommended
+cleanup that leaves only the transposes the model really needs is
+
+    Pipeline.parse("builtin.module(canonicalize,tinyml-cancel-transposes,"
+                   "canonicalize,tinyml-dce)")
+
+This package does not import `onnx` until a frontend function is used, so
+that tools can catch `FrontendError` without paying for it.
+"""
+from __future__ import annotations
+
+
+class FrontendError(ValueError):
+    """The model cannot be imported; the message is one line saying where
+    (`<file>: node '<name>' (<OpType>): ...`) and why."""
+
+
+def import_onnx(model, batch: int = 1, context=None, name: str | None = None):
+    from .onnx import import_onnx as _import_onnx
+    return _import_onnx(model, batch=batch, context=context, name=name)
+
+
+def import_onnx_bytes(data: bytes, filename: str, context):
+    from .onnx import import_onnx_bytes as _import_onnx_bytes
+    return _import_onnx_bytes(data, filename, context)
+
+
+__all__ = ["FrontendError", "import_onnx", "import_onnx_bytes"]

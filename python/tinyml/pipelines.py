@@ -1,0 +1,118 @@
+"""The compilation pipeline as named stages (IREE-style).
+
+Each stage is a function returning a `tinyml.Pipeline` that runs alone with
+tinyml-opt (`tinyml-opt --pass-pipeline="$(python -c 'import tinyml.pipelines
+as p; print(p.bufferize())')" in.mlir`) and composes with the others:
+
+    cleanup()          tinyml graph clean-up: canonicalize, transpose
+                       cancelling (when registered), DCE, CSE
+    lower_to_linalg()  tinyml -> linalg on tensors
+    bufferize()        tensors -> memrefs; results become caller-owned
+                       out-params; deallocation
+    lower_to_loops()   linalg -> scf (or affine) loops
+    lower_to_llvm()    everything -> the LLVM dialect
+
+`host_pipeline()` composes them for the JIT on the build machine. Stages
+take keyword options so a target can reuse them (a Cortex-M target uses
+`lower_to_llvm(index_bitwidth=32, bare_ptr=True)`, a memory planner runs
+with `bufferize(deallocate=False)`, fusion goes after cleanup). `STAGES`
+maps each stage's name to its function, `HOST_STAGES` lists the host order.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from . import passes  # noqa: F401  (registers every tinyml pass)
+from .passes.registry import lookup
+from .pipeline import Pipeline
+
+
+def cleanup() -> Pipeline:
+    """Canonicalize, cancel transposes, erase dead ops, CSE: on tinyml."""
+    pipeline = Pipeline(["canonicalize"])
+    if lookup("tinyml-cancel-transposes") is not None:
+        pipeline.add("tinyml-cancel-transposes")
+    pipeline.add("tinyml-dce")
+    pipeline.add("cse")
+    return pipeline
+
+
+def lower_to_linalg() -> Pipeline:
+    """Every tinyml op to linalg/tensor/arith/math, then a tidy-up."""
+    return Pipeline(["tinyml-lower-to-linalg", "canonicalize", "cse"])
+
+
+def bufferize(deallocate: bool = True, out_params: bool = True,
+              hoist_static_allocs: bool = True) -> Pipeline:
+    """One-shot bufferization of the whole module with identity-layout
+    function boundaries. With `out_params` the results become out-params the
+    caller owns (`hoist_static_allocs`: the kernel writes straight into them
+    instead of copying). With `deallocate` every remaining alloc is freed
+    (the host JIT needs this; a planner that replaces allocs by arena views
+    does not)."""
+    pipeline = Pipeline([
+        "eliminate-empty-tensors",
+        "one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map}",
+    ])
+    if out_params:
+        options = "modify-public-functions" + (" hoist-static-allocs" if hoist_static_allocs else "")
+        pipeline.add(f"buffer-results-to-out-params{{{options}}}")
+    pipeline.add("canonicalize")
+    if deallocate:
+        pipeline.add("buffer-deallocation-pipeline")
+    pipeline.add("canonicalize")
+    return pipeline
+
+
+def lower_to_loops(affine: bool = False) -> Pipeline:
+    """linalg on memrefs to scf loops (or affine loops)."""
+    return Pipeline([
+        "func.func(convert-linalg-to-affine-loops)" if affine
+        else "func.func(convert-linalg-to-loops)",
+        "canonicalize",
+    ])
+
+
+def lower_to_llvm(index_bitwidth: int = 64, bare_ptr: bool = False) -> Pipeline:
+    """Loops, arith, math, memref, func and cf to the LLVM dialect.
+    `index_bitwidth=32` for a 32-bit target; `bare_ptr` passes memrefs as
+    bare pointers (static shapes only) instead of descriptors."""
+    index = f"index-bitwidth={index_bitwidth}"
+    func_options = index + (" use-bare-ptr-memref-call-conv=1" if bare_ptr else "")
+    return Pipeline([
+        "expand-strided-metadata",
+        "lower-affine",
+        "convert-scf-to-cf",
+        "convert-math-to-llvm",
+        f"convert-arith-to-llvm{{{index}}}",
+        f"finalize-memref-to-llvm{{{index}}}",
+        f"convert-func-to-llvm{{{func_options}}}",
+        f"convert-cf-to-llvm{{{index}}}",
+        "reconcile-unrealized-casts",
+    ])
+
+
+STAGES: dict[str, Callable[..., Pipeline]] = {
+    "cleanup": cleanup,
+    "lower-to-linalg": lower_to_linalg,
+    "bufferize": bufferize,
+    "lower-to-loops": lower_to_loops,
+    "lower-to-llvm": lower_to_llvm,
+}
+
+#: The stages of the host pipeline, in order.
+HOST_STAGES = ("cleanup", "lower-to-linalg", "bufferize", "lower-to-loops", "lower-to-llvm")
+
+
+def host_stages() -> list[tuple[str, Pipeline]]:
+    """(name, pipeline) of every host stage, in order."""
+    return [(name, STAGES[name]()) for name in HOST_STAGES]
+
+
+def host_pipeline() -> Pipeline:
+    """tinyml to the LLVM dialect for the JIT on this machine."""
+    pipeline = Pipeline()
+    for _, stage in host_stages():
+        pipeline.extend(stage)
+    return pipeline
