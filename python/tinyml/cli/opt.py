@@ -10,6 +10,7 @@ from mlir import ir
 
 from ..context import make_context
 from ..diagnostics import format_mlir_error, location_prefix, severity_name
+from ..frontend import FrontendError
 from ..passes.registry import PipelineError, registered_passes
 from ..pipeline import Pipeline
 from .verify_diagnostics import Reported, check, parse_expectations
@@ -206,6 +207,8 @@ def run(options: Options) -> int:
     filename, data = read_input(options)
     if options.import_onnx or filename.endswith(".onnx"):
         options.import_onnx = True
+        if options.elide_limit is None:
+            options.elide_limit = 16
         pieces: list = [data]
     else:
         try:
@@ -250,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options = parse_args(argv)
         return 0 if options is None else run(options)
-    except (UsageError, PipelineError) as error:
+    except (UsageError, PipelineError, FrontendError) as error:
         print(f"tinyml-opt: error: {error}", file=sys.stderr)
         return 1
     except Exception as error:  # a defect in tinyml itself, not bad input

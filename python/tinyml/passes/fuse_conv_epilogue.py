@@ -20,11 +20,11 @@ class FuseConvEpilogue(Pass):
 
     def apply(self, module):
         for func in functions(module):
-            for op in top_level_ops(func):
-                if op.name in CONTRACTIONS:
-                    chain = self.epilogue(op)
-                    if chain:
-                        outline([op, *chain], "conv_epilogue")
+            # Outlining erases members; collect the roots before any of it.
+            for op in [op for op in top_level_ops(func) if op.name in CONTRACTIONS]:
+                chain = self.epilogue(op)
+                if chain:
+                    outline([op, *chain], "conv_epilogue")
 
     def epilogue(self, contraction: ir.Operation) -> list[ir.Operation]:
         """The chain of single-use element-wise consumers of `contraction`'s

@@ -19,9 +19,8 @@ class FuseReduction(Pass):
     def apply(self, module):
         for func in functions(module):
             position = {op: i for i, op in enumerate(top_level_ops(func))}
-            for op in list(position):
-                if op.name not in REDUCTIONS:
-                    continue
+            # Outlining erases members; collect the roots before any of it.
+            for op in [op for op in position if op.name in REDUCTIONS]:
                 epilogue = self.epilogue(op)[: self.max_ops - 1]
                 # The prologue is found nearest-first, so cutting it short
                 # leaves the farther producers outside as inputs.

@@ -1,0 +1,100 @@
+// RUN: tinyml-opt %s --split-input-file --tinyml-fuse-conv-epilogue | FileCheck %s
+
+// Conv, bias add, ReLU and the residual add of a ResNet block: one group.
+// CHECK-LABEL: func.func @residual_block
+// CHECK:         %[[G:.*]] = tinyml.fused "conv_epilogue"(%arg0, %arg1, %arg2, %arg3)
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<3x3x4x4xf32>, %[[B:.*]]: tensor<4xf32>, %[[S:.*]]: tensor<1x8x8x4xf32>):
+// CHECK-NEXT:      %[[C:.*]] = tinyml.conv2d %[[X]], %[[W]]
+// CHECK-NEXT:      %[[A:.*]] = tinyml.add %[[C]], %[[B]]
+// CHECK-NEXT:      %[[R:.*]] = tinyml.add %[[A]], %[[S]]
+// CHECK-NEXT:      %[[Y:.*]] = tinyml.relu %[[R]]
+// CHECK-NEXT:      tinyml.yield %[[Y]]
+// CHECK:         return %[[G]]
+func.func @residual_block(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x4xf32>, %b: tensor<4xf32>,
+                          %shortcut: tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32> {
+  %0 = tinyml.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x8x8x4xf32>
+  %1 = tinyml.add %0, %b : (tensor<1x8x8x4xf32>, tensor<4xf32>) -> tensor<1x8x8x4xf32>
+  %2 = tinyml.add %1, %shortcut : (tensor<1x8x8x4xf32>, tensor<1x8x8x4xf32>) -> tensor<1x8x8x4xf32>
+  %3 = tinyml.relu %2 : tensor<1x8x8x4xf32>
+  return %3 : tensor<1x8x8x4xf32>
+}
+
+// -----
+
+// Depthwise conv with ReLU6, and a matmul with its bias add and sigmoid.
+// CHECK-LABEL: func.func @depthwise_and_matmul
+// CHECK:         tinyml.fused "conv_epilogue"
+// CHECK:           tinyml.depthwise_conv2d
+// CHECK-NEXT:      tinyml.clamp
+// CHECK-NEXT:      tinyml.yield
+// CHECK:         tinyml.fused "conv_epilogue"
+// CHECK:           tinyml.matmul
+// CHECK-NEXT:      tinyml.add
+// CHECK-NEXT:      tinyml.sigmoid
+// CHECK-NEXT:      tinyml.yield
+func.func @depthwise_and_matmul(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x1xf32>,
+                                %a: tensor<1x8xf32>, %m: tensor<8x3xf32>, %b: tensor<3xf32>)
+    -> (tensor<1x4x4x2xf32>, tensor<1x3xf32>) {
+  %0 = tinyml.depthwise_conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x2xf32>, tensor<3x3x2x1xf32>) -> tensor<1x4x4x2xf32>
+  %1 = tinyml.clamp %0 {min = 0.0 : f32, max = 6.0 : f32} : tensor<1x4x4x2xf32>
+  %2 = tinyml.matmul %a, %m : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32>
+  %3 = tinyml.add %2, %b : (tensor<1x3xf32>, tensor<3xf32>) -> tensor<1x3xf32>
+  %4 = tinyml.sigmoid %3 : tensor<1x3xf32>
+  return %1, %4 : tensor<1x4x4x2xf32>, tensor<1x3xf32>
+}
+
+// -----
+
+// A conv result used twice is stored: nothing fuses into it.
+// CHECK-LABEL: func.func @multi_use_conv
+// CHECK:         %[[C:.*]] = tinyml.conv2d
+// CHECK-NEXT:    tinyml.relu %[[C]]
+// CHECK-NEXT:    tinyml.exp %[[C]]
+// CHECK-NOT:     tinyml.fused
+func.func @multi_use_conv(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) {
+  %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
+  %1 = tinyml.relu %0 : tensor<1x4x4x2xf32>
+  %2 = tinyml.exp %0 : tensor<1x4x4x2xf32>
+  return %1, %2 : tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// A consumer of another shape (broadcast to a larger tensor) or a
+// non-element-wise consumer ends the epilogue.
+// CHECK-LABEL: func.func @chain_ends
+// CHECK:         tinyml.fused "conv_epilogue"
+// CHECK:           tinyml.matmul
+// CHECK-NEXT:      tinyml.relu
+// CHECK-NEXT:      tinyml.yield
+// CHECK:         tinyml.add
+// CHECK:         tinyml.matmul
+// CHECK-NEXT:    tinyml.reshape
+// CHECK-NOT:     tinyml.fused
+func.func @chain_ends(%a: tensor<1x8xf32>, %m: tensor<8x3xf32>, %big: tensor<4x3xf32>)
+    -> (tensor<4x3xf32>, tensor<3xf32>) {
+  %0 = tinyml.matmul %a, %m : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32>
+  %1 = tinyml.relu %0 : tensor<1x3xf32>
+  %2 = tinyml.add %1, %big : (tensor<1x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %3 = tinyml.matmul %a, %m : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32>
+  %4 = tinyml.reshape %3 : (tensor<1x3xf32>) -> tensor<3xf32>
+  return %2, %4 : tensor<4x3xf32>, tensor<3xf32>
+}
+
+// -----
+
+// With residual=false the residual add stays outside the group.
+// RUN: tinyml-opt %s --split-input-file --tinyml-fuse-conv-epilogue='residual=false' | FileCheck %s --check-prefix=NORES
+// CHECK-LABEL: func.func @no_residual
+// NORES-LABEL: func.func @no_residual
+// NORES:         %[[G:.*]] = tinyml.fused "conv_epilogue"
+// NORES:           tinyml.conv2d
+// NORES-NEXT:      tinyml.relu
+// NORES-NEXT:      tinyml.yield
+// NORES:         tinyml.add %[[G]], %arg2
+func.func @no_residual(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>, %s: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
+  %1 = tinyml.relu %0 : tensor<1x4x4x2xf32>
+  %2 = tinyml.add %1, %s : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  return %2 : tensor<1x4x4x2xf32>
+}
