@@ -2,5 +2,6 @@
 from .context import make_context
 from . import passes
 from .pipeline import Pipeline
+from .compiler import CompiledModel, compile
 
-__all__ = ["make_context", "passes", "Pipeline"]
+__all__ = ["make_context", "passes", "Pipeline", "compile", "CompiledModel"]

@@ -40,7 +40,18 @@ FORMAT_VERSION = 1
 
 class CompileError(Exception):
     """The model cannot be compiled (bad input, unsupported op, unknown
-    target); the message is one line or MLIR diagnostics."""
+    target). The message is one line; `details` holds every MLIR
+    diagnostic when there are several."""
+
+    def __init__(self, message: str, details: str | None = None):
+        super().__init__(message)
+        self.details = details or message
+
+
+def _mlir_error(prefix: str, error: ir.MLIRError) -> CompileError:
+    details = format_mlir_error(error)
+    first = details.strip().splitlines()[0] if details.strip() else error.message
+    return CompileError(f"{prefix}{first}", details)
 
 
 class RunError(ValueError):
@@ -85,14 +96,16 @@ def _sanitize(name: str) -> str:
 
 def _import_onnx(model, context: ir.Context, batch: int) -> ir.Module:
     try:
-        from .frontend.onnx import import_onnx
+        from .frontend import import_onnx
     except ImportError as error:
         raise CompileError(f"the ONNX frontend is not available: {error}") from None
     with context, ir.Location.unknown(context):
         try:
-            return import_onnx(model, batch=batch)
-        except (CompileError, ir.MLIRError):
+            return import_onnx(model, batch=batch, context=context)
+        except CompileError:
             raise
+        except ir.MLIRError as error:
+            raise _mlir_error("cannot import the model: ", error) from None
         except Exception as error:  # the frontend's own errors
             raise CompileError(_one_line(error)) from None
 
@@ -102,9 +115,9 @@ def _one_line(error: BaseException) -> str:
     return text
 
 
-def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, str]:
+def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, str | None]:
     """The model as a tinyml module in `context` (a fresh copy: the caller's
-    module is never modified) and a name for it."""
+    module is never modified) and a name for it (None: use the function's)."""
     try:
         import onnx
     except ImportError:  # pragma: no cover - onnx is a dependency
@@ -116,9 +129,9 @@ def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, s
         text = model.operation.get_asm(binary=False, enable_debug_info=True)
         with context:
             try:
-                return ir.Module.parse(text, context), "model"
+                return ir.Module.parse(text, context), None
             except ir.MLIRError as error:
-                raise CompileError(format_mlir_error(error)) from None
+                raise _mlir_error("cannot copy the module: ", error) from None
     if isinstance(model, (str, os.PathLike)):
         path = Path(model)
         if not path.is_file():
@@ -127,15 +140,13 @@ def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, s
         if path.suffix == ".mlir":
             with context, ir.Location.unknown(context):
                 try:
-                    return ir.Module.parse(path.read_text(), context), name
+                    module = ir.Module.parse(path.read_text(), context)
                 except ir.MLIRError as error:
-                    raise CompileError(format_mlir_error(error)) from None
-        if onnx is not None:
-            try:
-                proto = onnx.load(str(path))
-            except Exception as error:
-                raise CompileError(f"cannot read ONNX model '{path}': {_one_line(error)}") from None
-            return _import_onnx(proto, context, batch), name
+                    raise _mlir_error(f"cannot parse '{path}': ", error) from None
+                except UnicodeDecodeError:
+                    raise CompileError(f"cannot parse '{path}': not a text file") from None
+                return module, name
+        return _import_onnx(str(path), context, batch), name
     raise CompileError(f"cannot compile a {type(model).__name__}: expected a path, "
                        "an onnx.ModelProto or an ir.Module")
 
@@ -192,12 +203,70 @@ def _tensor_infos(func: ir.Operation, types: Sequence[ir.Type], attr_name: str,
     return infos
 
 
+# tinyml ops whose first operand / result is an NHWC activation.
+_NHWC_OPS = frozenset({
+    "tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.avg_pool2d", "tinyml.max_pool2d",
+    "tinyml.global_avg_pool",
+})
+_TO_NHWC, _TO_NCHW = [0, 2, 3, 1], [0, 3, 1, 2]
+
+
+def _permutation(op: ir.Operation) -> list[int] | None:
+    if op.name != "tinyml.transpose":
+        return None
+    return list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+
+
+def _arg_layout(arg: ir.Value) -> str | None:
+    """NCHW or NHWC for a 4-D argument, from its users in the imported IR
+    (the frontend wraps NCHW ops in transposes to and from NHWC)."""
+    for use in arg.uses:
+        user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        perm = _permutation(user)
+        if perm == _TO_NHWC:
+            return "NCHW"
+        if perm == _TO_NCHW:
+            return "NHWC"
+        if user.name in _NHWC_OPS and use.operand_number == 0:
+            return "NHWC"
+    return None
+
+
+def _result_layout(value: ir.Value) -> str | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return _arg_layout(value)
+    op = owner.operation
+    perm = _permutation(op)
+    if perm == _TO_NCHW:
+        return "NCHW"
+    if perm == _TO_NHWC or op.name in _NHWC_OPS:
+        return "NHWC"
+    return None
+
+
+def _infer_layouts(func: ir.Operation, inputs: list[TensorInfo],
+                   outputs: list[TensorInfo]) -> None:
+    """Fills in the layout of 4-D inputs and outputs the model did not
+    declare with a `tinyml.layout` attribute."""
+    block = func.regions[0].blocks[0]
+    for info, arg in zip(inputs, block.arguments):
+        if info.layout is None and len(info.shape) == 4:
+            info.layout = _arg_layout(arg)
+    terminator = list(block.operations)[-1].operation
+    for info, value in zip(outputs, terminator.operands):
+        if info.layout is None and len(info.shape) == 4:
+            info.layout = _result_layout(value)
+
+
 def signature(func: ir.Operation) -> tuple[str, list[TensorInfo], list[TensorInfo]]:
-    """(symbol name, inputs, outputs) of a tensor-level function."""
+    """(symbol name, inputs, outputs) of a tensor-level function; the layout
+    of 4-D tensors is the declared one (`tinyml.layout`) or inferred."""
     fn_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
     name = ir.StringAttr(func.attributes["sym_name"]).value
     inputs = _tensor_infos(func, fn_type.inputs, "arg_attrs", "input")
     outputs = _tensor_infos(func, fn_type.results, "res_attrs", "output")
+    _infer_layouts(func, inputs, outputs)
     for info in inputs + outputs:
         if info.dtype != "float32":
             raise CompileError(f"'{info.name}' has element type {info.dtype}: "
@@ -241,8 +310,10 @@ class CompiledModel:
                 with self._context:
                     self._module = ir.Module.parse(self.llvm_mlir, self._context)
             with self._context:
-                self._engine = ExecutionEngine(self._module, opt_level=2,
-                                               shared_libs=[_runner_utils()])
+                engine = ExecutionEngine(self._module, opt_level=2,
+                                         shared_libs=[_runner_utils()])
+                engine.lookup(self.function)  # code generation happens here
+                self._engine = engine
         return self._engine
 
     def check_inputs(self, inputs: Sequence[Any]) -> list[np.ndarray]:
@@ -356,19 +427,21 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
             try:
                 stage.run(module)
             except ir.MLIRError as error:
-                raise CompileError(f"stage '{stage_name}' failed:\n"
-                                   f"{format_mlir_error(error)}") from None
+                raise _mlir_error(f"stage '{stage_name}' failed: ", error) from None
             except (PassError, PipelineError) as error:
                 raise CompileError(f"stage '{stage_name}' failed: {error}") from None
             if emit_stages:
                 stages[stage_name] = str(module)
         llvm_mlir = str(module)
     compiled = CompiledModel(
-        name=_sanitize(name) if name else default_name, target=target, function=function,
+        name=_sanitize(name or default_name or function), target=target, function=function,
         inputs=inputs, outputs=outputs, llvm_mlir=llvm_mlir, stages=stages,
         options={"batch": batch, **({"entry": entry} if entry else {})})
     compiled._context, compiled._module = context, module
     if warm_up:
-        compiled.warm_up()
+        try:
+            compiled.warm_up()
+        except RuntimeError as error:  # the JIT failed (e.g. an unresolved symbol)
+            raise CompileError(f"the host JIT failed: {_one_line(error)}") from None
     compiled.compile_seconds = time.perf_counter() - start
     return compiled

@@ -32,6 +32,7 @@ def cleanup() -> Pipeline:
     pipeline = Pipeline(["canonicalize"])
     if lookup("tinyml-cancel-transposes") is not None:
         pipeline.add("tinyml-cancel-transposes")
+        pipeline.add("canonicalize")
     pipeline.add("tinyml-dce")
     pipeline.add("cse")
     return pipeline

@@ -383,8 +383,8 @@ def test_small_graph_with_constants_and_two_results():
     w = rand(3, 3, 2, 3)
     w_text = ", ".join(f"{v:.9e}" for v in w.ravel())
     body = f"""
-  %w = arith.constant dense<[{w_text}]> : tensor<18x3xf32>
-  %w4 = tinyml.reshape %w : (tensor<18x3xf32>) -> tensor<3x3x2x3xf32>
+  %w = arith.constant dense<[{w_text}]> : tensor<54xf32>
+  %w4 = tinyml.reshape %w : (tensor<54xf32>) -> tensor<3x3x2x3xf32>
   %c = tinyml.conv2d %a0, %w4 {{padding = array<i64: 1, 1, 1, 1>}} : (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>) -> tensor<1x4x4x3xf32>
   %r0 = tinyml.relu %c : tensor<1x4x4x3xf32>
   %g = tinyml.global_avg_pool %r0 : (tensor<1x4x4x3xf32>) -> tensor<1x1x1x3xf32>
@@ -455,3 +455,50 @@ def test_reshape_groups():
     assert lowering.reshape_groups([4, 1, 1], [4, 1]) == [[0], [1, 2]]
     assert lowering.reshape_groups([2, 3, 4], [4, 6]) is None
     assert lowering.reshape_groups([1, 1], []) == []
+
+
+def test_unlowerable_op_is_a_pass_error(monkeypatch):
+    monkeypatch.delitem(lowering.LOWERINGS, "tinyml.tanh")
+    text = ("func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+            "  %r = tinyml.tanh %a : tensor<2xf32>\n  return %r : tensor<2xf32>\n}")
+    with tinyml.make_context() as context, ir.Location.unknown():
+        module = ir.Module.parse(text, context)
+        with pytest.raises(ir.MLIRError) as info:
+            tinyml.Pipeline(["tinyml-lower-to-linalg"]).run(module)
+    messages = [d.message for d in info.value.error_diagnostics]
+    assert any("no lowering to linalg for 'tinyml.tanh'" in m for m in messages), messages
+
+
+def test_stages_run_one_by_one_with_tinyml_opt(tmp_path):
+    """Every stage is a pipeline tinyml-opt runs alone; chained, they end in
+    the LLVM dialect with results as out-params."""
+    import subprocess
+    import sys
+
+    from tinyml import pipelines
+
+    assert set(pipelines.HOST_STAGES) <= set(pipelines.STAGES)
+    text = ("func.func @f(%a: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {\n"
+            "  %r = tinyml.max_pool2d %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}"
+            " : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>\n"
+            "  return %r : tensor<1x2x2x2xf32>\n}\n")
+    for name in pipelines.HOST_STAGES:
+        stage = pipelines.STAGES[name]()
+        done = subprocess.run([sys.executable, "-m", "tinyml.cli.opt",
+                               f"--pass-pipeline={stage}", "-"],
+                              input=text, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{name}: {done.stderr}"
+        text = done.stdout
+        if name == "bufferize":
+            assert "func.func @f(%arg0: memref<1x4x4x2xf32>, %arg1: memref<1x2x2x2xf32>)" in text
+    assert "llvm.func @f(" in text and "func.func" not in text
+
+
+def test_stage_options():
+    from tinyml import pipelines
+
+    text = str(pipelines.lower_to_llvm(index_bitwidth=32, bare_ptr=True))
+    assert "convert-func-to-llvm{index-bitwidth=32 use-bare-ptr-memref-call-conv=1}" in text
+    assert "index-bitwidth=64" not in text
+    assert "buffer-deallocation-pipeline" not in str(pipelines.bufferize(deallocate=False))
+    assert "convert-linalg-to-affine-loops" in str(pipelines.lower_to_loops(affine=True))

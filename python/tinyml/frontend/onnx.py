@@ -204,6 +204,7 @@ class _Importer:
                            if o.domain in ("", "ai.onnx")), 0)
         self.values: dict[str, Value] = {}
         self.cache: dict[str, ir.Value] = {}
+        self.nhwc_cache: dict[ir.Value, ir.Value] = {}
         self.consumers: Counter = Counter()
         self.inferred: dict[str, tuple[int, tuple | None]] = {}
         self.where = ""
@@ -233,8 +234,8 @@ class _Importer:
         for output in graph.output:
             elem = output.type.tensor_type.elem_type
             if output.type.HasField("tensor_type") and elem not in (0, TensorProto.FLOAT):
-                raise self.fail(f"has element type {_dtype_name(elem)}; only float32 is "
-                                "supported", f"output '{output.name}'")
+                raise self.fail(f"output '{output.name}' has element type "
+                                f"{_dtype_name(elem)}; only float32 is supported")
         self._infer_shapes(inputs, arg_shapes)
         for node in graph.node:
             for name in node.input:
@@ -296,13 +297,13 @@ class _Importer:
     def _input_shape(self, info: onnx.ValueInfoProto) -> tuple[int, ...]:
         where = f"input '{info.name}'"
         if not info.type.HasField("tensor_type"):
-            raise self.fail("is not a tensor", where)
+            raise self.fail(f"{where} is not a tensor")
         tensor_type = info.type.tensor_type
         if tensor_type.elem_type != TensorProto.FLOAT:
-            raise self.fail(f"has element type {_dtype_name(tensor_type.elem_type)}; only "
-                            "float32 is supported", where)
+            raise self.fail(f"{where} has element type {_dtype_name(tensor_type.elem_type)}; "
+                            "only float32 is supported")
         if not tensor_type.HasField("shape"):
-            raise self.fail("has no shape (rank unknown)", where)
+            raise self.fail(f"{where} has no shape (rank unknown)")
         shape = []
         for axis, dim in enumerate(tensor_type.shape.dim):
             if dim.HasField("dim_value") and dim.dim_value > 0:
@@ -311,8 +312,8 @@ class _Importer:
                 shape.append(self.batch)
             else:
                 what = f"'{dim.dim_param}'" if dim.HasField("dim_param") else "unknown"
-                raise self.fail(f"dimension {axis} is dynamic ({what}); only the batch "
-                                "dimension (0) may be", where)
+                raise self.fail(f"{where} has a dynamic dimension {axis} ({what}); only "
+                                "the batch dimension (0) may be dynamic")
         return tuple(shape)
 
     def _infer_shapes(self, inputs, arg_shapes) -> None:
@@ -358,7 +359,7 @@ class _Importer:
         if handler is None:
             op = node.op_type if node.domain in ("", "ai.onnx") \
                 else f"{node.domain}.{node.op_type}"
-            raise self.fail(f"unsupported op {op}; supported ops: {', '.join(SUPPORTED_OPS)}",
+            raise self.fail(f"unsupported op; supported ops: {', '.join(SUPPORTED_OPS)}",
                             f"node '{label}' ({op})")
         for name in node.input:
             if name and name not in self.values:
@@ -373,8 +374,8 @@ class _Importer:
                     raise self.fail(f"output {position} ('{name}') is not supported")
                 continue
             value = outputs[position]
-            if isinstance(value, np.ndarray):
-                value = Const(value, name)
+            if not isinstance(value, (ir.Value, Const)):
+                value = Const(np.asarray(value), name)
             elif isinstance(value, Const) and value.name is None:
                 value.name = name
             self._check_inferred(name, value)
@@ -539,7 +540,10 @@ class _Importer:
         return strides, dilations
 
     def nhwc(self, x: ir.Value) -> ir.Value:
-        return self.transpose(x, NCHW_TO_NHWC)
+        # One NHWC copy per value, however many NCHW ops read it.
+        if x not in self.nhwc_cache:
+            self.nhwc_cache[x] = self.transpose(x, NCHW_TO_NHWC)
+        return self.nhwc_cache[x]
 
     def nchw(self, y: ir.Value) -> ir.Value:
         return self.transpose(y, NHWC_TO_NCHW)
@@ -721,6 +725,10 @@ def _gemm(im: _Importer, node) -> list:
     if k != kb:
         raise im.fail(f"contraction sizes differ: A {_shape_text(a_shape)} and B "
                       f"{_shape_text(b_shape)} (transA={int(trans_a)}, transB={int(trans_b)})")
+    if trans_b and isinstance(b, Const):
+        # One canonical form for constant weights: [K, N], no flag (torch's
+        # Linear and tflite2onnx give [N, K] with transB=1, tf2onnx [K, N]).
+        b, trans_b = Const(np.ascontiguousarray(b.array.T)), False
     if alpha != 1.0 and isinstance(b, Const):
         b, alpha = Const((b.array * np.float32(alpha)).astype(np.float32)), 1.0
     elif alpha != 1.0 and isinstance(a, Const):
@@ -820,7 +828,7 @@ def _fuse_matmul_bias(im: _Importer, value, other) -> ir.Value | None:
     if other.array.ndim > 2 or np.broadcast_shapes(other.array.shape, (1, n)) != (1, n):
         return None
     bias = im.tensor(Const(np.broadcast_to(other.array, (1, n)).reshape(n)))
-    attrs = {a.name: a.attr for a in op.attributes}
+    attrs = {key: op.attributes[key] for key in op.attributes}
     fused = ir.Operation.create("tinyml.matmul", results=[value.type],
                                 operands=[op.operands[0], op.operands[1], bias],
                                 attributes=attrs, loc=op.location).result

@@ -14,9 +14,19 @@ Structure, meant for reuse by the fusion lowering:
   indexing maps, inits and a body callback; `broadcast_map` gives the numpy
   broadcasting map of an operand; `build_elementwise` composes the two for a
   result type.
-- `LOWERINGS[op_name](op) -> Value` lowers one op in place (called with the
-  insertion point and location of the op). A pass can extend or override it
-  (e.g. the fusion lowering registers `tinyml.fused`).
+- `LOWERINGS[op_name](op) -> Value` (or a list of values, one per result)
+  lowers one op in place (called with the insertion point and location of
+  the op). A pass can extend or override it: until a fusion lowering
+  registers `tinyml.fused`, a fused group is inlined and lowered op by op.
+
+Chaining scalar bodies into one loop nest, e.g. `relu(x + z)`:
+
+    def body(b, args):                      # args: x, z, then the init
+        s = SCALAR_BODIES["tinyml.add"](b, add_op.attributes, args[:2])
+        return SCALAR_BODIES["tinyml.relu"](b, relu_op.attributes, [s])
+    (y,) = build_generic(
+        [(x, broadcast_map(shape_of(x), shape)), (z, broadcast_map(shape_of(z), shape))],
+        [(empty(shape), identity_map(len(shape)))], ["parallel"] * len(shape), body)
 
 Max-like reductions (relu, maximum, max pool, reduce_max, softmax) use
 `arith.cmpf` + `arith.select`, never `arith.maximumf`: that lowers to a
@@ -399,9 +409,8 @@ def lower_elementwise(op) -> ir.Value:
 
 def _conv_operands(op):
     """input, filter, bias (or None), strides, dilations, padding."""
-    segments = op.operands
     attrs = op.attributes
-    operands = list(segments)
+    operands = list(op.operands)
     bias = operands[2] if len(operands) > 2 else None
     return (operands[0], operands[1], bias, attr_ints(attrs, "strides", [1, 1]),
             attr_ints(attrs, "dilations", [1, 1]), attr_ints(attrs, "padding", [0, 0, 0, 0]))
@@ -691,8 +700,15 @@ def lower_op(op: ir.Operation) -> None:
             raise
         except (ValueError, TypeError, KeyError, IndexError) as error:
             raise PassError(f"cannot lower '{name}': {error}", op.location) from None
-    replacement = as_value(replacement)
-    op.results[0].replace_all_uses_with(replacement)
+    if len(op.results) == 1:
+        replacements = [as_value(replacement)]
+    else:
+        replacements = list(replacement)
+        if len(replacements) != len(op.results):
+            raise PassError(f"lowering of '{name}' gave {len(replacements)} values for "
+                            f"{len(op.results)} results", op.location)
+    for result, value in zip(op.results, replacements):
+        result.replace_all_uses_with(value)
     op.erase()
 
 

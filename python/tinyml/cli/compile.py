@@ -1,0 +1,112 @@
+"""tinyml-compile: compile a model into an output directory.
+
+    tinyml-compile MODEL.onnx -o OUTDIR [--target host] [--emit-stages]
+
+writes OUTDIR/<name>.mlir (the LLVM-dialect MLIR of the model), and
+OUTDIR/report.json (model, target, inputs and outputs as the model declares
+them, compile time); with --emit-stages also OUTDIR/stages/NN-<stage>.mlir,
+the IR after every pipeline stage. OUTDIR is written to a temporary
+directory beside it and renamed into place, so a failed compile never
+leaves a half-written OUTDIR. Errors print one line
+`tinyml-compile: error: ...` and exit 1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+USAGE_ERROR_EXIT = 1
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 1 (argparse would exit 2)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(USAGE_ERROR_EXIT)
+
+
+def make_parser() -> argparse.ArgumentParser:
+    from ..compiler import TARGETS
+    parser = _Parser(prog="tinyml-compile",
+                     description="Compile an ONNX model (or tinyml MLIR) into OUTDIR.")
+    parser.add_argument("model", help="the model: .onnx, or .mlir in the tinyml dialect")
+    parser.add_argument("-o", "--output", required=True, metavar="OUTDIR",
+                        help="the output directory (replaced if it exists)")
+    parser.add_argument("--target", default="host",
+                        help=f"the target (one of: {', '.join(TARGETS)}; default: host)")
+    parser.add_argument("--emit-stages", action="store_true",
+                        help="also write the IR after every pipeline stage")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="the value of a symbolic batch dimension (default: 1)")
+    parser.add_argument("--name", help="the artefact name (default: the model file name)")
+    return parser
+
+
+def write_atomically(outdir: Path, fill) -> None:
+    """Calls `fill(tmpdir)` on a fresh directory beside `outdir`, then moves
+    it into place (replacing an existing directory)."""
+    outdir = outdir.resolve() if outdir.exists() else outdir.absolute()
+    if outdir.exists() and not outdir.is_dir():
+        raise OSError(f"'{outdir}' exists and is not a directory")
+    outdir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp", dir=outdir.parent))
+    try:
+        fill(tmp)
+        os.chmod(tmp, 0o755)
+        if outdir.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old", dir=outdir.parent))
+            os.rename(outdir, old / "previous")
+            os.rename(tmp, outdir)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, outdir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    try:
+        from ..compiler import TARGETS, CompileError, compile
+        from ..frontend import FrontendError
+        from ..passes.registry import PassError, PipelineError
+        if args.target not in TARGETS:
+            raise CompileError(f"unknown target '{args.target}' (known: {', '.join(TARGETS)})")
+        if args.batch < 1:
+            raise CompileError(f"--batch must be at least 1, got {args.batch}")
+        if not Path(args.model).is_file():
+            raise CompileError(f"cannot open model '{args.model}': no such file")
+        compiled = compile(args.model, target=args.target, batch=args.batch,
+                           emit_stages=args.emit_stages, name=args.name, warm_up=False)
+        write_atomically(Path(args.output), compiled.save)
+    except (CompileError, FrontendError, PassError, PipelineError) as error:
+        lines = str(error).strip().splitlines() or [type(error).__name__]
+        print(f"tinyml-compile: error: {lines[0]}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"tinyml-compile: error: cannot write '{args.output}': "
+              f"{error.strerror or error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # a defect in tinyml itself, not bad input
+        if os.environ.get("TINYML_DEBUG"):
+            raise
+        print(f"tinyml-compile: error: internal error: {type(error).__name__}: "
+              f"{str(error).splitlines()[0] if str(error) else ''} "
+              "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+    summary = {"model": compiled.name, "target": compiled.target,
+               "output": str(Path(args.output)),
+               "compile_seconds": round(compiled.compile_seconds, 4)}
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""tinyml-run: run a model compiled by tinyml-compile.
+
+    tinyml-run OUTDIR --input IN.npy [--input ...] [--output OUT.npy ...]
+
+Inputs are .npy files in the model's own layout and dtype, one per model
+input in order; outputs are written as .npy, one path per model output.
+The LAST line of stdout is a JSON object:
+
+    {"target": "host", "model": ..., "outputs": [{"name", "shape", "dtype",
+     "path"}], "seconds": <run time>, "jit_seconds": <JIT time>}
+
+Errors print one line `tinyml-run: error: ...` and exit 1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 1
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(1)
+
+
+class UsageError(Exception):
+    pass
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tinyml-run", description="Run a model compiled by tinyml-compile.")
+    parser.add_argument("outdir", help="the directory tinyml-compile wrote")
+    parser.add_argument("--input", action="append", default=[], metavar="IN.npy",
+                        help="an input .npy file (one per model input, in order)")
+    parser.add_argument("--output", action="append", default=[], metavar="OUT.npy",
+                        help="where to write an output (one per model output, in order)")
+    return parser
+
+
+def load_input(path: str) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise UsageError(f"cannot read input '{path}': no such file") from None
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot read input '{path}': not a .npy array ({error})") from None
+
+
+def run(args) -> dict:
+    from ..compiler import RunError, load
+    try:
+        model = load(args.outdir)
+    except RunError as error:
+        raise UsageError(str(error)) from None
+    if len(args.input) != len(model.inputs):
+        names = ", ".join(i.name for i in model.inputs)
+        raise UsageError(f"'{model.name}' takes {len(model.inputs)} input(s) ({names}), "
+                         f"got {len(args.input)} --input")
+    if args.output and len(args.output) != len(model.outputs):
+        names = ", ".join(o.name for o in model.outputs)
+        raise UsageError(f"'{model.name}' has {len(model.outputs)} output(s) ({names}), "
+                         f"got {len(args.output)} --output")
+    arrays = [load_input(path) for path in args.input]
+    for path, info, array in zip(args.input, model.inputs, arrays):
+        if array.dtype != np.dtype(info.dtype):
+            raise UsageError(f"input '{path}' for '{info.name}' has dtype {array.dtype}, "
+                             f"the model expects {info.dtype}")
+        if list(array.shape) != list(info.shape):
+            raise UsageError(f"input '{path}' for '{info.name}' has shape {list(array.shape)}, "
+                             f"the model expects {list(info.shape)}"
+                             + (f" ({info.layout})" if info.layout else ""))
+    start = time.perf_counter()
+    try:
+        model.warm_up()
+    except RunError as error:
+        raise UsageError(str(error)) from None
+    jit_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    outputs = model(*arrays)
+    seconds = time.perf_counter() - start
+    results = []
+    for i, (info, value) in enumerate(zip(model.outputs, outputs)):
+        path = args.output[i] if args.output else None
+        if path is not None:
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                np.save(path, value)
+            except OSError as error:
+                raise UsageError(f"cannot write output '{path}': {error.strerror}") from None
+        results.append({"name": info.name, "shape": list(value.shape),
+                        "dtype": str(value.dtype), "path": path})
+    return {"target": model.target, "model": model.name, "outputs": results,
+            "seconds": round(seconds, 6), "jit_seconds": round(jit_seconds, 4)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = make_parser().parse_args(argv)
+    try:
+        summary = run(args)
+    except UsageError as error:
+        print(f"tinyml-run: error: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:  # a defect in tinyml itself
+        if os.environ.get("TINYML_DEBUG"):
+            raise
+        text = str(error).splitlines()[0] if str(error) else ""
+        print(f"tinyml-run: error: internal error: {type(error).__name__}: {text} "
+              "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,343 @@
+"""Lowering of a `tinyml.fused` group to ONE `linalg.generic`: a loop nest
+over the group's output, parallel in every dimension, whose body computes
+one output element and stores it once. No intermediate tensor exists.
+
+The body evaluates the group's value graph at an index:
+- an element-wise op is its scalar formula (`SCALAR_BODIES`) of its operands
+  evaluated at the same index;
+- the root of a `conv_epilogue` group (conv2d, depthwise_conv2d, matmul)
+  is an accumulation loop (`scf.for` with the accumulator as iter_arg) over
+  the filter window or the contraction dimension, starting from the bias;
+  padding is skipped by the loop bounds, not tested per tap;
+- the root of a `reduction` group (reduce_*, global_avg_pool, softmax) is a
+  loop over the reduced dimensions that evaluates its element-wise prologue
+  at each input index; softmax keeps a running maximum and a rescaled sum
+  (one pass), then normalises the element at hand;
+- a tensor leaf (group input or constant) read at the output index is an
+  input of the generic with its broadcasting map; read anywhere else it is a
+  `tensor.extract`.
+
+The epilogue thus runs on the accumulator before the single store.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, linalg, scf, tensor
+
+from .fusion import CONTRACTIONS, REDUCTIONS
+from .passes.lower_to_linalg import (F32_LOWEST, LOWERINGS, SCALAR_BODIES, ScalarBuilder,
+                                     attr_flag, attr_int, attr_ints, broadcast_map,
+                                     build_generic, empty, identity_map, shape_of)
+from .passes.registry import PassError
+
+ROOTS = CONTRACTIONS | REDUCTIONS
+
+
+def index_const(value: int) -> ir.Value:
+    return arith.ConstantOp(ir.IndexType.get(), value).result
+
+
+@dataclass
+class Context:
+    """An index into a tensor of `shape`; `output` marks the generic's own
+    iteration point, where leaves are generic inputs."""
+    shape: tuple[int, ...]
+    indices: list[ir.Value]
+    output: bool = False
+    memo: dict = field(default_factory=dict)
+
+
+class GroupLowering:
+    def __init__(self, fused: ir.Operation):
+        self.fused = fused
+        self.block = fused.regions[0].blocks[0]
+        self.outer = dict(zip(self.block.arguments, fused.operands))
+        self.result_shape = tuple(shape_of(fused.results[0]))
+        self.yielded = self.block.operations[len(self.block.operations) - 1].operands[0]
+        self.scalars: dict[ir.Value, float] = {}
+        self.hoist_constants()
+        self.leaves = self.output_leaves()
+
+    # -- set-up, outside the generic ------------------------------------
+
+    def hoist_constants(self) -> None:
+        """Splat constants become scalars; other constants are cloned before
+        the group and read like inputs."""
+        for op in self.block.operations:
+            op = op.operation
+            if op.name != "arith.constant":
+                continue
+            value = ir.DenseElementsAttr(op.attributes["value"])
+            if value.is_splat:
+                self.scalars[op.results[0]] = float(ir.FloatAttr(value.get_splat_value()).value)
+            else:
+                self.outer[op.results[0]] = op.clone(ir.InsertionPoint(self.fused)).results[0]
+
+    def output_leaves(self) -> list[ir.Value]:
+        """Tensor leaves read at the output index: the generic's inputs."""
+        leaves, stack, seen = [], [self.yielded], set()
+        while stack:
+            value = stack.pop()
+            if value in seen:
+                continue
+            seen.add(value)
+            if value in self.outer:
+                leaves.append(value)
+                continue
+            op = self.definer(value)
+            if op is not None and op.name in SCALAR_BODIES:
+                stack.extend(op.operands)
+        return leaves
+
+    def definer(self, value: ir.Value) -> ir.Operation | None:
+        owner = value.owner
+        return None if isinstance(owner, ir.Block) else owner.operation
+
+    # -- the generic --------------------------------------------------------
+
+    def build(self) -> ir.Value:
+        shape = list(self.result_shape)
+        inputs = [(self.outer[leaf], broadcast_map(shape_of(leaf), shape)) for leaf in self.leaves]
+
+        def body(b: ScalarBuilder, args):
+            self.b = b
+            indices = [linalg.index(d) for d in range(len(shape))] if self.needs_indices() else []
+            ctx = Context(self.result_shape, indices, output=True)
+            ctx.memo.update(zip(self.leaves, args[: len(self.leaves)]))
+            return self.eval(self.yielded, ctx)
+
+        (result,) = build_generic(inputs, [(empty(shape), identity_map(len(shape)))],
+                                  ["parallel"] * len(shape), body)
+        return result
+
+    def needs_indices(self) -> bool:
+        return any(op.operation.name in ROOTS for op in self.block.operations)
+
+    # -- evaluation -----------------------------------------------------------
+
+    def eval(self, value: ir.Value, ctx: Context) -> ir.Value:
+        if value in ctx.memo:
+            return ctx.memo[value]
+        if value in self.scalars:
+            result = self.b.const(self.scalars[value])
+        elif value in self.outer:
+            result = self.extract(self.outer[value], ctx)
+        else:
+            op = self.definer(value)
+            if op.name in SCALAR_BODIES:
+                args = [self.eval(operand, ctx) for operand in op.operands]
+                result = SCALAR_BODIES[op.name](self.b, op.attributes, args)
+            elif op.name in ROOT_EMITTERS and ctx.output:
+                result = ROOT_EMITTERS[op.name](self, op, ctx)
+            else:
+                raise PassError(f"'{op.name}' cannot be evaluated inside a fused group",
+                                op.location)
+        ctx.memo[value] = result
+        return result
+
+    def extract(self, tensor_value: ir.Value, ctx: Context) -> ir.Value:
+        """tensor[index], broadcast numpy-style against the context shape."""
+        shape = shape_of(tensor_value)
+        offset = len(ctx.shape) - len(shape)
+        indices = [index_const(0) if size == 1 and ctx.shape[offset + i] != 1
+                   else ctx.indices[offset + i] for i, size in enumerate(shape)]
+        return tensor.extract(tensor_value, indices)
+
+    def leaf(self, value: ir.Value) -> ir.Value:
+        """The tensor behind a root operand that must be a group input."""
+        if value not in self.outer:
+            op = self.definer(value)
+            raise PassError("a contraction's operands must be group inputs",
+                            op.location if op is not None else self.fused.location)
+        return self.outer[value]
+
+    # -- loops ------------------------------------------------------------------
+
+    def accumulate(self, bounds, init: list[ir.Value], step_fn) -> list[ir.Value]:
+        """Nested `scf.for` loops over `bounds` ((lower, upper) index values)
+        carrying `init`; `step_fn(ivs, carried) -> new carried`."""
+        def nest(level, ivs, carried):
+            if level == len(bounds):
+                return step_fn(ivs, carried)
+            lower, upper = bounds[level]
+            loop = scf.ForOp(lower, upper, index_const(1), carried)
+            with ir.InsertionPoint(loop.body):
+                scf.YieldOp(nest(level + 1, ivs + [loop.induction_variable],
+                                 list(loop.inner_iter_args)))
+            return list(loop.results)
+        return nest(0, [], init)
+
+    def window_bounds(self, out_index, stride, dilation, pad_low, pad_high, size, kernel):
+        """[lo, hi) of the kernel taps whose input position
+        out*stride + k*dilation - pad_low lies inside [0, size): padding is
+        skipped by the bounds, so the loop body has no test."""
+        zero, k = index_const(0), index_const(kernel)
+        if pad_low == 0 and pad_high == 0:
+            return zero, k
+        origin = arith.subi(index_const(pad_low), arith.muli(out_index, index_const(stride)))
+        lo = arith.maxsi(zero, arith.ceildivsi(origin, index_const(dilation)))
+        last = arith.addi(origin, index_const(size - 1))
+        hi = arith.minsi(k, arith.addi(arith.floordivsi(last, index_const(dilation)),
+                                       index_const(1)))
+        return lo, hi
+
+    def input_position(self, out_index, tap, stride, dilation, pad_low):
+        position = arith.addi(arith.muli(out_index, index_const(stride)),
+                              arith.muli(tap, index_const(dilation)))
+        return arith.subi(position, index_const(pad_low)) if pad_low else position
+
+
+# ---------------------------------------------------------------------------
+# Roots: one scalar of the root's result at the output index
+# ---------------------------------------------------------------------------
+
+def _bias_or_zero(g: GroupLowering, op, channel: ir.Value) -> ir.Value:
+    if len(op.operands) > 2:
+        return tensor.extract(g.leaf(op.operands[2]), [channel])
+    return g.b.const(0.0)
+
+
+def _window(g: GroupLowering, op, ctx: Context, in_shape):
+    n, oy, ox, channel = ctx.indices
+    attrs = op.attributes
+    sh, sw = attr_ints(attrs, "strides", [1, 1])
+    dh, dw = attr_ints(attrs, "dilations", [1, 1])
+    top, left, bottom, right = attr_ints(attrs, "padding", [0, 0, 0, 0])
+    kh, kw = shape_of(op.operands[1])[:2]
+    bounds = [g.window_bounds(oy, sh, dh, top, bottom, in_shape[1], kh),
+              g.window_bounds(ox, sw, dw, left, right, in_shape[2], kw)]
+
+    def position(ivs):
+        return (g.input_position(oy, ivs[0], sh, dh, top),
+                g.input_position(ox, ivs[1], sw, dw, left))
+    return n, channel, bounds, position
+
+
+def emit_conv2d(g: GroupLowering, op, ctx: Context) -> ir.Value:
+    x, w = g.leaf(op.operands[0]), g.leaf(op.operands[1])
+    in_shape = shape_of(x)
+    n, f, bounds, position = _window(g, op, ctx, in_shape)
+    bounds = bounds + [(index_const(0), index_const(in_shape[3]))]
+
+    def step(ivs, carried):
+        ky, kx, c = ivs
+        iy, ix = position(ivs)
+        product = g.b.mul(tensor.extract(x, [n, iy, ix, c]), tensor.extract(w, [ky, kx, c, f]))
+        return [g.b.add(carried[0], product)]
+    return g.accumulate(bounds, [_bias_or_zero(g, op, f)], step)[0]
+
+
+def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context) -> ir.Value:
+    x, w = g.leaf(op.operands[0]), g.leaf(op.operands[1])
+    multiplier = shape_of(w)[3]
+    n, channel, bounds, position = _window(g, op, ctx, shape_of(x))
+    c = arith.divui(channel, index_const(multiplier)) if multiplier > 1 else channel
+    m = arith.remui(channel, index_const(multiplier)) if multiplier > 1 else index_const(0)
+
+    def step(ivs, carried):
+        iy, ix = position(ivs)
+        product = g.b.mul(tensor.extract(x, [n, iy, ix, c]),
+                          tensor.extract(w, [ivs[0], ivs[1], c, m]))
+        return [g.b.add(carried[0], product)]
+    return g.accumulate(bounds, [_bias_or_zero(g, op, channel)], step)[0]
+
+
+def emit_matmul(g: GroupLowering, op, ctx: Context) -> ir.Value:
+    a, bmat = g.leaf(op.operands[0]), g.leaf(op.operands[1])
+    i, j = ctx.indices
+    transpose_a, transpose_b = attr_flag(op.attributes, "transpose_lhs"), \
+        attr_flag(op.attributes, "transpose_rhs")
+    k_size = shape_of(a)[0 if transpose_a else 1]
+
+    def step(ivs, carried):
+        (k,) = ivs
+        lhs = tensor.extract(a, [k, i] if transpose_a else [i, k])
+        rhs = tensor.extract(bmat, [j, k] if transpose_b else [k, j])
+        return [g.b.add(carried[0], g.b.mul(lhs, rhs))]
+    return g.accumulate([(index_const(0), index_const(k_size))],
+                        [_bias_or_zero(g, op, j)], step)[0]
+
+
+def _reduction(g: GroupLowering, op, ctx: Context, axes, keep_dims, init, combine):
+    """Folds `combine` over `axes` of the root's operand, evaluated (with its
+    prologue) at each input index; returns the accumulator and the count."""
+    operand = op.operands[0]
+    in_shape = tuple(shape_of(operand))
+    kept = [d for d in range(len(in_shape)) if d not in axes]
+    if keep_dims:
+        outer = {d: ctx.indices[d] for d in kept}
+    else:
+        outer = {d: ctx.indices[i] for i, d in enumerate(kept)}
+    bounds = [(index_const(0), index_const(in_shape[d])) for d in axes]
+
+    def step(ivs, carried):
+        inner = dict(outer)
+        inner.update(zip(axes, ivs))
+        element = g.eval(operand, Context(in_shape, [inner[d] for d in range(len(in_shape))]))
+        return [combine(carried[0], element)]
+    count = int(np.prod([in_shape[d] for d in axes], dtype=np.int64))
+    return g.accumulate(bounds, [g.b.const(init)], step)[0], count
+
+
+def emit_reduce(kind):
+    def emit(g: GroupLowering, op, ctx: Context) -> ir.Value:
+        axes = attr_ints(op.attributes, "axes")
+        keep = attr_flag(op.attributes, "keep_dims")
+        if kind == "max":
+            total, _ = _reduction(g, op, ctx, axes, keep, F32_LOWEST, g.b.max)
+            return total
+        total, count = _reduction(g, op, ctx, axes, keep, 0.0, g.b.add)
+        return g.b.div(total, g.b.const(count)) if kind == "mean" else total
+    return emit
+
+
+def emit_global_avg_pool(g: GroupLowering, op, ctx: Context) -> ir.Value:
+    total, count = _reduction(g, op, ctx, [1, 2], True, 0.0, g.b.add)
+    return g.b.div(total, g.b.const(count))
+
+
+def emit_softmax(g: GroupLowering, op, ctx: Context) -> ir.Value:
+    """Online softmax: one pass keeps the running max m and the sum s of
+    exp(x - m), rescaling s whenever m grows; then exp(x_i - m) / s."""
+    axis = attr_int(op.attributes, "axis")
+    operand = op.operands[0]
+    shape = tuple(shape_of(operand))
+    b = g.b
+
+    def step(ivs, carried):
+        running_max, running_sum = carried
+        indices = list(ctx.indices)
+        indices[axis] = ivs[0]
+        x = g.eval(operand, Context(shape, indices))
+        new_max = b.max(x, running_max)
+        rescaled = b.mul(running_sum, b.exp(b.sub(running_max, new_max)))
+        return [new_max, b.add(rescaled, b.exp(b.sub(x, new_max)))]
+    maximum, total = g.accumulate([(index_const(0), index_const(shape[axis]))],
+                                  [b.const(F32_LOWEST), b.const(0.0)], step)
+    x_here = g.eval(operand, Context(shape, list(ctx.indices)))
+    return b.div(b.exp(b.sub(x_here, maximum)), total)
+
+
+ROOT_EMITTERS = {
+    "tinyml.conv2d": emit_conv2d,
+    "tinyml.depthwise_conv2d": emit_depthwise_conv2d,
+    "tinyml.matmul": emit_matmul,
+    "tinyml.reduce_sum": emit_reduce("sum"),
+    "tinyml.reduce_mean": emit_reduce("mean"),
+    "tinyml.reduce_max": emit_reduce("max"),
+    "tinyml.global_avg_pool": emit_global_avg_pool,
+    "tinyml.softmax": emit_softmax,
+}
+
+
+def lower_fused(op) -> ir.Value:
+    fused = op.operation
+    if len(fused.results) != 1:
+        raise PassError("a fused group must have exactly one result", fused.location)
+    return GroupLowering(fused).build()
+
+
+LOWERINGS["tinyml.fused"] = lower_fused

@@ -1,0 +1,55 @@
+// RUN: tinyml-opt --tinyml-lower-to-linalg %s | FileCheck %s
+
+// CHECK-LABEL: func.func @reshape_collapse
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %arg0 {{\[}}[0], [1, 2, 3]] : tensor<1x2x3x4xf32> into tensor<1x24xf32>
+// CHECK:         return %[[R]]
+func.func @reshape_collapse(%x: tensor<1x2x3x4xf32>) -> tensor<1x24xf32> {
+  %y = tinyml.reshape %x : (tensor<1x2x3x4xf32>) -> tensor<1x24xf32>
+  return %y : tensor<1x24xf32>
+}
+
+// CHECK-LABEL: func.func @reshape_expand
+// CHECK:         tensor.expand_shape %arg0 {{\[}}[0, 1], [2, 3]] output_shape [2, 3, 1, 4] : tensor<6x4xf32> into tensor<2x3x1x4xf32>
+func.func @reshape_expand(%x: tensor<6x4xf32>) -> tensor<2x3x1x4xf32> {
+  %y = tinyml.reshape %x : (tensor<6x4xf32>) -> tensor<2x3x1x4xf32>
+  return %y : tensor<2x3x1x4xf32>
+}
+
+// No reassociation between 2x3x4 and 4x6: collapse to 1-D, then expand.
+// CHECK-LABEL: func.func @reshape_regroup
+// CHECK:         %[[F:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK:         tensor.expand_shape %[[F]] {{\[}}[0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
+func.func @reshape_regroup(%x: tensor<2x3x4xf32>) -> tensor<4x6xf32> {
+  %y = tinyml.reshape %x : (tensor<2x3x4xf32>) -> tensor<4x6xf32>
+  return %y : tensor<4x6xf32>
+}
+
+// CHECK-LABEL: func.func @transpose
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<1x3x4x2xf32>
+// CHECK:         linalg.transpose ins(%arg0 : tensor<1x2x3x4xf32>) outs(%[[E]] : tensor<1x3x4x2xf32>) permutation = [0, 2, 3, 1]
+func.func @transpose(%x: tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32> {
+  %y = tinyml.transpose %x {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x4x2xf32>
+  return %y : tensor<1x3x4x2xf32>
+}
+
+// padding = rank low amounts then rank high amounts; the value is yielded.
+// CHECK-LABEL: func.func @pad
+// CHECK:         %[[V:.*]] = arith.constant 1.500000e+00 : f32
+// CHECK:         tensor.pad %arg0 low[0, 1, 2] high[3, 0, 1] {
+// CHECK-NEXT:    ^bb0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:      tensor.yield %[[V]] : f32
+// CHECK-NEXT:    } : tensor<2x3x4xf32> to tensor<5x4x7xf32>
+func.func @pad(%x: tensor<2x3x4xf32>) -> tensor<5x4x7xf32> {
+  %y = tinyml.pad %x {padding = array<i64: 0, 1, 2, 3, 0, 1>, value = 1.5 : f32} : (tensor<2x3x4xf32>) -> tensor<5x4x7xf32>
+  return %y : tensor<5x4x7xf32>
+}
+
+// CHECK-LABEL: func.func @concat
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<1x2x2x7xf32>
+// CHECK:         %[[A:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0, 0, 0] [1, 2, 2, 3] [1, 1, 1, 1] : tensor<1x2x2x3xf32> into tensor<1x2x2x7xf32>
+// CHECK:         %[[B:.*]] = tensor.insert_slice %arg1 into %[[A]][0, 0, 0, 3] [1, 2, 2, 4] [1, 1, 1, 1] : tensor<1x2x2x4xf32> into tensor<1x2x2x7xf32>
+// CHECK:         return %[[B]]
+func.func @concat(%a: tensor<1x2x2x3xf32>, %b: tensor<1x2x2x4xf32>) -> tensor<1x2x2x7xf32> {
+  %y = tinyml.concat %a, %b {axis = 3} : (tensor<1x2x2x3xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x2x7xf32>
+  return %y : tensor<1x2x2x7xf32>
+}
