@@ -104,7 +104,7 @@ class GroupLowering:
 
         def body(b: ScalarBuilder, args):
             self.b = b
-            indices = [linalg.index(d) for d in range(len(shape))] if self.needs_indices() else []
+            indices = [linalg.IndexOp(d).result for d in range(len(shape))] if self.needs_indices() else []
             ctx = Context(self.result_shape, indices, output=True)
             ctx.memo.update(zip(self.leaves, args[: len(self.leaves)]))
             return self.eval(self.yielded, ctx)

@@ -80,7 +80,8 @@ def outline(members: list[ir.Operation], kind: str) -> ir.Operation:
         "tinyml.fused", results=[root.results[0].type], operands=inputs,
         attributes={"kind": ir.StringAttr.get(kind)}, regions=1, loc=root.location,
         ip=ir.InsertionPoint(root))
-    body = fused.regions[0].blocks.append(*[v.type for v in inputs])
+    body = fused.regions[0].blocks.append(*[v.type for v in inputs],
+                                          arg_locs=[root.location] * len(inputs))
     mapping = dict(zip(inputs, body.arguments))
     with ir.InsertionPoint(body):
         for op in members:

@@ -38,6 +38,14 @@ def cleanup() -> Pipeline:
     return pipeline
 
 
+def fusion() -> Pipeline:
+    """Dispatch-region formation: conv/matmul epilogues first (they claim the
+    activations and residual adds), then reductions, then what element-wise
+    chains remain. Each `tinyml.fused` group becomes one loop nest."""
+    return Pipeline(["tinyml-fuse-conv-epilogue", "tinyml-fuse-reduction",
+                     "tinyml-fuse-elementwise", "tinyml-dce"])
+
+
 def lower_to_linalg() -> Pipeline:
     """Every tinyml op to linalg/tensor/arith/math, then a tidy-up."""
     return Pipeline(["tinyml-lower-to-linalg", "canonicalize", "cse"])
@@ -96,6 +104,7 @@ def lower_to_llvm(index_bitwidth: int = 64, bare_ptr: bool = False) -> Pipeline:
 
 STAGES: dict[str, Callable[..., Pipeline]] = {
     "cleanup": cleanup,
+    "fusion": fusion,
     "lower-to-linalg": lower_to_linalg,
     "bufferize": bufferize,
     "lower-to-loops": lower_to_loops,

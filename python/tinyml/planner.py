@@ -120,6 +120,11 @@ def normalize_pairs(buffers: Sequence[Buffer],
         ba, bb = by_name[a], by_name[b]
         if ba.last != bb.first or bb.size > ba.size:
             continue
+        # Chains share one slot: a one-step buffer in the middle of a chain
+        # would put its two neighbours (live at the same step) on the same
+        # bytes.
+        if (ba.first == ba.last and a in targets) or (bb.first == bb.last and b in sources):
+            continue
         # A cycle a -> b -> ... -> a cannot happen: first < last along a chain
         # unless every buffer lives one step; refuse the pair that closes one.
         root, seen = a, {b}

@@ -490,3 +490,43 @@ def test_symbolic_batch_only_on_dimension_zero():
         module = import_onnx(model, batch=3)
         assert "(tensor<3x8xf32>) -> tensor<3x3xf32>" in str(
             list(module.body.operations)[0].attributes["function_type"])
+
+
+# ---------------------------------------------------------------------------
+# tinyml-cancel-transposes preserves what every lit-test function computes
+# ---------------------------------------------------------------------------
+
+PASS_TESTS = Path(__file__).resolve().parents[1] / "passes" / "cancel-transposes"
+
+
+def _lit_functions():
+    for path in sorted(PASS_TESTS.glob("*.mlir")):
+        for index, chunk in enumerate(path.read_text().split("// -----")):
+            if "func.func" in chunk:
+                yield pytest.param(chunk, id=f"{path.stem}-{index}")
+
+
+@pytest.mark.parametrize("source", list(_lit_functions()))
+def test_cancel_transposes_preserves_semantics(source):
+    rng = np.random.default_rng(0)
+    with make_context():
+        before = ir.Module.parse(source)
+        (fn,) = list(before.body.operations)
+        inputs = [rng.standard_normal(list(a.type.shape)).astype(np.float32)
+                  for a in fn.regions[0].blocks[0].arguments]
+        if any(op.name == "tinyml.batch_norm" for op in ops_of(before)):
+            inputs = [np.abs(x) + 0.5 for x in inputs]  # positive variances
+        expected = run_module(before, inputs)
+        after = ir.Module.parse(source)
+        Pipeline.parse("builtin.module(tinyml-cancel-transposes)").run(after)
+        after.operation.verify()
+        got = run_module(after, inputs)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def test_import_uses_the_current_context():
+    context = make_context()
+    with context:
+        module = import_onnx(make_models.MODELS["gemm_torch"]())
+    assert module.context is context or module.context == context

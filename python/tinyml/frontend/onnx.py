@@ -132,7 +132,10 @@ def _inverse(perm: Sequence[int]) -> list[int]:
 def import_onnx(model, batch: int = 1, context: ir.Context | None = None,
                 name: str | None = None) -> ir.Module:
     """Imports an ONNX model (path or `onnx.ModelProto`) into a verified
-    module of one `func.func`. Raises `FrontendError` on bad input."""
+    module of one `func.func`, in `context` (default: the current context,
+    else a new one from `make_context()`). `batch` replaces a symbolic or
+    unknown leading input dimension; `name` names the function (default:
+    the graph name). Raises `FrontendError` on bad input."""
     if isinstance(model, onnx.ModelProto):
         filename = model.graph.name or "<onnx model>"
         proto, base_dir = model, None
@@ -144,7 +147,7 @@ def import_onnx(model, batch: int = 1, context: ir.Context | None = None,
         except OSError as error:
             raise FrontendError(f"{filename}: cannot read: {error.strerror}") from None
         proto, base_dir = _parse(data, filename), os.path.dirname(os.path.abspath(filename))
-    context = context or make_context()
+    context = context or ir.Context.current or make_context()
     with context, ir.Location.unknown(context):
         module = _Importer(proto, filename, batch, name, base_dir).run()
         try:

@@ -137,7 +137,7 @@ def build_graph(func: ir.Operation) -> tuple[Graph, list[ir.Operation], ir.Opera
     sizes: list[int] = []
     for op in ops:
         for result in op.results:
-            if root[result] is result and result not in returned and tensor_bytes(result):
+            if root[result] == result and result not in returned and tensor_bytes(result):
                 tensors[result] = len(sizes)
                 sizes.append(tensor_bytes(result))
 
@@ -205,22 +205,26 @@ def _exact(graph: Graph, max_states: int) -> tuple[int, list[int]] | None:
 def _beam(graph: Graph, width: int) -> tuple[int, list[int]]:
     """Keeps the `width` best partial orders (by peak, then live bytes)."""
     n = len(graph.ops)
-    beam = [(0, 0, 0, [])]  # (peak, live, state, order)
+    beam = [(0, 0, 0, None)]  # (peak, live, state, (op, parent link))
     for _ in range(n):
         seen: dict[int, tuple] = {}
-        for peak, live, state, order in beam:
+        for peak, live, state, link in beam:
             for op in range(n):
                 if state >> op & 1 or graph.deps[op] & ~state:
                     continue
                 after, during = graph.step(state, live, op)
                 new = state | (1 << op)
-                candidate = (max(peak, during), after, new, order + [op])
+                candidate = (max(peak, during), after, new, (op, link))
                 old = seen.get(new)
                 if old is None or candidate[:2] < old[:2]:
                     seen[new] = candidate
         beam = sorted(seen.values(), key=lambda c: (c[0], c[1]))[:width]
-    peak, _, _, order = beam[0]
-    return peak, order
+    peak, _, _, link = beam[0]
+    order = []
+    while link is not None:
+        order.append(link[0])
+        link = link[1]
+    return peak, order[::-1]
 
 
 def schedule(graph: Graph, max_states: int) -> tuple[int, int, list[int], str]:
@@ -231,7 +235,7 @@ def schedule(graph: Graph, max_states: int) -> tuple[int, int, list[int], str]:
     found = _exact(graph, max_states) if n else (0, [])
     method = "exact"
     if found is None:
-        width = max(1, max_states // max(1, n * n))
+        width = max(1, max_states // max(1, n))
         found = min(_beam(graph, width), _beam(graph, 1), key=lambda f: f[0])
         method = "beam"
     peak, order = found

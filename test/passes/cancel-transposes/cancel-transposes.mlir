@@ -144,3 +144,30 @@ func.func @unit_dims_become_reshape(%a: tensor<1x4x4x8xf32>) -> tensor<1x8xf32> 
   %2 = tinyml.reshape %1 : (tensor<1x8x1x1xf32>) -> tensor<1x8xf32>
   return %2 : tensor<1x8xf32>
 }
+
+// -----
+
+// When the kept dimensions end up out of order, a smaller transpose of the
+// reduced tensor stays: [2,3,4,5] -T-> [2,4,5,3], reduce axis 1 -> [2,5,3].
+// CHECK-LABEL: func.func @reduce_reorders_the_rest
+// CHECK-NEXT:    %[[R:.*]] = tinyml.reduce_sum %arg0 {axes = array<i64: 2>} : (tensor<2x3x4x5xf32>) -> tensor<2x3x5xf32>
+// CHECK-NEXT:    %[[T:.*]] = tinyml.transpose %[[R]] {permutation = array<i64: 0, 2, 1>} : (tensor<2x3x5xf32>) -> tensor<2x5x3xf32>
+// CHECK-NEXT:    return %[[T]]
+func.func @reduce_reorders_the_rest(%a: tensor<2x3x4x5xf32>) -> tensor<2x5x3xf32> {
+  %0 = tinyml.transpose %a {permutation = array<i64: 0, 2, 3, 1>} : (tensor<2x3x4x5xf32>) -> tensor<2x4x5x3xf32>
+  %1 = tinyml.reduce_sum %0 {axes = array<i64: 1>} : (tensor<2x4x5x3xf32>) -> tensor<2x5x3xf32>
+  return %1 : tensor<2x5x3xf32>
+}
+
+// -----
+
+// batch_norm commutes with a transpose that keeps the channel axis last.
+// CHECK-LABEL: func.func @batch_norm_channel_stays
+// CHECK-NEXT:    %[[B:.*]] = tinyml.batch_norm %arg0, %arg1, %arg1, %arg1, %arg1 : (tensor<2x4x3xf32>, {{.*}}) -> tensor<2x4x3xf32>
+// CHECK-NEXT:    %[[T:.*]] = tinyml.transpose %[[B]] {permutation = array<i64: 1, 0, 2>}
+// CHECK-NEXT:    return %[[T]]
+func.func @batch_norm_channel_stays(%a: tensor<2x4x3xf32>, %p: tensor<3xf32>) -> tensor<4x2x3xf32> {
+  %0 = tinyml.transpose %a {permutation = array<i64: 1, 0, 2>} : (tensor<2x4x3xf32>) -> tensor<4x2x3xf32>
+  %1 = tinyml.batch_norm %0, %p, %p, %p, %p : (tensor<4x2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<4x2x3xf32>
+  return %1 : tensor<4x2x3xf32>
+}
