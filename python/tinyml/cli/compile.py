@@ -1,11 +1,14 @@
 """tinyml-compile: compile a model into an output directory.
 
-    tinyml-compile MODEL.onnx -o OUTDIR [--target host] [--emit-stages]
+    tinyml-compile MODEL.onnx -o OUTDIR [--target cortex-m4|cortex-m7|host]
+                   [--no-fusion] [--sram-budget BYTES] [--emit-stages] [--emit-assembly]
 
-writes OUTDIR/<name>.mlir (the LLVM-dialect MLIR of the model), and
-OUTDIR/report.json (model, target, inputs and outputs as the model declares
-them, compile time); with --emit-stages also OUTDIR/stages/NN-<stage>.mlir,
-the IR after every pipeline stage. OUTDIR is written to a temporary
+writes, for a Cortex-M target, OUTDIR/<name>.o (Thumb object), <name>.h (the
+C declaration, arena size and alignment), <name>.ll and <name>.mlir; for the
+host, <name>.mlir (LLVM dialect, run by the JIT). Always OUTDIR/report.json
+(signature, MACs, kernels, arena sizes, flash sizes, compile time) and the
+memory timeline memory.json / memory.svg; with --emit-stages also
+OUTDIR/stages/NN-<stage>.mlir, the IR after every pipeline stage. OUTDIR is written to a temporary
 directory beside it and renamed into place, so a failed compile never
 leaves a half-written OUTDIR. Errors print one line
 `tinyml-compile: error: ...` and exit 1.
@@ -30,16 +33,23 @@ class _Parser(argparse.ArgumentParser):
 
 
 def make_parser() -> argparse.ArgumentParser:
-    from ..compiler import TARGETS
+    from ..targets import DEFAULT_TARGET, TARGETS
     parser = _Parser(prog="tinyml-compile",
                      description="Compile an ONNX model (or tinyml MLIR) into OUTDIR.")
     parser.add_argument("model", help="the model: .onnx, or .mlir in the tinyml dialect")
     parser.add_argument("-o", "--output", required=True, metavar="OUTDIR",
                         help="the output directory (replaced if it exists)")
-    parser.add_argument("--target", default="host",
-                        help=f"the target (one of: {', '.join(TARGETS)}; default: host)")
+    parser.add_argument("--target", default=DEFAULT_TARGET,
+                        help=f"the target (one of: {', '.join(TARGETS)}; "
+                             f"default: {DEFAULT_TARGET})")
+    parser.add_argument("--no-fusion", action="store_true",
+                        help="turn all fusion off (to compare with the fused build)")
+    parser.add_argument("--sram-budget", type=int, metavar="BYTES",
+                        help="fail when the activation arena needs more than BYTES")
     parser.add_argument("--emit-stages", action="store_true",
                         help="also write the IR after every pipeline stage")
+    parser.add_argument("--emit-assembly", action="store_true",
+                        help="also write the Thumb assembly <name>.s (Cortex-M targets)")
     parser.add_argument("--batch", type=int, default=1,
                         help="the value of a symbolic batch dimension (default: 1)")
     parser.add_argument("--name", help="the artefact name (default: the model file name)")
@@ -74,17 +84,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
     try:
-        from ..compiler import TARGETS, CompileError, compile
+        from ..compiler import CompileError, compile
         from ..frontend import FrontendError
         from ..passes.registry import PassError, PipelineError
-        if args.target not in TARGETS:
-            raise CompileError(f"unknown target '{args.target}' (known: {', '.join(TARGETS)})")
+        if args.sram_budget is not None and args.sram_budget < 0:
+            raise CompileError(f"--sram-budget must be non-negative, got {args.sram_budget}")
         if args.batch < 1:
             raise CompileError(f"--batch must be at least 1, got {args.batch}")
         if not Path(args.model).is_file():
             raise CompileError(f"cannot open model '{args.model}': no such file")
         compiled = compile(args.model, target=args.target, batch=args.batch,
-                           emit_stages=args.emit_stages, name=args.name, warm_up=False)
+                           fuse=not args.no_fusion, sram_budget=args.sram_budget,
+                           emit_stages=args.emit_stages, emit_assembly=args.emit_assembly,
+                           name=args.name, warm_up=False)
         write_atomically(Path(args.output), compiled.save)
     except (CompileError, FrontendError, PassError, PipelineError) as error:
         lines = str(error).strip().splitlines() or [type(error).__name__]
@@ -101,9 +113,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{str(error).splitlines()[0] if str(error) else ''} "
               "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
         return 1
-    summary = {"model": compiled.name, "target": compiled.target,
-               "output": str(Path(args.output)),
-               "compile_seconds": round(compiled.compile_seconds, 4)}
+    report = compiled.report()
+    summary = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
+                                            "flash", "compile_seconds") if key in report}
+    summary["output"] = str(Path(args.output))
     print(json.dumps(summary))
     return 0
 

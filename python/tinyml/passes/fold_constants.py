@@ -6,8 +6,7 @@ evaluated with numpy at compile time and replaced by one `arith.constant`:
     add(c1, c2)                 -> c1 + c2             (numpy broadcasting)
     relu(c), clamp(c), ...      -> the math on c
     transpose(c, perm)          -> c.transpose(perm)
-    reshape(c)                  -> c.reshape(shape)    (the dialect's folder, which
-                                                        the greedy driver runs)
+    reshape(c)                  -> c.reshape(shape)
     pad(c), concat(c1, c2)      -> np.pad, np.concatenate
     matmul(a, b, bias)          -> op(a) @ op(b) + bias
     conv2d / depthwise_conv2d   -> sum over the window taps of x * w, + bias
@@ -46,7 +45,7 @@ def constant_array(value: ir.Value) -> np.ndarray | None:
     attr = op.attributes["value"]
     if not isinstance(attr, ir.DenseFPElementsAttr):
         return None
-    if not ir.F32Type.isinstance(ir.ShapedType(attr.type).element_type):
+    if not isinstance(ir.ShapedType(attr.type).element_type, ir.F32Type):
         return None
     return np.array(attr).reshape(shape_of(value))
 
@@ -64,7 +63,7 @@ def splat_value(value: ir.Value) -> float | None:
 def constant(array: np.ndarray, loc: ir.Location | None = None) -> ir.Value:
     """An `arith.constant` of `array` (float32) at the current insertion
     point; all-equal elements become a splat."""
-    array = np.ascontiguousarray(array, dtype=np.float32)
+    array = np.array(array, dtype=np.float32, order="C")  # (ascontiguousarray makes 0-d 1-d)
     if array.size > 1 and np.all(array == array.flat[0]):
         attr = ir.DenseElementsAttr.get_splat(
             ir.RankedTensorType.get(list(array.shape), ir.F32Type.get()),
@@ -202,6 +201,10 @@ EVALUATE: dict[str, Callable[..., np.ndarray]] = {
     "tinyml.reduce_max": reduction(np.max),
     "tinyml.softmax": softmax,
     "tinyml.transpose": lambda attrs, x: x.transpose(attr_ints(attrs, "permutation")),
+    # Row-major, so the elements stay; the pattern gives them the result's
+    # shape. (The dialect's folder cannot: tinyml has no constant
+    # materializer.)
+    "tinyml.reshape": lambda attrs, x: x,
     "tinyml.pad": pad,
     "tinyml.concat": lambda attrs, *xs: np.concatenate(xs, axis=attr_int(attrs, "axis")),
 }
@@ -223,6 +226,8 @@ def fold_to_constant(op, rewriter, max_elements: int):
     with np.errstate(all="ignore"):
         value = np.asarray(EVALUATE[op.name](op.attributes,
                                              *(a.astype(np.float64) for a in operands)))
+    if op.name == "tinyml.reshape":
+        value = value.reshape(shape)
     if list(value.shape) != shape:
         # The numpy math and the op disagree (e.g. a pool window that runs
         # past the padded input): leave the op to the lowering.

@@ -74,10 +74,26 @@ ELEMENTWISE_NAMED = {
 ARENA_ATTR = "tinyml.arena"
 
 
+def _where(location: ir.Location) -> str:
+    """`Conv_3` for a name location (the ONNX node), `file:3:5` for a file
+    location, '' when unknown."""
+    try:
+        if location.is_a_name():
+            return location.name_str
+        if location.is_a_fused():
+            return "+".join(filter(None, (_where(loc) for loc in location.locations)))
+        if location.is_a_callsite():
+            return _where(location.callee)
+    except (AttributeError, ValueError):
+        pass
+    text = location_prefix(location)
+    return "" if text == "unknown" else text
+
+
 def describe(op: ir.Operation) -> str:
-    """`linalg.generic at file:3:5`, or just the op name without location."""
-    text = location_prefix(op.location)
-    return op.name if text in ("unknown", "") else f"{op.name} at {text}"
+    """`linalg.generic at Conv_3` (the op and where it comes from)."""
+    where = _where(op.location)
+    return f"{op.name} at {where}" if where else op.name
 
 
 def element_bytes(element: ir.Type) -> int | None:
@@ -476,6 +492,22 @@ def _has_body(func: ir.Operation) -> bool:
     return len(func.regions[0].blocks) > 0
 
 
+def _calls(module: ir.Operation) -> dict[str, ir.Operation]:
+    """Callee name -> first `func.call` of it in the module."""
+    found: dict[str, ir.Operation] = {}
+
+    def visit(op: ir.Operation) -> None:
+        if op.name == "func.call":
+            found.setdefault(ir.FlatSymbolRefAttr(op.attributes["callee"]).value, op)
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    visit(inner.operation)
+
+    visit(module)
+    return found
+
+
 def _arena_index(func: ir.Operation) -> int | None:
     if "arg_attrs" not in func.attributes:
         return None
@@ -511,9 +543,14 @@ class PlanMemory(Pass):
 
     def apply(self, module):
         self.plans = {}
+        calls = _calls(module)
         for func in list(functions(module)):
             if not _is_public(func) or not _has_body(func):
                 continue
+            name = ir.StringAttr(func.attributes["sym_name"]).value
+            if name in calls and _arena_index(func) is None:
+                raise PassError(f"cannot plan @{name}: it is called from this module and the "
+                                "call would miss the arena argument", calls[name].location)
             self.plan_function(func)
 
     def plan_function(self, func: ir.Operation) -> MemoryPlan | None:

@@ -85,3 +85,16 @@ func.func @two_blocks(%in: memref<4xf32>, %out: memref<4xf32>) {
   memref.copy %a, %out : memref<4xf32> to memref<4xf32>
   return
 }
+
+// -----
+
+func.func @callee(%in: memref<4xf32>, %out: memref<4xf32>) {
+  memref.copy %in, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+func.func private @caller(%in: memref<4xf32>, %out: memref<4xf32>) {
+  // expected-error @+1 {{cannot plan @callee: it is called from this module and the call would miss the arena argument}}
+  call @callee(%in, %out) : (memref<4xf32>, memref<4xf32>) -> ()
+  return
+}

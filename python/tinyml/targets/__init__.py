@@ -1,0 +1,46 @@
+"""Compilation targets: the host JIT and the Cortex-M cores."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a model runs. `triple`/`cpu`/`float_abi` drive opt and llc;
+    `unsupported` says why a known target cannot be built yet."""
+
+    name: str
+    index_bitwidth: int
+    triple: str | None = None
+    cpu: str | None = None
+    float_abi: str | None = None
+    unsupported: str | None = None
+
+    @property
+    def is_host(self) -> bool:
+        return self.triple is None
+
+
+TARGETS = {
+    "host": Target("host", 64),
+    "cortex-m4": Target("cortex-m4", 32, "thumbv7em-none-eabihf", "cortex-m4", "hard"),
+    "cortex-m7": Target("cortex-m7", 32, "thumbv7em-none-eabihf", "cortex-m7", "hard"),
+    "cortex-m0": Target("cortex-m0", 32, "thumbv6m-none-eabi", "cortex-m0", "soft",
+                        unsupported="cortex-m0 is not supported yet: it has no FPU and "
+                                    "tinyml does not ship the __aeabi_f* soft-float helpers"),
+}
+
+DEFAULT_TARGET = "cortex-m4"
+
+
+class TargetError(ValueError):
+    """An unknown or unsupported target."""
+
+
+def lookup_target(name: str) -> Target:
+    target = TARGETS.get(name)
+    if target is None:
+        raise TargetError(f"unknown target '{name}' (known: {', '.join(TARGETS)})")
+    if target.unsupported:
+        raise TargetError(target.unsupported)
+    return target
