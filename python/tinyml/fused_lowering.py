@@ -89,7 +89,7 @@ class GroupLowering:
                 continue
             op = self.definer(value)
             if op is not None and op.name in SCALAR_BODIES:
-                stack.extend(op.operands)
+                stack.extend(reversed(list(op.operands)))
         return leaves
 
     def definer(self, value: ir.Value) -> ir.Operation | None:

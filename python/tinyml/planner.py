@@ -299,8 +299,8 @@ def _orders(units: Sequence[_Unit]) -> dict[str, list[int]]:
         "size-then-first": sorted(indices, key=lambda i: (-units[i].size, units[i].first)),
         "length": sorted(indices, key=lambda i: (units[i].first - units[i].last, -units[i].size)),
         "first-use": sorted(indices, key=lambda i: (units[i].first, -units[i].size)),
-        "area": sorted(indices, key=lambda i: (-units[i].size * (units[i].last - units[i].first + 1),
-                                               -units[i].size)),
+        "area": sorted(indices, key=lambda i: (
+            -units[i].size * (units[i].last - units[i].first + 1), -units[i].size)),
         "breadth": sorted(indices, key=lambda i: (-breadths[i], -units[i].size, units[i].first)),
         "conflicts": sorted(indices, key=lambda i: (-pressure[i], -units[i].size)),
     }

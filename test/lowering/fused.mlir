@@ -1,20 +1,142 @@
-// RUN: tinyml-opt --tinyml-lower-to-linalg %s | FileCheck %s
+// Each tinyml.fused group lowers to exactly one linalg.generic, parallel
+// over the group's output, with no intermediate tensor.
+// RUN: tinyml-opt --split-input-file --tinyml-lower-to-linalg %s | FileCheck %s
+// After bufferization, nothing is allocated between the ops of a group.
+// RUN: tinyml-opt --split-input-file --tinyml-lower-to-linalg --canonicalize \
+// RUN:   --one-shot-bufferize='bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map' \
+// RUN:   --buffer-results-to-out-params='hoist-static-allocs modify-public-functions' --canonicalize %s \
+// RUN:   | FileCheck %s --check-prefix=BUF
 
-// Without a fusion lowering, a tinyml.fused group is inlined and its ops
-// lowered one by one.
-// CHECK-LABEL: func.func @fused
-// CHECK-NOT:     tinyml.
-// CHECK:         %[[A:.*]] = linalg.generic
+// An element-wise chain: the scalar formulas chained in one body; the
+// broadcast bias is an input with its broadcasting map.
+// CHECK-LABEL: func.func @elementwise
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1 : tensor<2x4xf32>, tensor<4xf32>)
 // CHECK:           arith.addf
-// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%[[A]] : tensor<4xf32>)
 // CHECK:           arith.cmpf ugt
+// CHECK:           arith.select
+// CHECK:           linalg.yield
+// CHECK-NOT:     linalg.generic
 // CHECK:         return %[[R]]
-func.func @fused(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  %y = tinyml.fused "elementwise" (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
-  ^bb0(%x: tensor<4xf32>, %z: tensor<4xf32>):
-    %s = tinyml.add %x, %z : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-    %r = tinyml.relu %s : tensor<4xf32>
-    tinyml.yield %r : tensor<4xf32>
+// BUF-LABEL: func.func @elementwise(%arg0: memref<2x4xf32>, %arg1: memref<4xf32>, %arg2: memref<2x4xf32>)
+// BUF-NOT:     memref.alloc
+// BUF:         linalg.generic {{.*}} outs(%arg2 : memref<2x4xf32>)
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  %y = tinyml.fused "elementwise" (%a, %b) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%x: tensor<2x4xf32>, %z: tensor<4xf32>):
+    %s = tinyml.add %x, %z : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+    %r = tinyml.relu %s : tensor<2x4xf32>
+    tinyml.yield %r : tensor<2x4xf32>
+  }
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
+// Conv + residual add + ReLU: the accumulation loops (window taps, then
+// input channels) run inside the generic on a scalar accumulator that
+// starts at the bias; padding is skipped by the loop bounds.
+// CHECK-LABEL: func.func @conv_epilogue
+// CHECK:         linalg.generic {{.*}} ins(%arg3 : tensor<1x4x4x2xf32>)
+// CHECK:           linalg.index 1
+// CHECK:           arith.maxsi
+// CHECK:           arith.minsi
+// CHECK:           %[[BIAS:.*]] = tensor.extract %arg2
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[BIAS]])
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 tensor.extract %arg0
+// CHECK:                 tensor.extract %arg1
+// CHECK:                 arith.mulf
+// CHECK:                 arith.addf
+// CHECK:           arith.addf
+// CHECK:           arith.select
+// CHECK:           linalg.yield
+// CHECK-NOT:     linalg.
+// BUF-LABEL: func.func @conv_epilogue
+// BUF-NOT:     memref.alloc
+// BUF:         linalg.generic
+// BUF-NOT:     memref.alloc
+// BUF:         return
+func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>, %b: tensor<2xf32>,
+                         %s: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s)
+      : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>, tensor<2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  ^bb0(%xi: tensor<1x4x4x2xf32>, %wi: tensor<3x3x2x2xf32>, %bi: tensor<2xf32>, %si: tensor<1x4x4x2xf32>):
+    %c = tinyml.conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32>
+    %a = tinyml.add %c, %si : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+    %r = tinyml.relu %a : tensor<1x4x4x2xf32>
+    tinyml.yield %r : tensor<1x4x4x2xf32>
+  }
+  return %y : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// Without padding the window loops have constant bounds.
+// CHECK-LABEL: func.func @matmul_epilogue
+// CHECK:         linalg.generic
+// CHECK-NOT:       arith.maxsi
+// CHECK:           scf.for %{{.*}} = %c0 to %c8
+// CHECK:             tensor.extract %arg0
+// CHECK:             tensor.extract %arg1
+// CHECK:           arith.divf
+// CHECK:           linalg.yield
+// CHECK-NOT:     linalg.
+func.func @matmul_epilogue(%a: tensor<1x8xf32>, %m: tensor<8x3xf32>) -> tensor<1x3xf32> {
+  %y = tinyml.fused "conv_epilogue" (%a, %m) : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32> {
+  ^bb0(%ai: tensor<1x8xf32>, %mi: tensor<8x3xf32>):
+    %p = tinyml.matmul %ai, %mi : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32>
+    %r = tinyml.sigmoid %p : tensor<1x3xf32>
+    tinyml.yield %r : tensor<1x3xf32>
+  }
+  return %y : tensor<1x3xf32>
+}
+
+// -----
+
+// A reduction with a prologue (x*x) and an epilogue (x 1/16): the prologue
+// is evaluated inside the reduction loop at each input index.
+// CHECK-LABEL: func.func @sum_of_squares
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel"]}
+// CHECK:           scf.for
+// CHECK:             %[[E:.*]] = tensor.extract %arg0
+// CHECK:             %[[SQ:.*]] = arith.mulf %[[E]], %[[E]]
+// CHECK:             arith.addf %{{.*}}, %[[SQ]]
+// CHECK:           arith.mulf
+// CHECK:           linalg.yield
+// CHECK-NOT:     linalg.
+func.func @sum_of_squares(%x: tensor<4x16xf32>) -> tensor<4xf32> {
+  %y = tinyml.fused "reduction" (%x) : (tensor<4x16xf32>) -> tensor<4xf32> {
+  ^bb0(%xi: tensor<4x16xf32>):
+    %sq = tinyml.mul %xi, %xi : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+    %s = tinyml.reduce_sum %sq {axes = array<i64: 1>} : (tensor<4x16xf32>) -> tensor<4xf32>
+    %c = arith.constant dense<0.0625> : tensor<4xf32>
+    %m = tinyml.mul %s, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    tinyml.yield %m : tensor<4xf32>
   }
   return %y : tensor<4xf32>
+}
+
+// -----
+
+// Softmax in one pass: a running max and a rescaled running sum.
+// CHECK-LABEL: func.func @softmax
+// CHECK:         linalg.generic
+// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
+// CHECK:             math.exp
+// CHECK:             math.exp
+// CHECK:           math.exp
+// CHECK:           arith.divf
+// CHECK:           linalg.yield
+// CHECK-NOT:     linalg.
+func.func @softmax(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
+  %y = tinyml.fused "reduction" (%x) : (tensor<1x10xf32>) -> tensor<1x10xf32> {
+  ^bb0(%xi: tensor<1x10xf32>):
+    %s = tinyml.softmax %xi {axis = 1} : tensor<1x10xf32>
+    tinyml.yield %s : tensor<1x10xf32>
+  }
+  return %y : tensor<1x10xf32>
 }

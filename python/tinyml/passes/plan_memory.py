@@ -16,6 +16,15 @@ each public `func.func` with a body:
    `reinterpret_cast`, `view`, ... any memref result of an op using the
    buffer) is a use of the buffer. A buffer lives from its first use to its
    last; `memref.dealloc` is not a use (it is erased).
+   One-shot bufferization reuses a dead buffer for later tensors (`outs` of
+   a broadcast, a fill, a conv...), which would make one allocation live
+   across the whole network. With `split` (default) an allocation is cut
+   where a top-level op overwrites all of it without reading it
+   (`linalg.fill` / `broadcast` / `transpose` / `copy` / element-wise ops
+   whose body ignores the output, an all-parallel `linalg.generic` with a
+   permutation output map and an unused output argument, `memref.copy`
+   into it) and no view made before the cut is used after it: each piece
+   (`b3.0`, `b3.1`, ...) is a buffer of its own with its own view.
 3. In-place pairs (option `inplace`): the op at step t reads buffer A for
    the last time and writes buffer B for the first time, element by element
    with the same indexing (a `linalg.generic` with only parallel iterators
@@ -31,11 +40,16 @@ each public `func.func` with a body:
    every planned function has the same calling convention, and the caller
    may pass any pointer (or NULL) for it.
 
+Only public functions with a body are planned (private helpers keep their
+allocations); a public function that is called inside the module is refused
+(its callers would miss the arena), and a function that already has an
+arena argument and no allocation is left alone (planning twice is a no-op).
+
 The alignment option is the alignment of every offset and the one the caller
 must give the arena; it replaces the `alignment` attribute of the
 allocations (bufferization's default of 64 is a cache-line habit, not a
-requirement of the element type). An element type whose size exceeds the
-alignment is refused.
+requirement of the element type). An element type larger than the
+alignment (e.g. f64 with alignment=4) is refused.
 
 The function gets `tinyml.arena_bytes`, `tinyml.arena_alignment`,
 `tinyml.greedy_arena_bytes` (TFLM's planner on the same buffers),
@@ -232,7 +246,7 @@ def _alloc_size(op: ir.Operation, alignment: int) -> tuple[ir.MemRefType, int]:
     if per_element is None:
         raise PassError(f"cannot plan {op.name} of element type {memref_type.element_type}: "
                         "its size in memory is target-dependent", op.location)
-    if per_element > alignment and per_element % alignment:
+    if per_element > alignment:
         raise PassError(f"cannot plan {op.name}: elements of {per_element} bytes need more "
                         f"than the arena alignment of {alignment}", op.location)
     count = 1
@@ -554,6 +568,12 @@ class PlanMemory(Pass):
             self.plan_function(func)
 
     def plan_function(self, func: ir.Operation) -> MemoryPlan | None:
+        function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        if any(isinstance(t, ir.TensorType)
+               for t in list(function_type.inputs) + list(function_type.results)):
+            name = ir.StringAttr(func.attributes["sym_name"]).value
+            raise PassError(f"cannot plan @{name}: it still takes or returns tensors (run "
+                            "one-shot bufferization first)", func.location)
         analysis = analyze_function(func, self.alignment, self.inplace, self.split)
         if _arena_index(func) is not None:
             if analysis.allocs:
@@ -614,7 +634,7 @@ class PlanMemory(Pass):
                 for owner, step in alloc.direct_uses:
                     owner.replace_uses_of_with(alloc.op.result,
                                                views[alloc.version_at(step).name])
-                alloc.op.erase()  # never used: nothing was placed
+                alloc.op.erase()  # every use now goes to a view (none left if dead)
 
             def i64(n: int) -> ir.IntegerAttr:
                 return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)

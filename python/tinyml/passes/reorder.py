@@ -19,7 +19,8 @@ input, so it costs nothing and extends its input's life.
 Search: an exact dynamic program over the sets of executed ops (the peak
 after a set depends only on the set), layer by layer, while the number of
 states stays under `max-states`; past that, a beam search over the same
-states (width `max-states / ops`) and a greedy pick. The original order is
+states (width `max-states / ops`, so about `max-states` states are kept in
+all) and a greedy pick (width 1). The original order is
 always a candidate and wins ties: the pass never makes the peak worse and
 leaves a function alone when it cannot improve it.
 
@@ -253,8 +254,13 @@ class ScheduleForMemory(Pass):
                "to a beam search", low=1, high=10_000_000),
     )
 
-    def apply(self, module):
+    def __init__(self, **values):
+        super().__init__(**values)
+        #: function name -> {"original_peak_bytes", "peak_bytes", "method"}
         self.results: dict[str, dict] = {}
+
+    def apply(self, module):
+        self.results = {}
         for func in list(functions(module)):
             if not len(func.regions[0].blocks):
                 continue

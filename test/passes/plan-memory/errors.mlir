@@ -98,3 +98,10 @@ func.func private @caller(%in: memref<4xf32>, %out: memref<4xf32>) {
   call @callee(%in, %out) : (memref<4xf32>, memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// expected-error @+1 {{cannot plan @not_bufferized: it still takes or returns tensors (run one-shot bufferization first)}}
+func.func @not_bufferized(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
