@@ -1,0 +1,165 @@
+"""Cortex-M targets: every zoo model compiled for cortex-m4 and cortex-m7
+and run in the emulator matches onnxruntime, with a poisoned arena; the C
+header compiles; bad targets, budgets and a missing toolchain fail clearly."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tinyml
+from tinyml import zoo
+from tinyml.compiler import CompileError, load
+
+TOLERANCE = 1e-4
+NAN_BYTES = b"\xff"
+
+
+def argmax_rows(a: np.ndarray) -> np.ndarray:
+    return a.reshape(a.shape[0], -1).argmax(axis=-1)
+
+
+def cli(tool: str, *args, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", f"tinyml.cli.{tool}", *map(str, args)],
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m7"])
+@pytest.mark.parametrize("name", zoo.names())
+def test_zoo_model_in_the_emulator(name, target):
+    model = zoo.build(name)
+    inputs = list(zoo.random_inputs(model).values())
+    compiled = tinyml.compile(model, target=target)
+    result = compiled.run(*inputs, arena_fill=NAN_BYTES)
+    for got, want in zip(result.outputs, zoo.reference(model, dict(zip(
+            [i.name for i in model.graph.input], inputs)))):
+        assert float(np.abs(got - want).max()) <= TOLERANCE, name
+        assert np.array_equal(argmax_rows(got), argmax_rows(want)), name
+    assert result.instructions > 0 and result.stack_bytes > 0
+    assert compiled.report_data["flash"]["text"] > 0
+
+
+def test_counts_are_deterministic_and_the_arena_is_never_read_uninitialised():
+    model = zoo.build("resnet8")
+    inputs = list(zoo.random_inputs(model).values())
+    compiled = tinyml.compile(model, target="cortex-m4")
+    clean = compiled.run(*inputs)
+    poisoned = compiled.run(*inputs, arena_fill=NAN_BYTES)
+    for a, b in zip(clean.outputs, poisoned.outputs):
+        np.testing.assert_array_equal(a, b)
+    assert clean.instructions == poisoned.instructions
+
+
+def test_fusion_lowers_the_instruction_count():
+    model = zoo.build("kws_dscnn")
+    inputs = list(zoo.random_inputs(model).values())
+    fused = tinyml.compile(model, target="cortex-m4").run(*inputs)
+    unfused = tinyml.compile(model, target="cortex-m4", fuse=False).run(*inputs)
+    assert fused.instructions < unfused.instructions
+
+
+@pytest.fixture(scope="module")
+def kws_dir(tmp_path_factory):
+    base = tmp_path_factory.mktemp("kws")
+    path = base / "kws.onnx"
+    model = zoo.build("kws_dscnn")
+    path.write_bytes(model.SerializeToString())
+    outdir = base / "kws"
+    done = cli("compile", path, "-o", outdir, "--emit-assembly")
+    assert done.returncode == 0, done.stderr
+    inputs = zoo.random_inputs(model)
+    np.save(outdir.parent / "in.npy", next(iter(inputs.values())))
+    np.save(outdir.parent / "ref.npy", zoo.reference(model, inputs)[0])
+    return outdir
+
+
+def test_compile_writes_object_header_and_report(kws_dir):
+    for name in ("kws.o", "kws.h", "kws.ll", "kws.s", "report.json", "memory.json", "memory.svg"):
+        assert (kws_dir / name).is_file(), name
+    report = json.loads((kws_dir / "report.json").read_text())
+    assert report["target"] == "cortex-m4"
+    for key in ("macs", "kernels", "arena_bytes", "naive_arena_bytes", "greedy_arena_bytes",
+                "lower_bound_bytes", "peak_op"):
+        assert key in report, key
+    assert set(report["flash"]) == {"text", "rodata", "data", "bss"}
+    # Weights are read-only data, never copied into the arena.
+    assert report["flash"]["rodata"] > 4 * 20000 and report["flash"]["data"] == 0
+    assert report["lower_bound_bytes"] <= report["arena_bytes"] <= report["greedy_arena_bytes"]
+
+
+def test_tinyml_run_in_the_emulator(kws_dir):
+    out = kws_dir.parent / "out.npy"
+    done = cli("run", kws_dir, "--input", kws_dir.parent / "in.npy", "--output", out,
+               "--poison-arena", "--cycles")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["target"] == "cortex-m4"
+    assert summary["instructions"] > 0 and summary["stack_bytes"] > 0
+    assert summary["cycles_estimate"] > 0
+    np.testing.assert_allclose(np.load(out), np.load(kws_dir.parent / "ref.npy"), atol=TOLERANCE)
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+def test_header_compiles_with_a_c_compiler(kws_dir, tmp_path):
+    source = tmp_path / "main.c"
+    source.write_text(
+        '#include "kws.h"\n'
+        "static float input[TINYML_KWS_DSCNN_INPUT0_ELEMENTS];\n"
+        "static float scores[TINYML_KWS_DSCNN_OUTPUT0_ELEMENTS];\n"
+        "static uint8_t arena[TINYML_KWS_DSCNN_ARENA_BYTES]\n"
+        "    __attribute__((aligned(TINYML_KWS_DSCNN_ARENA_ALIGN)));\n"
+        "void infer(void) { kws_dscnn(input, scores, arena); }\n")
+    done = subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
+                           "-fsyntax-only", "-I", str(kws_dir), str(source)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def assert_one_line_error(done, tool, text):
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"tinyml-{tool}: error: "), done.stderr
+    assert text in lines[0], lines[0]
+
+
+def test_cortex_m0_is_refused_clearly(kws_dir, tmp_path):
+    done = cli("compile", kws_dir.parent / "kws.onnx", "-o", tmp_path / "m0",
+               "--target", "cortex-m0")
+    assert_one_line_error(done, "compile", "cortex-m0 is not supported yet")
+    assert not (tmp_path / "m0").exists()
+
+
+def test_unknown_target(tmp_path):
+    with pytest.raises(CompileError, match="unknown target 'riscv' .*known: host, cortex-m4"):
+        tinyml.compile(zoo.build("op_relu"), target="riscv")
+
+
+def test_sram_budget_names_the_peak_and_the_overshoot(kws_dir, tmp_path):
+    arena = json.loads((kws_dir / "report.json").read_text())["arena_bytes"]
+    done = cli("compile", kws_dir.parent / "kws.onnx", "-o", tmp_path / "small",
+               "--sram-budget", arena - 100)
+    assert_one_line_error(done, "compile", f"the arena needs {arena} bytes, 100 over the "
+                                           f"SRAM budget of {arena - 100}; the peak is at ")
+    assert not (tmp_path / "small").exists()
+    assert cli("compile", kws_dir.parent / "kws.onnx", "-o", tmp_path / "fits",
+               "--sram-budget", arena).returncode == 0
+
+
+def test_missing_linker_is_reported(kws_dir, tmp_path):
+    # Only the linker is hidden: python itself stays reachable.
+    env = {**os.environ, "PATH": str(tmp_path)}
+    done = cli("run", kws_dir, "--input", kws_dir.parent / "in.npy", env=env)
+    assert_one_line_error(done, "run", "ld.lld not found on PATH; install it with: "
+                                       "apt-get install lld")
+
+
+def test_saved_model_loads_and_runs(kws_dir):
+    model = load(kws_dir)
+    result = model.run(np.load(kws_dir.parent / "in.npy"))
+    np.testing.assert_allclose(result.outputs[0], np.load(kws_dir.parent / "ref.npy"),
+                               atol=TOLERANCE)
