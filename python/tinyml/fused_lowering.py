@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, scf, tensor
+from mlir.dialects import arith, linalg, math, scf, tensor
 
 from .fusion import CONTRACTIONS, REDUCTIONS
 from .passes.lower_to_linalg import (F32_LOWEST, LOWERINGS, SCALAR_BODIES, ScalarBuilder,
@@ -99,6 +99,23 @@ class GroupLowering:
     # -- the generic --------------------------------------------------------
 
     def build(self) -> ir.Value:
+        block = self.channel_block()
+        return self.build_blocked(block) if block > 1 else self.build_single()
+
+    def root(self) -> ir.Operation | None:
+        return next((op.operation for op in self.block.operations
+                     if op.operation.name in ROOTS), None)
+
+    def channel_block(self) -> int:
+        """How many output channels one iteration computes: each input value
+        loaded then feeds that many accumulators held in registers."""
+        root = self.root()
+        if root is None or root.name not in BLOCKED_EMITTERS:
+            return 1
+        channels = self.result_shape[-1]
+        return next((b for b in CHANNEL_BLOCKS if channels % b == 0), 1)
+
+    def build_single(self) -> ir.Value:
         shape = list(self.result_shape)
         inputs = [(self.outer[leaf], broadcast_map(shape_of(leaf), shape)) for leaf in self.leaves]
 
@@ -112,6 +129,60 @@ class GroupLowering:
         (result,) = build_generic(inputs, [(empty(shape), identity_map(len(shape)))],
                                   ["parallel"] * len(shape), body)
         return result
+
+    def build_blocked(self, block: int) -> ir.Value:
+        """A loop nest over [..., C/block] whose body computes `block`
+        output channels (c, c + C/block, ...) at once: each input value
+        loaded feeds `block` accumulators held in registers. linalg.generic
+        yields one element per iteration, so this group is built as
+        `scf.for` loops carrying the result tensor, written with
+        `tensor.insert` (bufferized in place)."""
+        shape = list(self.result_shape)
+        stride = shape[-1] // block
+        bounds = [(index_const(0), index_const(size)) for size in shape[:-1] + [stride]]
+        root = self.root()
+        self.b = ScalarBuilder()
+        reused = self.dying_full_size_input()
+
+        def body(ivs, carried):
+            channels = [arith.addi(ivs[-1], index_const(i * stride)) if i else ivs[-1]
+                        for i in range(block)]
+            ctx = Context(tuple(shape), list(ivs))
+            accumulators = BLOCKED_EMITTERS[root.name](self, root, ctx, channels)
+            (result,) = carried
+            for channel, accumulator in zip(channels, accumulators):
+                at = ivs[:-1] + [channel]
+                sub = Context(tuple(shape), at, memo={root.results[0]: accumulator})
+                if reused is not None:
+                    # Read before this position is overwritten.
+                    sub.memo[reused] = tensor.extract(result, at)
+                result = tensor.insert(self.eval(self.yielded, sub), result, at)
+            return [result]
+
+        init = empty(shape) if reused is None else self.outer[reused]
+        return self.accumulate(bounds, [init], body)[0]
+
+    def dying_full_size_input(self) -> ir.Value | None:
+        """An input of the output's shape (a residual) computed by an op of
+        this function and read by no op after this group: the group writes
+        its result over it, element by element, each read before its write.
+        Saves one buffer. Function arguments are the caller's: never."""
+        position = {op.operation: i for i, op in enumerate(self.fused.block.operations)}
+
+        def step(user: ir.Operation) -> int:
+            # Uses inside an earlier loop nest count at that nest.
+            while user is not None and user not in position:
+                user = user.parent.operation if user.parent is not None else None
+            return position[user] if user is not None else len(position)
+
+        here = position[self.fused]
+        for leaf in self.leaves:
+            value = self.outer[leaf]
+            if (isinstance(leaf.owner, ir.Block) and not isinstance(value.owner, ir.Block)
+                    and shape_of(value) == list(self.result_shape)
+                    and all(step(use.owner.operation) <= here for use in value.uses)):
+                return leaf
+        return None
 
     def needs_indices(self) -> bool:
         return any(op.operation.name in ROOTS for op in self.block.operations)
@@ -216,18 +287,27 @@ def _window(g: GroupLowering, op, ctx: Context, in_shape):
     return n, channel, bounds, position
 
 
-def emit_conv2d(g: GroupLowering, op, ctx: Context) -> ir.Value:
+def fma(accumulator: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
+    """accumulator + a*b as one fused multiply-add (VFMA.F32 on an FPv4):
+    the `contract` fast-math flag alone does not make llc fuse on M4."""
+    return math.fma(a, b, accumulator)
+
+
+def emit_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value]) -> list[ir.Value]:
+    """One accumulator per output channel in `channels`; each input value
+    loaded feeds all of them."""
     x, w = g.leaf(op.operands[0]), g.leaf(op.operands[1])
     in_shape = shape_of(x)
-    n, f, bounds, position = _window(g, op, ctx, in_shape)
+    n, _, bounds, position = _window(g, op, ctx, in_shape)
     bounds = bounds + [(index_const(0), index_const(in_shape[3]))]
 
     def step(ivs, carried):
         ky, kx, c = ivs
         iy, ix = position(ivs)
-        product = g.b.mul(tensor.extract(x, [n, iy, ix, c]), tensor.extract(w, [ky, kx, c, f]))
-        return [g.b.add(carried[0], product)]
-    return g.accumulate(bounds, [_bias_or_zero(g, op, f)], step)[0]
+        value = tensor.extract(x, [n, iy, ix, c])
+        return [fma(acc, value, tensor.extract(w, [ky, kx, c, f]))
+                for acc, f in zip(carried, channels)]
+    return g.accumulate(bounds, [_bias_or_zero(g, op, f) for f in channels], step)
 
 
 def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context) -> ir.Value:
@@ -239,15 +319,15 @@ def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context) -> ir.Value:
 
     def step(ivs, carried):
         iy, ix = position(ivs)
-        product = g.b.mul(tensor.extract(x, [n, iy, ix, c]),
-                          tensor.extract(w, [ivs[0], ivs[1], c, m]))
-        return [g.b.add(carried[0], product)]
+        return [fma(carried[0], tensor.extract(x, [n, iy, ix, c]),
+                    tensor.extract(w, [ivs[0], ivs[1], c, m]))]
     return g.accumulate(bounds, [_bias_or_zero(g, op, channel)], step)[0]
 
 
-def emit_matmul(g: GroupLowering, op, ctx: Context) -> ir.Value:
+def emit_matmul(g: GroupLowering, op, ctx: Context, columns: list[ir.Value]) -> list[ir.Value]:
+    """One accumulator per output column in `columns`."""
     a, bmat = g.leaf(op.operands[0]), g.leaf(op.operands[1])
-    i, j = ctx.indices
+    i = ctx.indices[0]
     transpose_a, transpose_b = attr_flag(op.attributes, "transpose_lhs"), \
         attr_flag(op.attributes, "transpose_rhs")
     k_size = shape_of(a)[0 if transpose_a else 1]
@@ -255,10 +335,10 @@ def emit_matmul(g: GroupLowering, op, ctx: Context) -> ir.Value:
     def step(ivs, carried):
         (k,) = ivs
         lhs = tensor.extract(a, [k, i] if transpose_a else [i, k])
-        rhs = tensor.extract(bmat, [j, k] if transpose_b else [k, j])
-        return [g.b.add(carried[0], g.b.mul(lhs, rhs))]
+        return [fma(acc, lhs, tensor.extract(bmat, [j, k] if transpose_b else [k, j]))
+                for acc, j in zip(carried, columns)]
     return g.accumulate([(index_const(0), index_const(k_size))],
-                        [_bias_or_zero(g, op, j)], step)[0]
+                        [_bias_or_zero(g, op, j) for j in columns], step)
 
 
 def _reduction(g: GroupLowering, op, ctx: Context, axes, keep_dims, init, combine):
@@ -321,10 +401,22 @@ def emit_softmax(g: GroupLowering, op, ctx: Context) -> ir.Value:
     return b.div(b.exp(b.sub(x_here, maximum)), total)
 
 
+#: Contractions that compute several output channels per iteration.
+BLOCKED_EMITTERS = {"tinyml.conv2d": emit_conv2d, "tinyml.matmul": emit_matmul}
+
+#: Channel blocks tried, largest first: 4 accumulators + the loaded values
+#: fit the 32 single-precision registers of an FPv4/FPv5 with room to spare.
+CHANNEL_BLOCKS = (4, 2)
+
+
+def _single(emitter):
+    return lambda g, op, ctx: emitter(g, op, ctx, [ctx.indices[-1]])[0]
+
+
 ROOT_EMITTERS = {
-    "tinyml.conv2d": emit_conv2d,
+    "tinyml.conv2d": _single(emit_conv2d),
     "tinyml.depthwise_conv2d": emit_depthwise_conv2d,
-    "tinyml.matmul": emit_matmul,
+    "tinyml.matmul": _single(emit_matmul),
     "tinyml.reduce_sum": emit_reduce("sum"),
     "tinyml.reduce_mean": emit_reduce("mean"),
     "tinyml.reduce_max": emit_reduce("max"),

@@ -34,11 +34,12 @@ func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32
 
 // -----
 
-// Conv + residual add + ReLU: the accumulation loops (window taps, then
-// input channels) run inside the generic on a scalar accumulator that
-// starts at the bias; padding is skipped by the loop bounds.
+// Conv + residual add + ReLU with an odd channel count: one generic; the
+// accumulation loops (window taps, then input channels) run inside it on a
+// scalar accumulator that starts at the bias, with fused multiply-adds;
+// padding is skipped by the loop bounds.
 // CHECK-LABEL: func.func @conv_epilogue
-// CHECK:         linalg.generic {{.*}} ins(%arg3 : tensor<1x4x4x2xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%arg3 : tensor<1x4x4x3xf32>)
 // CHECK:           linalg.index 1
 // CHECK:           arith.maxsi
 // CHECK:           arith.minsi
@@ -48,8 +49,7 @@ func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32
 // CHECK:               scf.for
 // CHECK:                 tensor.extract %arg0
 // CHECK:                 tensor.extract %arg1
-// CHECK:                 arith.mulf
-// CHECK:                 arith.addf
+// CHECK:                 math.fma
 // CHECK:           arith.addf
 // CHECK:           arith.select
 // CHECK:           linalg.yield
@@ -59,23 +59,70 @@ func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32
 // BUF:         linalg.generic
 // BUF-NOT:     memref.alloc
 // BUF:         return
-func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>, %b: tensor<2xf32>,
-                         %s: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>, %b: tensor<3xf32>,
+                         %s: tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
   %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s)
-      : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>, tensor<2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
-  ^bb0(%xi: tensor<1x4x4x2xf32>, %wi: tensor<3x3x2x2xf32>, %bi: tensor<2xf32>, %si: tensor<1x4x4x2xf32>):
+      : (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>, tensor<3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
+  ^bb0(%xi: tensor<1x4x4x2xf32>, %wi: tensor<3x3x2x3xf32>, %bi: tensor<3xf32>, %si: tensor<1x4x4x3xf32>):
     %c = tinyml.conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>}
-        : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>, tensor<2xf32>) -> tensor<1x4x4x2xf32>
-    %a = tinyml.add %c, %si : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
-    %r = tinyml.relu %a : tensor<1x4x4x2xf32>
-    tinyml.yield %r : tensor<1x4x4x2xf32>
+        : (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
+    %a = tinyml.add %c, %si : (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
+    %r = tinyml.relu %a : tensor<1x4x4x3xf32>
+    tinyml.yield %r : tensor<1x4x4x3xf32>
   }
-  return %y : tensor<1x4x4x2xf32>
+  return %y : tensor<1x4x4x3xf32>
 }
 
 // -----
 
-// Without padding the window loops have constant bounds.
+// With a channel count divisible by 4, one iteration computes 4 output
+// channels (c, c+C/4, c+C/2, c+3C/4): each input value loaded feeds 4
+// accumulators carried by the reduction loops. The group is a loop nest
+// carrying the result tensor; the residual input dies here, so the result
+// is written over it, each element read before it is overwritten.
+// CHECK-LABEL: func.func @register_blocked
+// CHECK:         %[[RES:.*]] = linalg.generic
+// CHECK-NOT:     tensor.empty
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[RES]]) -> (tensor<1x2x2x8xf32>)
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for {{.*}} -> (tensor<1x2x2x8xf32>)
+// CHECK:                 scf.for {{.*}} -> (f32, f32, f32, f32)
+// CHECK:                   %[[X:.*]] = tensor.extract %arg0
+// CHECK:                   math.fma %[[X]]
+// CHECK:                   math.fma %[[X]]
+// CHECK:                   math.fma %[[X]]
+// CHECK:                   math.fma %[[X]]
+// CHECK:                 tensor.extract
+// CHECK:                 tensor.insert
+// CHECK:                 tensor.insert
+// CHECK:                 tensor.insert
+// CHECK:                 tensor.insert
+// CHECK-NOT:     linalg.
+// BUF-LABEL: func.func @register_blocked
+// BUF:         %[[BUF:.*]] = memref.alloc
+// BUF:         linalg.generic {{.*}} outs(%[[BUF]]
+// BUF-NOT:     memref.alloc
+// BUF:         memref.store %{{.*}}, %[[BUF]]
+// BUF:         memref.copy %[[BUF]], %arg4
+// BUF:         return
+func.func @register_blocked(%x: tensor<1x2x2x4xf32>, %w: tensor<1x1x4x8xf32>, %b: tensor<8xf32>,
+                            %r: tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> {
+  %s = tinyml.neg %r : tensor<1x2x2x8xf32>
+  %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s)
+      : (tensor<1x2x2x4xf32>, tensor<1x1x4x8xf32>, tensor<8xf32>, tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> {
+  ^bb0(%xi: tensor<1x2x2x4xf32>, %wi: tensor<1x1x4x8xf32>, %bi: tensor<8xf32>, %si: tensor<1x2x2x8xf32>):
+    %c = tinyml.conv2d %xi, %wi, %bi : (tensor<1x2x2x4xf32>, tensor<1x1x4x8xf32>, tensor<8xf32>) -> tensor<1x2x2x8xf32>
+    %a = tinyml.add %c, %si : (tensor<1x2x2x8xf32>, tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32>
+    tinyml.yield %a : tensor<1x2x2x8xf32>
+  }
+  return %y : tensor<1x2x2x8xf32>
+}
+
+// -----
+
+// A matmul with 3 columns (not blocked) and its sigmoid epilogue; without
+// padding the loops have constant bounds.
 // CHECK-LABEL: func.func @matmul_epilogue
 // CHECK:         linalg.generic
 // CHECK-NOT:       arith.maxsi

@@ -40,7 +40,10 @@ def test_zoo_model_in_the_emulator(name, target):
             [i.name for i in model.graph.input], inputs)))):
         assert float(np.abs(got - want).max()) <= TOLERANCE, name
         assert np.array_equal(argmax_rows(got), argmax_rows(want)), name
-    assert result.instructions > 0 and result.stack_bytes > 0
+    assert result.instructions > 0
+    # A leaf function may use no stack at all; never less than its frame.
+    frames = compiled.report_data["stack_frames"]
+    assert result.stack_bytes >= frames.get(compiled.function, 0)
     assert compiled.report_data["flash"]["text"] > 0
 
 

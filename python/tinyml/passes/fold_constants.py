@@ -36,9 +36,9 @@ from .registry import Option, Pass, register
 
 # --- constants ------------------------------------------------------------------
 
-def constant_array(value: ir.Value) -> np.ndarray | None:
-    """The elements of `value` when it is an `arith.constant` dense f32
-    tensor (a splat is expanded), else None."""
+def dense_attr(value: ir.Value) -> ir.DenseFPElementsAttr | None:
+    """The attribute of `value` when it is an `arith.constant` dense f32
+    tensor, else None (cheap: no elements are read)."""
     op = producer(value)
     if op is None or op.name != "arith.constant":
         return None
@@ -47,17 +47,28 @@ def constant_array(value: ir.Value) -> np.ndarray | None:
         return None
     if not isinstance(ir.ShapedType(attr.type).element_type, ir.F32Type):
         return None
-    return np.array(attr).reshape(shape_of(value))
+    return attr
+
+
+def constant_array(value: ir.Value) -> np.ndarray | None:
+    """The elements of `value` when it is an `arith.constant` dense f32
+    tensor (a splat is expanded), else None."""
+    attr = dense_attr(value)
+    return None if attr is None else np.array(attr).reshape(shape_of(value))
 
 
 def splat_value(value: ir.Value) -> float | None:
     """The value of every element of a constant whose elements are all
     equal, else None."""
-    array = constant_array(value)
-    if array is None or array.size == 0:
+    attr = dense_attr(value)
+    if attr is None:
         return None
-    first = array.flat[0]
-    return float(first) if np.all(array == first) else None
+    if attr.is_splat:
+        return float(ir.FloatAttr(attr.get_splat_value()).value)
+    array = np.array(attr)
+    if array.size == 0 or not np.all(array == array.flat[0]):
+        return None
+    return float(array.flat[0])
 
 
 def constant(array: np.ndarray, loc: ir.Location | None = None) -> ir.Value:
@@ -220,9 +231,11 @@ def fold_to_constant(op, rewriter, max_elements: int):
     shape = shape_of(op.results[0])
     if int(np.prod(shape, dtype=np.int64)) > max_elements:
         return NO_MATCH
-    operands = [constant_array(value) for value in op.operands]
-    if any(array is None for array in operands):
+    # Look at the attributes first: reading a large filter for a conv whose
+    # input is not constant would be wasted.
+    if any(dense_attr(value) is None for value in op.operands):
         return NO_MATCH
+    operands = [constant_array(value) for value in op.operands]
     with np.errstate(all="ignore"):
         value = np.asarray(EVALUATE[op.name](op.attributes,
                                              *(a.astype(np.float64) for a in operands)))
