@@ -30,14 +30,14 @@ from .pipeline import Pipeline
 
 
 def cleanup() -> Pipeline:
-    """Canonicalize, cancel transposes, erase dead ops, CSE: on tinyml."""
-    pipeline = Pipeline(["canonicalize"])
-    if lookup("tinyml-cancel-transposes") is not None:
-        pipeline.add("tinyml-cancel-transposes")
-        pipeline.add("canonicalize")
-    pipeline.add("tinyml-dce")
-    pipeline.add("cse")
-    return pipeline
+    """Graph clean-up on tinyml: cancel the layout transposes, fold constant
+    subgraphs, simplify algebra, fold batch norms into the contractions
+    before them (what folding exposes is folded again), then DCE and CSE."""
+    return Pipeline([
+        "canonicalize", "tinyml-cancel-transposes", "canonicalize",
+        "tinyml-fold-constants", "tinyml-simplify", "tinyml-fold-batch-norm",
+        "tinyml-fold-constants", "canonicalize", "tinyml-dce", "cse",
+    ])
 
 
 def fusion() -> Pipeline:

@@ -166,3 +166,20 @@ def test_saved_model_loads_and_runs(kws_dir):
     result = model.run(np.load(kws_dir.parent / "in.npy"))
     np.testing.assert_allclose(result.outputs[0], np.load(kws_dir.parent / "ref.npy"),
                                atol=TOLERANCE)
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+def test_a_tensor_returned_twice(target):
+    # Two ONNX outputs naming one tensor (an Identity): each result gets its
+    # own buffer instead of crashing bufferization.
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    outputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 4]) for n in "yz"]
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"]),
+                               helper.make_node("Identity", ["y"], ["z"])],
+                              "twice", [x], outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    data = np.array([[-1.0, 2.0, -3.0, 4.0]], dtype=np.float32)
+    y, z = tinyml.compile(model, target=target).run(data).outputs
+    np.testing.assert_array_equal(y, np.maximum(data, 0))
+    np.testing.assert_array_equal(z, np.maximum(data, 0))

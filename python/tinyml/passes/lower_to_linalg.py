@@ -40,7 +40,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, math, tensor
+from mlir.dialects import arith, bufferization, linalg, math, tensor
 
 from .registry import Pass, PassError, functions, register
 
@@ -716,7 +716,27 @@ def _tinyml_ops(block: ir.Block) -> list[ir.Operation]:
     return [op.operation for op in block.operations if op.operation.name.startswith("tinyml.")]
 
 
+def copy_repeated_results(func: ir.Operation) -> None:
+    """A value returned twice (two ONNX outputs of one tensor) gets a copy
+    for each repeat: every result must own a buffer, and bufferization's
+    results-to-out-params crashes on a repeated one."""
+    for block in func.regions[0].blocks:
+        terminator = block.operations[len(block.operations) - 1].operation
+        if terminator.name != "func.return":
+            continue
+        seen = []
+        for i, value in enumerate(terminator.operands):
+            if value in seen:
+                with ir.InsertionPoint(terminator), terminator.location:
+                    # alloc_tensor with `copy`: a linalg.copy into an empty
+                    # tensor would bufferize in place, into the same buffer.
+                    copy = bufferization.alloc_tensor(value.type, [], copy=value)
+                terminator.operands[i] = copy
+            seen.append(value)
+
+
 def lower_function(func: ir.Operation) -> None:
+    copy_repeated_results(func)
     for block in func.regions[0].blocks:
         if "tinyml.fused" not in LOWERINGS:
             for op in _tinyml_ops(block):
