@@ -22,6 +22,7 @@ The epilogue thus runs on the accumulator before the single store.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import product
 
 import numpy as np
 from mlir import ir
@@ -30,7 +31,8 @@ from mlir.dialects import arith, linalg, math, scf, tensor
 from .fusion import CONTRACTIONS, REDUCTIONS
 from .passes.lower_to_linalg import (F32_LOWEST, LOWERINGS, SCALAR_BODIES, ScalarBuilder,
                                      attr_flag, attr_int, attr_ints, broadcast_map,
-                                     build_generic, empty, identity_map, shape_of)
+                                     build_generic, dense_const, empty, identity_map,
+                                     shape_of)
 from .passes.registry import PassError
 
 ROOTS = CONTRACTIONS | REDUCTIONS
@@ -58,6 +60,7 @@ class GroupLowering:
         self.result_shape = tuple(shape_of(fused.results[0]))
         self.yielded = self.block.operations[len(self.block.operations) - 1].operands[0]
         self.scalars: dict[ir.Value, float] = {}
+        self.packed: dict[ir.Value, ir.Value] = {}
         self.hoist_constants()
         self.leaves = self.output_leaves()
 
@@ -99,8 +102,10 @@ class GroupLowering:
     # -- the generic --------------------------------------------------------
 
     def build(self) -> ir.Value:
-        block = self.channel_block()
-        return self.build_blocked(block) if block > 1 else self.build_single()
+        channels = self.channel_block()
+        if channels == 1:
+            return self.build_single()
+        return self.build_blocked(self.pixel_block(channels), channels)
 
     def root(self) -> ir.Operation | None:
         return next((op.operation for op in self.block.operations
@@ -114,6 +119,21 @@ class GroupLowering:
             return 1
         channels = self.result_shape[-1]
         return next((b for b in CHANNEL_BLOCKS if channels % b == 0), 1)
+
+    def pixel_block(self, channels: int) -> int:
+        """How many neighbouring output pixels of a row one iteration
+        computes: each weight loaded then feeds that many accumulators too.
+        Only without left/right padding, where every pixel of the block has
+        the same window taps."""
+        root = self.root()
+        if root.name != "tinyml.conv2d":
+            return 1
+        _, left, _, right = attr_ints(root.attributes, "padding", [0, 0, 0, 0])
+        width = self.result_shape[2]
+        if left or right:
+            return 1
+        return next((p for p in PIXEL_BLOCKS
+                     if width % p == 0 and p * channels <= MAX_ACCUMULATORS), 1)
 
     def build_single(self) -> ir.Value:
         shape = list(self.result_shape)
@@ -130,28 +150,32 @@ class GroupLowering:
                                   ["parallel"] * len(shape), body)
         return result
 
-    def build_blocked(self, block: int) -> ir.Value:
-        """A loop nest over [..., C/block] whose body computes `block`
-        output channels (c, c + C/block, ...) at once: each input value
-        loaded feeds `block` accumulators held in registers. linalg.generic
-        yields one element per iteration, so this group is built as
-        `scf.for` loops carrying the result tensor, written with
-        `tensor.insert` (bufferized in place)."""
+    def build_blocked(self, pixels: int, channels: int) -> ir.Value:
+        """A loop nest over [..., W/pixels, C/channels] whose body computes a
+        tile of `pixels` neighbouring outputs of a row times `channels`
+        neighbouring output channels: each input value loaded feeds
+        `channels` accumulators, each weight `pixels` of them, all held in
+        registers; the weights of a tile are contiguous (HWCF, [K, N]). linalg.generic yields one element per iteration,
+        so this group is built as `scf.for` loops carrying the result
+        tensor, written with `tensor.insert` (bufferized in place)."""
         shape = list(self.result_shape)
-        stride = shape[-1] // block
-        bounds = [(index_const(0), index_const(size)) for size in shape[:-1] + [stride]]
+        tiled = shape[:-2] + [shape[-2] // pixels, shape[-1] // channels]
+        bounds = [(index_const(0), index_const(size)) for size in tiled]
         root = self.root()
         self.b = ScalarBuilder()
         reused = self.dying_full_size_input()
 
         def body(ivs, carried):
-            channels = [arith.addi(ivs[-1], index_const(i * stride)) if i else ivs[-1]
-                        for i in range(block)]
-            ctx = Context(tuple(shape), list(ivs))
-            accumulators = BLOCKED_EMITTERS[root.name](self, root, ctx, channels)
+            rows = [arith.addi(arith.muli(ivs[-2], index_const(pixels)), index_const(p))
+                    if pixels > 1 else ivs[-2] for p in range(pixels)]
+            first = arith.muli(ivs[-1], index_const(channels))
+            columns = [arith.addi(first, index_const(i)) if i else first
+                       for i in range(channels)]
+            ctx = Context(tuple(shape), ivs[:-2] + [rows[0], ivs[-1]])
+            accumulators = BLOCKED_EMITTERS[root.name](self, root, ctx, columns, rows)
             (result,) = carried
-            for channel, accumulator in zip(channels, accumulators):
-                at = ivs[:-1] + [channel]
+            for (row, column), accumulator in zip(product(rows, columns), accumulators):
+                at = ivs[:-2] + [row, column]
                 sub = Context(tuple(shape), at, memo={root.results[0]: accumulator})
                 if reused is not None:
                     # Read before this position is overwritten.
@@ -293,21 +317,56 @@ def fma(accumulator: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
     return math.fma(a, b, accumulator)
 
 
-def emit_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value]) -> list[ir.Value]:
-    """One accumulator per output channel in `channels`; each input value
-    loaded feeds all of them."""
-    x, w = g.leaf(op.operands[0]), g.leaf(op.operands[1])
+def channel_weights(g: GroupLowering, value: ir.Value, channels: list[ir.Value],
+                    transposed: bool = False):
+    """`weight(i, reduction_indices)`: the weight of output channel
+    `channels[i]` (the last axis; the first with `transposed`) at a point of
+    the reduction. Constant weights of a tile of channels are packed at
+    compile time as [C/tile, ..., tile], so that the reduction walks them
+    contiguously, a tile's weights side by side."""
+    weights = g.leaf(value)
+    block = len(channels)
+    definer = weights.owner.operation if not isinstance(weights.owner, ir.Block) else None
+    if block == 1 or definer is None or definer.name != "arith.constant":
+        def weight(i, at):
+            return tensor.extract(weights, [channels[i], *at] if transposed else [*at, channels[i]])
+        return weight
+    if weights not in g.packed:
+        array = np.array(ir.DenseElementsAttr(definer.attributes["value"]), dtype=np.float32)
+        if transposed:
+            array = np.moveaxis(array, 0, -1)
+        tiles = np.moveaxis(array.reshape(*array.shape[:-1], -1, block), -2, 0)
+        # At the top of the function: the loop nest using it already exists.
+        with ir.InsertionPoint.at_block_begin(g.fused.block), definer.location:
+            g.packed[weights] = dense_const(np.ascontiguousarray(tiles))
+    packed = g.packed[weights]
+    tile = arith.divui(channels[0], index_const(block))
+    return lambda i, at: tensor.extract(packed, [tile, *at, index_const(i)])
+
+
+def emit_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value],
+                pixels: list[ir.Value]) -> list[ir.Value]:
+    """Accumulators for every (pixel, channel) of a tile, pixel-major: the
+    input values and weights of one tap are loaded once for the tile."""
+    x = g.leaf(op.operands[0])
+    weight = channel_weights(g, op.operands[1], channels)
     in_shape = shape_of(x)
     n, _, bounds, position = _window(g, op, ctx, in_shape)
     bounds = bounds + [(index_const(0), index_const(in_shape[3]))]
+    sw, dw = attr_ints(op.attributes, "strides", [1, 1])[1], \
+        attr_ints(op.attributes, "dilations", [1, 1])[1]
+    left = attr_ints(op.attributes, "padding", [0, 0, 0, 0])[1]
 
     def step(ivs, carried):
         ky, kx, c = ivs
-        iy, ix = position(ivs)
-        value = tensor.extract(x, [n, iy, ix, c])
-        return [fma(acc, value, tensor.extract(w, [ky, kx, c, f]))
-                for acc, f in zip(carried, channels)]
-    return g.accumulate(bounds, [_bias_or_zero(g, op, f) for f in channels], step)
+        iy, _ = position(ivs)
+        values = [tensor.extract(x, [n, iy, g.input_position(px, kx, sw, dw, left), c])
+                  for px in pixels]
+        weights = [weight(i, [ky, kx, c]) for i in range(len(channels))]
+        return [fma(acc, value, weight)
+                for acc, (value, weight) in zip(carried, product(values, weights))]
+    biases = [_bias_or_zero(g, op, f) for f in channels]
+    return g.accumulate(bounds, biases * len(pixels), step)
 
 
 def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context) -> ir.Value:
@@ -324,19 +383,21 @@ def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context) -> ir.Value:
     return g.accumulate(bounds, [_bias_or_zero(g, op, channel)], step)[0]
 
 
-def emit_matmul(g: GroupLowering, op, ctx: Context, columns: list[ir.Value]) -> list[ir.Value]:
-    """One accumulator per output column in `columns`."""
-    a, bmat = g.leaf(op.operands[0]), g.leaf(op.operands[1])
+def emit_matmul(g: GroupLowering, op, ctx: Context, columns: list[ir.Value],
+                rows: list[ir.Value]) -> list[ir.Value]:
+    """One accumulator per output column in `columns` (one row: `rows` is
+    the current row alone)."""
+    a = g.leaf(op.operands[0])
     i = ctx.indices[0]
-    transpose_a, transpose_b = attr_flag(op.attributes, "transpose_lhs"), \
-        attr_flag(op.attributes, "transpose_rhs")
+    transpose_a = attr_flag(op.attributes, "transpose_lhs")
+    weight = channel_weights(g, op.operands[1], columns,
+                             transposed=attr_flag(op.attributes, "transpose_rhs"))
     k_size = shape_of(a)[0 if transpose_a else 1]
 
     def step(ivs, carried):
         (k,) = ivs
         lhs = tensor.extract(a, [k, i] if transpose_a else [i, k])
-        return [fma(acc, lhs, tensor.extract(bmat, [j, k] if transpose_b else [k, j]))
-                for acc, j in zip(carried, columns)]
+        return [fma(acc, lhs, weight(j, [k])) for j, acc in enumerate(carried)]
     return g.accumulate([(index_const(0), index_const(k_size))],
                         [_bias_or_zero(g, op, j) for j in columns], step)
 
@@ -409,8 +470,14 @@ BLOCKED_EMITTERS = {"tinyml.conv2d": emit_conv2d, "tinyml.matmul": emit_matmul}
 CHANNEL_BLOCKS = (4, 2)
 
 
+#: Output pixels of a row per tile, tried in order; with the channels, at
+#: most MAX_ACCUMULATORS accumulators, leaving registers for the loads.
+PIXEL_BLOCKS = (4, 5, 3, 2)
+MAX_ACCUMULATORS = 20
+
+
 def _single(emitter):
-    return lambda g, op, ctx: emitter(g, op, ctx, [ctx.indices[-1]])[0]
+    return lambda g, op, ctx: emitter(g, op, ctx, [ctx.indices[-1]], [ctx.indices[-2]])[0]
 
 
 ROOT_EMITTERS = {
