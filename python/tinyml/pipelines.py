@@ -67,6 +67,9 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
         "function-boundary-type-conversion=identity-layout-map}",
     ])
     if out_params:
+        # Folding loop-carried buffers first lets a result computed by a loop
+        # nest be recognised as the allocation it is, and hoisted.
+        pipeline.add("canonicalize")
         options = "modify-public-functions" + (" hoist-static-allocs" if hoist_static_allocs else "")
         pipeline.add(f"buffer-results-to-out-params{{{options}}}")
     pipeline.add("canonicalize")

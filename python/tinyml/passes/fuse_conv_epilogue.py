@@ -16,6 +16,9 @@ class FuseConvEpilogue(Pass):
                low=1, high=64),
         Option("residual", bool, True,
                "absorb an add whose other operand is a full-size tensor (residual)"),
+        Option("standalone", bool, True,
+               "also make a group of a contraction with no epilogue, so that every "
+               "conv/matmul gets the register-tiled kernel of a group"),
     )
 
     def apply(self, module):
@@ -23,7 +26,7 @@ class FuseConvEpilogue(Pass):
             # Outlining erases members; collect the roots before any of it.
             for op in [op for op in top_level_ops(func) if op.name in CONTRACTIONS]:
                 chain = self.epilogue(op)
-                if chain:
+                if chain or self.standalone:
                     outline([op, *chain], "conv_epilogue")
 
     def epilogue(self, contraction: ir.Operation) -> list[ir.Operation]:

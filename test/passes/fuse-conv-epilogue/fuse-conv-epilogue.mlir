@@ -45,12 +45,21 @@ func.func @depthwise_and_matmul(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x1xf32>
 
 // -----
 
-// A conv result used twice is stored: nothing fuses into it.
+// A conv result used twice is stored: nothing fuses into it, the conv is a
+// group of its own (standalone=true, the default) or stays as it is.
+// RUN: tinyml-opt %s --split-input-file --tinyml-fuse-conv-epilogue='standalone=false' | FileCheck %s --check-prefix=ALONE
 // CHECK-LABEL: func.func @multi_use_conv
-// CHECK:         %[[C:.*]] = tinyml.conv2d
-// CHECK-NEXT:    tinyml.relu %[[C]]
+// CHECK:         %[[C:.*]] = tinyml.fused "conv_epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.conv2d
+// CHECK-NEXT:      tinyml.yield
+// CHECK:         tinyml.relu %[[C]]
 // CHECK-NEXT:    tinyml.exp %[[C]]
-// CHECK-NOT:     tinyml.fused
+// ALONE-LABEL: func.func @multi_use_conv
+// ALONE:         %[[C:.*]] = tinyml.conv2d
+// ALONE-NEXT:    tinyml.relu %[[C]]
+// ALONE-NEXT:    tinyml.exp %[[C]]
+// ALONE-NOT:     tinyml.fused
 func.func @multi_use_conv(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) {
   %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
   %1 = tinyml.relu %0 : tensor<1x4x4x2xf32>
@@ -63,14 +72,17 @@ func.func @multi_use_conv(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> (
 // A consumer of another shape (broadcast to a larger tensor) or a
 // non-element-wise consumer ends the epilogue.
 // CHECK-LABEL: func.func @chain_ends
+// ALONE-LABEL: func.func @chain_ends
 // CHECK:         tinyml.fused "conv_epilogue"
 // CHECK:           tinyml.matmul
 // CHECK-NEXT:      tinyml.relu
 // CHECK-NEXT:      tinyml.yield
 // CHECK:         tinyml.add
-// CHECK:         tinyml.matmul
-// CHECK-NEXT:    tinyml.reshape
-// CHECK-NOT:     tinyml.fused
+// CHECK:         %[[M:.*]] = tinyml.fused "conv_epilogue"
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.matmul
+// CHECK-NEXT:      tinyml.yield
+// CHECK:         tinyml.reshape %[[M]]
 func.func @chain_ends(%a: tensor<1x8xf32>, %m: tensor<8x3xf32>, %big: tensor<4x3xf32>)
     -> (tensor<4x3xf32>, tensor<3xf32>) {
   %0 = tinyml.matmul %a, %m : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32>
@@ -86,6 +98,7 @@ func.func @chain_ends(%a: tensor<1x8xf32>, %m: tensor<8x3xf32>, %big: tensor<4x3
 // With residual=false the residual add stays outside the group.
 // RUN: tinyml-opt %s --split-input-file --tinyml-fuse-conv-epilogue='residual=false' | FileCheck %s --check-prefix=NORES
 // CHECK-LABEL: func.func @no_residual
+// ALONE-LABEL: func.func @no_residual
 // NORES-LABEL: func.func @no_residual
 // NORES:         %[[G:.*]] = tinyml.fused "conv_epilogue"
 // NORES:           tinyml.conv2d
