@@ -229,6 +229,15 @@ class Graph:
             y = self.batchnorm(y, epsilon, bn_params)
         return y
 
+    def separable_conv(self, x: str, cout: int, activation: Callable[[str], str],
+                       stride=1) -> str:
+        """MobileNet's depthwise separable block: a 3x3 depthwise conv, then a
+        1x1 conv to `cout` channels, each with BN folded, SAME padding and
+        `activation` after it."""
+        cin = self.shape(x)[1]
+        x = activation(self.conv(x, cin, 3, stride=stride, group=cin, pads="same", bn="fold"))
+        return activation(self.conv(x, cout, 1, pads="same", bn="fold"))
+
     def dense(self, x: str, n_out: int, style: str, gain: float = 2.0) -> str:
         """Fully connected layer on the last axis of `x`.
 
@@ -266,6 +275,11 @@ class Graph:
     def reshape(self, x: str, shape: Sequence[int]) -> str:
         return self.node("Reshape", [x, self.ints(shape)])
 
+    def keras_flatten(self, x: str) -> str:
+        """Keras Flatten of NCHW `x` as tf2onnx writes it: Keras flattens
+        NHWC, so tf2onnx transposes back first."""
+        return self.reshape(self.to_nhwc(x), [-1, math.prod(self.shape(x)[1:])])
+
 
 def _register(name: str, kind: str, seed_key: str | None = None, **kwargs):
     """Registers `fn(name, seed, **kwargs)` under `name`.  Models sharing a
@@ -289,12 +303,10 @@ def _kws_dscnn(name: str, seed: int) -> onnx.ModelProto:
     x = g.to_nchw(g.input("input_1", [TF_BATCH, 49, 10, 1]))
     x = g.relu(g.conv(x, 64, (10, 4), stride=2, pads="same", bn="fold"))
     for _ in range(4):
-        x = g.relu(g.conv(x, 64, 3, group=64, pads="same", bn="fold"))
-        x = g.relu(g.conv(x, 64, 1, pads="same", bn="fold"))
+        x = g.separable_conv(x, 64, g.relu)
     # Keras AveragePooling2D(pool_size=(25, 5)) over the whole 25x5 map.
     x = g.node("AveragePool", [x], kernel_shape=[25, 5], strides=[25, 5])
-    # Keras Flatten works on NHWC, so tf2onnx transposes back first.
-    x = g.reshape(g.to_nhwc(x), [-1, 64])
+    x = g.keras_flatten(x)
     x = g.dense(x, 12, "matmul", gain=1.0)
     return g.model(g.node("Softmax", [x], axis=-1))
 
@@ -307,11 +319,9 @@ def _vww_mobilenet(name: str, seed: int) -> onnx.ModelProto:
     blocks = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2),
               *[(128, 1)] * 5, (256, 2), (256, 1)]
     for cout, stride in blocks:
-        cin = g.shape(x)[1]
-        x = g.relu6(g.conv(x, cin, 3, stride=stride, group=cin, pads="same", bn="fold"))
-        x = g.relu6(g.conv(x, cout, 1, pads="same", bn="fold"))
+        x = g.separable_conv(x, cout, g.relu6, stride)
     x = g.node("AveragePool", [x], kernel_shape=[3, 3], strides=[3, 3])
-    x = g.reshape(g.to_nhwc(x), [-1, 256])
+    x = g.keras_flatten(x)
     # tf2onnx rewrites MatMul+Add into Gemm when it can; W stays [in, out].
     x = g.dense(x, 2, "gemm", gain=1.0)
     return g.model(g.node("Softmax", [x], axis=-1))
@@ -553,7 +563,7 @@ def _tiny_convnet(name: str, seed: int, nhwc: bool) -> onnx.ModelProto:
     x = g.relu(g.conv(x, 16, 3, pads=[1] * 4))
     x = g.node("GlobalAveragePool", [x])
     if nhwc:
-        x = g.reshape(g.to_nhwc(x), [-1, 16])
+        x = g.keras_flatten(x)
     else:
         x = g.node("Flatten", [x], axis=1)
     x = g.dense(x, 10, "gemm" if nhwc else "gemm_t", gain=1.0)

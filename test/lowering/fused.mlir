@@ -75,11 +75,12 @@ func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>, %b: t
 
 // -----
 
-// With a channel count divisible by 4, one iteration computes 4 output
-// channels (c, c+C/4, c+C/2, c+3C/4): each input value loaded feeds 4
-// accumulators carried by the reduction loops. The group is a loop nest
-// carrying the result tensor; the residual input dies here, so the result
-// is written over it, each element read before it is overwritten.
+// With 8 channels and no horizontal padding, one iteration computes a tile
+// of 2 neighbouring pixels x 4 neighbouring channels: each input value
+// loaded feeds 4 accumulators, each weight 2, all carried by the reduction
+// loops. The group is a loop nest carrying the result tensor; the residual
+// input dies here, so the result is written over it, each element read
+// before it is overwritten.
 // CHECK-LABEL: func.func @register_blocked
 // CHECK:         %[[RES:.*]] = linalg.generic
 // CHECK-NOT:     tensor.empty
@@ -87,17 +88,13 @@ func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>, %b: t
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK:               scf.for {{.*}} -> (tensor<1x2x2x8xf32>)
-// CHECK:                 scf.for {{.*}} -> (f32, f32, f32, f32)
-// CHECK:                   %[[X:.*]] = tensor.extract %arg0
-// CHECK:                   math.fma %[[X]]
-// CHECK:                   math.fma %[[X]]
-// CHECK:                   math.fma %[[X]]
-// CHECK:                   math.fma %[[X]]
-// CHECK:                 tensor.extract
-// CHECK:                 tensor.insert
-// CHECK:                 tensor.insert
-// CHECK:                 tensor.insert
-// CHECK:                 tensor.insert
+// CHECK:                 scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK:                       %[[X0:.*]] = tensor.extract %arg0
+// CHECK:                       %[[X1:.*]] = tensor.extract %arg0
+// CHECK-COUNT-4:               tensor.extract %arg1
+// CHECK-COUNT-4:               math.fma %[[X0]]
+// CHECK-COUNT-4:               math.fma %[[X1]]
+// CHECK-COUNT-8:         tensor.insert
 // CHECK-NOT:     linalg.
 // BUF-LABEL: func.func @register_blocked
 // BUF:         %[[BUF:.*]] = memref.alloc

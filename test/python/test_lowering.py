@@ -34,6 +34,15 @@ def run(body: str, inputs: list[np.ndarray], outputs: list[tuple]) -> list[np.nd
     return got
 
 
+def run_op(op: str, inputs: list[np.ndarray], result_shape, attrs: str = "") -> np.ndarray:
+    """Runs the one op `%r0 = tinyml.<op> %a0, %a1, ... <attrs>` on `inputs`."""
+    operands = ", ".join(f"%a{i}" for i in range(len(inputs)))
+    types = ", ".join(ttype(x.shape) for x in inputs)
+    body = f"  %r0 = tinyml.{op} {operands} {attrs} : ({types}) -> {ttype(result_shape)}"
+    (got,) = run(body, inputs, [result_shape])
+    return got
+
+
 def rand(*shape, low=-1.0, high=1.0) -> np.ndarray:
     return RNG.uniform(low, high, size=shape).astype(np.float32)
 
@@ -123,11 +132,7 @@ def test_conv2d(strides, dilations, padding, bias):
     x, w, b = rand(1, 7, 6, 3), rand(3, 3, 3, 4), rand(4)
     want = ref_conv(x, w, b if bias else None, strides, dilations, padding)
     inputs = [x, w, b] if bias else [x, w]
-    operands = "%a0, %a1, %a2" if bias else "%a0, %a1"
-    types = ", ".join(ttype(v.shape) for v in inputs)
-    body = (f"  %r0 = tinyml.conv2d {operands} {attrs_conv(strides, dilations, padding)} "
-            f": ({types}) -> {ttype(want.shape)}")
-    (got,) = run(body, inputs, [want.shape])
+    got = run_op("conv2d", inputs, want.shape, attrs_conv(strides, dilations, padding))
     close(got, want)
 
 
@@ -142,11 +147,7 @@ def test_depthwise_conv2d(m, strides, dilations, padding, bias):
     x, w, b = rand(1, 6, 7, c), rand(3, 3, c, m), rand(c * m)
     want = ref_depthwise(x, w, b if bias else None, strides, dilations, padding)
     inputs = [x, w, b] if bias else [x, w]
-    operands = "%a0, %a1, %a2" if bias else "%a0, %a1"
-    types = ", ".join(ttype(v.shape) for v in inputs)
-    body = (f"  %r0 = tinyml.depthwise_conv2d {operands} "
-            f"{attrs_conv(strides, dilations, padding)} : ({types}) -> {ttype(want.shape)}")
-    (got,) = run(body, inputs, [want.shape])
+    got = run_op("depthwise_conv2d", inputs, want.shape, attrs_conv(strides, dilations, padding))
     close(got, want)
 
 
@@ -160,12 +161,9 @@ def test_matmul(trans_lhs, trans_rhs, bias):
     b = rand(n)
     want = (lhs.T if trans_lhs else lhs) @ (rhs.T if trans_rhs else rhs) + (b if bias else 0)
     inputs = [lhs, rhs, b] if bias else [lhs, rhs]
-    operands = "%a0, %a1, %a2" if bias else "%a0, %a1"
     flags = [name for name, on in (("transpose_lhs", trans_lhs), ("transpose_rhs", trans_rhs)) if on]
-    attrs = f" {{{', '.join(flags)}}}" if flags else ""
-    types = ", ".join(ttype(v.shape) for v in inputs)
-    body = f"  %r0 = tinyml.matmul {operands}{attrs} : ({types}) -> {ttype((m, n))}"
-    (got,) = run(body, inputs, [(m, n)])
+    attrs = f"{{{', '.join(flags)}}}" if flags else ""
+    got = run_op("matmul", inputs, (m, n), attrs)
     close(got, want)
 
 
@@ -193,9 +191,7 @@ def test_binary(op, lhs_shape, rhs_shape):
     if op == "div":
         rhs = np.where(np.abs(rhs) < 0.1, 0.5, rhs).astype(np.float32)
     want = BINARIES[op](lhs, rhs)
-    body = (f"  %r0 = tinyml.{op} %a0, %a1 : ({ttype(lhs.shape)}, {ttype(rhs.shape)}) "
-            f"-> {ttype(want.shape)}")
-    (got,) = run(body, [lhs, rhs], [want.shape])
+    got = run_op(op, [lhs, rhs], want.shape)
     close(got, want)
 
 
@@ -237,11 +233,8 @@ def test_batch_norm(epsilon):
     var = rand(5, low=0.1, high=2.0)
     eps = 1e-5 if epsilon is None else epsilon
     want = (x - mean) / np.sqrt(var + eps) * scale + bias
-    attrs = f" {{epsilon = {epsilon} : f32}}" if epsilon is not None else ""
-    p = ttype((5,))
-    body = (f"  %r0 = tinyml.batch_norm %a0, %a1, %a2, %a3, %a4{attrs} : "
-            f"({ttype(x.shape)}, {p}, {p}, {p}, {p}) -> {ttype(x.shape)}")
-    (got,) = run(body, [x, scale, bias, mean, var], [x.shape])
+    attrs = f"{{epsilon = {epsilon} : f32}}" if epsilon is not None else ""
+    got = run_op("batch_norm", [x, scale, bias, mean, var], x.shape, attrs)
     close(got, want)
 
 
@@ -269,8 +262,7 @@ def test_avg_pool2d(kernel, strides, padding, include_pad):
     x = rand(1, 7, 6, 3)
     want = ref_avg_pool(x, kernel, strides, padding, include_pad)
     attrs = pool_attrs(kernel, strides, padding, ", count_include_pad" if include_pad else "")
-    body = f"  %r0 = tinyml.avg_pool2d %a0 {attrs} : ({ttype(x.shape)}) -> {ttype(want.shape)}"
-    (got,) = run(body, [x], [want.shape])
+    got = run_op("avg_pool2d", [x], want.shape, attrs)
     close(got, want)
 
 
@@ -278,17 +270,14 @@ def test_avg_pool2d(kernel, strides, padding, include_pad):
 def test_max_pool2d(kernel, strides, padding):
     x = rand(1, 7, 6, 3) - 2.0  # all negative: padding must never win
     want = ref_pool(x, kernel, strides, padding, lambda w: w.max(axis=(1, 2)), -np.inf)
-    attrs = pool_attrs(kernel, strides, padding)
-    body = f"  %r0 = tinyml.max_pool2d %a0 {attrs} : ({ttype(x.shape)}) -> {ttype(want.shape)}"
-    (got,) = run(body, [x], [want.shape])
+    got = run_op("max_pool2d", [x], want.shape, pool_attrs(kernel, strides, padding))
     close(got, want)
 
 
 def test_global_avg_pool():
     x = rand(2, 5, 4, 3)
     want = x.mean(axis=(1, 2), keepdims=True)
-    body = f"  %r0 = tinyml.global_avg_pool %a0 : ({ttype(x.shape)}) -> {ttype(want.shape)}"
-    (got,) = run(body, [x], [want.shape])
+    got = run_op("global_avg_pool", [x], want.shape)
     close(got, want)
 
 
@@ -302,8 +291,7 @@ def test_reduce(op, axes, keep_dims):
     x = rand(2, 3, 4)
     want = REDUCERS[op](x, axis=axes, keepdims=keep_dims)
     attrs = f"{{axes = array<i64: {', '.join(map(str, axes))}>{', keep_dims' if keep_dims else ''}}}"
-    body = f"  %r0 = tinyml.{op} %a0 {attrs} : ({ttype(x.shape)}) -> {ttype(want.shape)}"
-    (got,) = run(body, [x], [want.shape])
+    got = run_op(op, [x], want.shape, attrs)
     close(got, want)
 
 
@@ -335,8 +323,7 @@ def test_softmax(shape, axis):
 ])
 def test_reshape(src, dst):
     x = rand(*src)
-    body = f"  %r0 = tinyml.reshape %a0 : ({ttype(src)}) -> {ttype(dst)}"
-    (got,) = run(body, [x], [dst])
+    got = run_op("reshape", [x], dst)
     close(got, x.reshape(dst))
 
 
@@ -345,8 +332,7 @@ def test_transpose(perm):
     x = rand(*(2, 3, 4, 5)[:len(perm)])
     want = np.transpose(x, perm)
     attrs = f"{{permutation = array<i64: {', '.join(map(str, perm))}>}}"
-    body = f"  %r0 = tinyml.transpose %a0 {attrs} : ({ttype(x.shape)}) -> {ttype(want.shape)}"
-    (got,) = run(body, [x], [want.shape])
+    got = run_op("transpose", [x], want.shape, attrs)
     close(got, want)
 
 
@@ -355,8 +341,7 @@ def test_pad(pads, value):
     x = rand(2, 3, 4)
     want = np.pad(x, list(zip(pads[:3], pads[3:])), constant_values=value)
     attrs = f"{{padding = array<i64: {', '.join(map(str, pads))}>, value = {value} : f32}}"
-    body = f"  %r0 = tinyml.pad %a0 {attrs} : ({ttype(x.shape)}) -> {ttype(want.shape)}"
-    (got,) = run(body, [x], [want.shape])
+    got = run_op("pad", [x], want.shape, attrs)
     close(got, want)
 
 
@@ -367,10 +352,7 @@ def test_concat(axis):
         shape[axis] = i + 1
     xs = [rand(*s) for s in shapes]
     want = np.concatenate(xs, axis=axis)
-    types = ", ".join(ttype(x.shape) for x in xs)
-    body = (f"  %r0 = tinyml.concat %a0, %a1, %a2 {{axis = {axis}}} : ({types}) "
-            f"-> {ttype(want.shape)}")
-    (got,) = run(body, xs, [want.shape])
+    got = run_op("concat", xs, want.shape, f"{{axis = {axis}}}")
     close(got, want)
 
 

@@ -35,11 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 from mlir import ir
-from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
 from .fold_constants import constant, constant_array
-from .layout import NO_MATCH, attributes_of, create, producer, shape_of
 from .lower_to_linalg import attr_float, attr_flag
+from .patterns import NO_MATCH, attributes_of, create, producer, rewrite_greedily, shape_of
 from .registry import Option, Pass, register
 
 
@@ -132,12 +131,6 @@ class FoldBatchNorm(Pass):
     )
 
     def apply(self, module):
-        context = module.context
-        with context, ir.Location.unknown(context):
-            folding = RewritePatternSet(context)
-            folding.add("tinyml.batch_norm", fold_into_contraction)
-            apply_patterns_and_fold_greedily(module, folding.freeze())
-            if self.decompose:
-                decomposing = RewritePatternSet(context)
-                decomposing.add("tinyml.batch_norm", scale_and_shift)
-                apply_patterns_and_fold_greedily(module, decomposing.freeze())
+        rewrite_greedily(module, [("tinyml.batch_norm", fold_into_contraction)])
+        if self.decompose:
+            rewrite_greedily(module, [("tinyml.batch_norm", scale_and_shift)])

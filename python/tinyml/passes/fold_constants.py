@@ -27,10 +27,9 @@ from typing import Callable, Mapping
 
 import numpy as np
 from mlir import ir
-from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
-from .layout import NO_MATCH, producer, shape_of
 from .lower_to_linalg import attr_flag, attr_float, attr_int, attr_ints
+from .patterns import NO_MATCH, producer_named, rewrite_greedily, shape_of
 from .registry import Option, Pass, register
 
 
@@ -39,8 +38,8 @@ from .registry import Option, Pass, register
 def dense_attr(value: ir.Value) -> ir.DenseFPElementsAttr | None:
     """The attribute of `value` when it is an `arith.constant` dense f32
     tensor, else None (cheap: no elements are read)."""
-    op = producer(value)
-    if op is None or op.name != "arith.constant":
+    op = producer_named(value, "arith.constant")
+    if op is None:
         return None
     attr = op.attributes["value"]
     if not isinstance(attr, ir.DenseFPElementsAttr):
@@ -249,13 +248,6 @@ def fold_to_constant(op, rewriter, max_elements: int):
         rewriter.replace_op(op, [constant(value, op.location)])
 
 
-def folding_patterns(context: ir.Context, max_elements: int) -> RewritePatternSet:
-    patterns = RewritePatternSet(context)
-    for name in EVALUATE:
-        patterns.add(name, partial(fold_to_constant, max_elements=max_elements))
-    return patterns
-
-
 @register
 class FoldConstants(Pass):
     name = "tinyml-fold-constants"
@@ -266,7 +258,5 @@ class FoldConstants(Pass):
     )
 
     def apply(self, module):
-        context = module.context
-        with context, ir.Location.unknown(context):
-            patterns = folding_patterns(context, self.max_elements)
-            apply_patterns_and_fold_greedily(module, patterns.freeze())
+        fold = partial(fold_to_constant, max_elements=self.max_elements)
+        rewrite_greedily(module, [(name, fold) for name in EVALUATE])

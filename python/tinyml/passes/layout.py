@@ -28,12 +28,14 @@ Run it between `canonicalize`s and follow it with `tinyml-dce` (see
 """
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
+from .fold_constants import constant, constant_array
+from .patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily, shape_of
 from .registry import Option, Pass, register
 
 UNARY = ("tinyml.relu", "tinyml.clamp", "tinyml.sigmoid", "tinyml.tanh", "tinyml.exp",
@@ -42,20 +44,8 @@ BINARY = ("tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.div", "tinyml.maximu
           "tinyml.minimum")
 REDUCE = ("tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max")
 
-# A pattern function returns None when it rewrote the op and NO_MATCH when it
-# did not (the Python rewrite API treats a truthy result as failure).
-NO_MATCH = True
-
 
 # --- small helpers ------------------------------------------------------------
-
-def shape_of(value: ir.Value) -> list[int]:
-    return list(ir.RankedTensorType(value.type).shape)
-
-
-def tensor_type(shape: Sequence[int]) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(shape), ir.F32Type.get())
-
 
 def inverse(perm: Sequence[int]) -> list[int]:
     result = [0] * len(perm)
@@ -72,40 +62,14 @@ def permuted(values: Sequence, perm: Sequence[int]) -> list:
     return out
 
 
-def attributes_of(op: ir.Operation) -> dict:
-    return {name: op.attributes[name] for name in op.attributes}
-
-
-def producer(value: ir.Value) -> ir.Operation | None:
-    if isinstance(value, ir.OpResult):
-        return value.owner.operation
-    return None
-
-
 def transpose_input(value: ir.Value, user: ir.Operation):
     """(x, perm) when `value` is `transpose(x, perm)` used only by `user`."""
-    op = producer(value)
-    if op is None or op.name != "tinyml.transpose":
+    op = producer_named(value, "tinyml.transpose")
+    if op is None:
         return None
     if any(use.owner.operation != user for use in value.uses):
         return None
     return op.operands[0], list(op.attributes["permutation"])
-
-
-def constant_array(value: ir.Value) -> np.ndarray | None:
-    op = producer(value)
-    if op is None or op.name != "arith.constant":
-        return None
-    attr = op.attributes["value"]
-    if not isinstance(attr, ir.DenseElementsAttr):
-        return None
-    array = np.array(attr)
-    return array.reshape(shape_of(value))
-
-
-def create(name: str, shape, operands, attributes: dict, loc) -> ir.Value:
-    return ir.Operation.create(name, results=[tensor_type(shape)], operands=list(operands),
-                               attributes=attributes, loc=loc).result
 
 
 def transpose(value: ir.Value, perm: Sequence[int], loc) -> ir.Value:
@@ -114,28 +78,42 @@ def transpose(value: ir.Value, perm: Sequence[int], loc) -> ir.Value:
                   {"permutation": ir.DenseI64ArrayAttr.get(list(perm))}, loc)
 
 
-def constant(array: np.ndarray, loc) -> ir.Value:
-    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array, dtype=np.float32))
-    return ir.Operation.create("arith.constant", results=[attr.type],
-                               attributes={"value": attr}, loc=loc).result
+def i64(value: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
 
 
 def i64s(values) -> ir.DenseI64ArrayAttr:
     return ir.DenseI64ArrayAttr.get([int(v) for v in values])
 
 
+def rebuild_under_transpose(op: ir.Operation, rewriter, perm: Sequence[int], shape,
+                            operands, attributes: dict) -> None:
+    """Replaces `op` by T(op'), where op' is `op` rebuilt on `operands` (the
+    inputs of the transposes) with result `shape` and `attributes`."""
+    with rewriter.ip:
+        y = create(op.name, shape, operands, attributes, op.location)
+        rewriter.replace_op(op, [transpose(y, perm, op.location)])
+
+
+def when_input_transposed(sink):
+    """The pattern that calls `sink(op, rewriter, x, perm)` when the op's
+    first operand is T(x) and the op is its only user."""
+    @functools.wraps(sink)
+    def pattern(op, rewriter):
+        op = op.operation
+        source = transpose_input(op.operands[0], op)
+        if source is None:
+            return NO_MATCH
+        return sink(op, rewriter, *source)
+    return pattern
+
+
 # --- patterns: each reads as the identity it applies ----------------------------
 
-def sink_through_unary(op, rewriter):
+@when_input_transposed
+def sink_through_unary(op, rewriter, x, perm):
     """unary(T(x)) -> T(unary(x))"""
-    op = op.operation
-    source = transpose_input(op.operands[0], op)
-    if source is None:
-        return NO_MATCH
-    x, perm = source
-    with rewriter.ip:
-        y = create(op.name, shape_of(x), [x], attributes_of(op), op.location)
-        rewriter.replace_op(op, [transpose(y, perm, op.location)])
+    rebuild_under_transpose(op, rewriter, perm, shape_of(x), [x], attributes_of(op))
 
 
 def sink_through_binary(op, rewriter):
@@ -166,9 +144,8 @@ def sink_through_binary(op, rewriter):
                 expanded = operand.reshape((1,) * (rank - operand.ndim) + operand.shape)
                 operand = constant(expanded.transpose(inverse(perm)), op.location)
             new_operands.append(operand)
-        shape = permuted(shape_of(op.results[0]), perm)
-        y = create(op.name, shape, new_operands, attributes_of(op), op.location)
-        rewriter.replace_op(op, [transpose(y, perm, op.location)])
+    rebuild_under_transpose(op, rewriter, perm, permuted(shape_of(op.results[0]), perm),
+                            new_operands, attributes_of(op))
 
 
 def sink_through_concat(op, rewriter):
@@ -179,87 +156,58 @@ def sink_through_concat(op, rewriter):
         return NO_MATCH
     perm = sources[0][1]
     axis = ir.IntegerAttr(op.attributes["axis"]).value
-    with rewriter.ip:
-        y = create(op.name, permuted(shape_of(op.results[0]), perm), [x for x, _ in sources],
-                   {"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), perm[axis])},
-                   op.location)
-        rewriter.replace_op(op, [transpose(y, perm, op.location)])
+    rebuild_under_transpose(op, rewriter, perm, permuted(shape_of(op.results[0]), perm),
+                            [x for x, _ in sources], {"axis": i64(perm[axis])})
 
 
-def sink_through_pad(op, rewriter):
+@when_input_transposed
+def sink_through_pad(op, rewriter, x, perm):
     """pad(T(x), low, high) -> T(pad(x, low permuted, high permuted))"""
-    op = op.operation
-    source = transpose_input(op.operands[0], op)
-    if source is None:
-        return NO_MATCH
-    x, perm = source
     padding = list(op.attributes["padding"])
     rank = len(perm)
     low, high = permuted(padding[:rank], perm), permuted(padding[rank:], perm)
     attributes = attributes_of(op)
     attributes["padding"] = i64s(low + high)
-    with rewriter.ip:
-        y = create(op.name, permuted(shape_of(op.results[0]), perm), [x], attributes,
-                   op.location)
-        rewriter.replace_op(op, [transpose(y, perm, op.location)])
+    rebuild_under_transpose(op, rewriter, perm, permuted(shape_of(op.results[0]), perm), [x],
+                            attributes)
 
 
-def sink_through_reduce(op, rewriter):
+@when_input_transposed
+def sink_through_reduce(op, rewriter, x, perm):
     """reduce(T(x), axes) -> T'(reduce(x, perm[axes])), T' the order of the
     kept dimensions (nothing when they stay in order)."""
-    op = op.operation
-    source = transpose_input(op.operands[0], op)
-    if source is None:
-        return NO_MATCH
-    x, perm = source
     axes = list(op.attributes["axes"])
-    keep = "keep_dims" in op.attributes
     x_axes = sorted(perm[a] for a in axes)
     x_shape = shape_of(x)
     attributes = attributes_of(op)
     attributes["axes"] = i64s(x_axes)
+    if "keep_dims" in op.attributes:
+        shape = [1 if d in x_axes else n for d, n in enumerate(x_shape)]
+        rebuild_under_transpose(op, rewriter, perm, shape, [x], attributes)
+        return None
+    kept_x = [d for d in range(len(x_shape)) if d not in x_axes]
+    order = [kept_x.index(perm[i]) for i in range(len(perm)) if i not in axes]
     with rewriter.ip:
-        if keep:
-            shape = [1 if d in x_axes else n for d, n in enumerate(x_shape)]
-            y = create(op.name, shape, [x], attributes, op.location)
-            rewriter.replace_op(op, [transpose(y, perm, op.location)])
-            return None
-        kept_x = [d for d in range(len(x_shape)) if d not in x_axes]
-        order = [kept_x.index(perm[i]) for i in range(len(perm)) if i not in axes]
         y = create(op.name, [x_shape[d] for d in kept_x], [x], attributes, op.location)
         if order != list(range(len(order))):
             y = transpose(y, order, op.location)
         rewriter.replace_op(op, [y])
 
 
-def sink_through_softmax(op, rewriter):
+@when_input_transposed
+def sink_through_softmax(op, rewriter, x, perm):
     """softmax(T(x), axis) -> T(softmax(x, perm[axis]))"""
-    op = op.operation
-    source = transpose_input(op.operands[0], op)
-    if source is None:
-        return NO_MATCH
-    x, perm = source
     axis = ir.IntegerAttr(op.attributes["axis"]).value
-    with rewriter.ip:
-        y = create(op.name, shape_of(x), [x],
-                   {"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), perm[axis])},
-                   op.location)
-        rewriter.replace_op(op, [transpose(y, perm, op.location)])
+    rebuild_under_transpose(op, rewriter, perm, shape_of(x), [x], {"axis": i64(perm[axis])})
 
 
-def sink_through_batch_norm(op, rewriter):
+@when_input_transposed
+def sink_through_batch_norm(op, rewriter, x, perm):
     """batch_norm(T(x)) -> T(batch_norm(x)) when T keeps the channel axis last"""
-    op = op.operation
-    source = transpose_input(op.operands[0], op)
-    if source is None:
-        return NO_MATCH
-    x, perm = source
     if perm[-1] != len(perm) - 1:
         return NO_MATCH
-    with rewriter.ip:
-        y = create(op.name, shape_of(x), [x, *list(op.operands)[1:]], attributes_of(op),
-                   op.location)
-        rewriter.replace_op(op, [transpose(y, perm, op.location)])
+    rebuild_under_transpose(op, rewriter, perm, shape_of(x), [x, *list(op.operands)[1:]],
+                            attributes_of(op))
 
 
 def unit_transpose_to_reshape(op, rewriter):
@@ -276,19 +224,15 @@ def unit_transpose_to_reshape(op, rewriter):
         rewriter.replace_op(op, [y])
 
 
-def sinking_patterns(context: ir.Context) -> RewritePatternSet:
-    patterns = RewritePatternSet(context)
-    for name in UNARY:
-        patterns.add(name, sink_through_unary)
-    for name in BINARY:
-        patterns.add(name, sink_through_binary)
-    for name in REDUCE:
-        patterns.add(name, sink_through_reduce)
-    patterns.add("tinyml.concat", sink_through_concat)
-    patterns.add("tinyml.pad", sink_through_pad)
-    patterns.add("tinyml.softmax", sink_through_softmax)
-    patterns.add("tinyml.batch_norm", sink_through_batch_norm)
-    return patterns
+SINKING_PATTERNS = [
+    *((name, sink_through_unary) for name in UNARY),
+    *((name, sink_through_binary) for name in BINARY),
+    *((name, sink_through_reduce) for name in REDUCE),
+    ("tinyml.concat", sink_through_concat),
+    ("tinyml.pad", sink_through_pad),
+    ("tinyml.softmax", sink_through_softmax),
+    ("tinyml.batch_norm", sink_through_batch_norm),
+]
 
 
 @register
@@ -301,10 +245,6 @@ class CancelTransposes(Pass):
     )
 
     def apply(self, module):
-        context = module.context
-        with context, ir.Location.unknown(context):
-            apply_patterns_and_fold_greedily(module, sinking_patterns(context).freeze())
-            if self.unit_dims_to_reshape:
-                patterns = RewritePatternSet(context)
-                patterns.add("tinyml.transpose", unit_transpose_to_reshape)
-                apply_patterns_and_fold_greedily(module, patterns.freeze())
+        rewrite_greedily(module, SINKING_PATTERNS)
+        if self.unit_dims_to_reshape:
+            rewrite_greedily(module, [("tinyml.transpose", unit_transpose_to_reshape)])

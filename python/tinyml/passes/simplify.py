@@ -12,7 +12,8 @@ the number shown):
 
 An identity on a binary op only applies when the result has the type of
 `x`: `x + zeros` that broadcasts `x` to a larger shape is a broadcast, not
-`x`. The clamp merges only apply when the merged range is not empty
+`x`. The clamp merges are one pattern that intersects the ranges of the two
+ops (relu's is [0, inf)); they only apply when the intersection is not empty
 (otherwise the result is a constant, which this pass does not make).
 
 The greedy driver also runs the dialect folders, so within this pass (as in
@@ -24,24 +25,25 @@ moves size-1 dimensions becomes a reshape in `tinyml-cancel-transposes`
 """
 from __future__ import annotations
 
+import math
+
 from mlir import ir
-from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
 from .fold_constants import splat_value
-from .layout import NO_MATCH, create, producer, shape_of
 from .lower_to_linalg import attr_float
+from .patterns import NO_MATCH, create, producer, producer_named, rewrite_greedily, shape_of
 from .registry import Pass, register
+
+# The ops that limit their input to a range [low, high].
+RANGE_OPS = ("tinyml.relu", "tinyml.clamp")
 
 
 # --- helpers --------------------------------------------------------------------
 
-def operand_of(value: ir.Value, name: str) -> ir.Operation | None:
-    """The op producing `value` when it is a `name` op."""
-    op = producer(value)
-    return op if op is not None and op.name == name else None
-
-
-def clamp_bounds(op: ir.Operation) -> tuple[float, float]:
+def value_range(op: ir.Operation) -> tuple[float, float]:
+    """The [low, high] a relu or clamp limits its input to."""
+    if op.name == "tinyml.relu":
+        return 0.0, math.inf
     return attr_float(op.attributes, "min"), attr_float(op.attributes, "max")
 
 
@@ -115,7 +117,7 @@ def times_minus_one(op, rewriter):
 def neg_neg(op, rewriter):
     """neg(neg(x)) = x"""
     op = op.operation
-    inner = operand_of(op.operands[0], "tinyml.neg")
+    inner = producer_named(op.operands[0], "tinyml.neg")
     if inner is None:
         return NO_MATCH
     rewriter.replace_op(op, [inner.operands[0]])
@@ -124,66 +126,41 @@ def neg_neg(op, rewriter):
 def relu_relu(op, rewriter):
     """relu(relu(x)) = relu(x)"""
     op = op.operation
-    inner = operand_of(op.operands[0], "tinyml.relu")
+    inner = producer_named(op.operands[0], "tinyml.relu")
     if inner is None:
         return NO_MATCH
     rewriter.replace_op(op, [inner.results[0]])
 
 
-def relu_of_clamp(op, rewriter):
-    """relu(clamp(x, lo, hi)) = clamp(x, max(lo, 0), hi)   when max(lo, 0) <= hi"""
+def merge_ranges(op, rewriter):
+    """outer(inner(x)) = clamp(x, max(lows), min(highs))   for a relu or clamp
+    of a relu or clamp, not both relu, when max(lows) <= min(highs)"""
     op = op.operation
-    inner = operand_of(op.operands[0], "tinyml.clamp")
-    if inner is None:
+    inner = producer(op.operands[0])
+    if inner is None or inner.name not in RANGE_OPS or op.name == inner.name == "tinyml.relu":
         return NO_MATCH
-    low, high = clamp_bounds(inner)
-    if max(low, 0.0) > high:
-        return NO_MATCH
-    with rewriter.ip:
-        rewriter.replace_op(op, [clamp(inner.operands[0], max(low, 0.0), high, op.location)])
-
-
-def clamp_of_relu(op, rewriter):
-    """clamp(relu(x), lo, hi) = clamp(x, max(lo, 0), hi)   when max(lo, 0) <= hi"""
-    op = op.operation
-    inner = operand_of(op.operands[0], "tinyml.relu")
-    if inner is None:
-        return NO_MATCH
-    low, high = clamp_bounds(op)
-    if max(low, 0.0) > high:
-        return NO_MATCH
-    with rewriter.ip:
-        rewriter.replace_op(op, [clamp(inner.operands[0], max(low, 0.0), high, op.location)])
-
-
-def clamp_of_clamp(op, rewriter):
-    """clamp(clamp(x, a, b), c, d) = clamp(x, max(a, c), min(b, d))   when max(a, c) <= min(b, d)"""
-    op = op.operation
-    inner = operand_of(op.operands[0], "tinyml.clamp")
-    if inner is None:
-        return NO_MATCH
-    (a, b), (c, d) = clamp_bounds(inner), clamp_bounds(op)
-    low, high = max(a, c), min(b, d)
+    # max and min return the first of two bounds that are equal (0.0, -0.0)
+    # or do not compare (NaN): a clamp's bounds go first to be kept as written.
+    first, second = sorted((inner, op), key=lambda ranged: ranged.name == "tinyml.relu")
+    (first_low, first_high), (second_low, second_high) = value_range(first), value_range(second)
+    low, high = max(first_low, second_low), min(first_high, second_high)
     if low > high:
         return NO_MATCH
     with rewriter.ip:
         rewriter.replace_op(op, [clamp(inner.operands[0], low, high, op.location)])
 
 
-def simplify_patterns(context: ir.Context) -> RewritePatternSet:
-    patterns = RewritePatternSet(context)
-    patterns.add("tinyml.mul", times_one)
-    patterns.add("tinyml.mul", times_minus_one)
-    patterns.add("tinyml.add", plus_zero)
-    patterns.add("tinyml.sub", minus_zero)
-    patterns.add("tinyml.sub", zero_minus)
-    patterns.add("tinyml.div", over_one)
-    patterns.add("tinyml.neg", neg_neg)
-    patterns.add("tinyml.relu", relu_relu)
-    patterns.add("tinyml.relu", relu_of_clamp)
-    patterns.add("tinyml.clamp", clamp_of_relu)
-    patterns.add("tinyml.clamp", clamp_of_clamp)
-    return patterns
+SIMPLIFICATIONS = [
+    ("tinyml.mul", times_one),
+    ("tinyml.mul", times_minus_one),
+    ("tinyml.add", plus_zero),
+    ("tinyml.sub", minus_zero),
+    ("tinyml.sub", zero_minus),
+    ("tinyml.div", over_one),
+    ("tinyml.neg", neg_neg),
+    ("tinyml.relu", relu_relu),
+    *((name, merge_ranges) for name in RANGE_OPS),
+]
 
 
 @register
@@ -192,6 +169,4 @@ class Simplify(Pass):
     summary = "Apply algebraic identities: x*1, x+0, neg(neg(x)), relu/clamp merges, ..."
 
     def apply(self, module):
-        context = module.context
-        with context, ir.Location.unknown(context):
-            apply_patterns_and_fold_greedily(module, simplify_patterns(context).freeze())
+        rewrite_greedily(module, SIMPLIFICATIONS)

@@ -1,0 +1,58 @@
+"""What the rewrite-pattern passes on tinyml ops (cancel-transposes,
+fold-constants, simplify, fold-batch-norm) share: reading the IR around an
+op, creating tinyml ops, and running a list of patterns.
+
+A pattern is a function `(op, rewriter)` that rewrites the op through
+`rewriter` and returns None, or returns NO_MATCH and leaves the IR alone.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+from mlir import ir
+from mlir.rewrite import PatternRewriter, RewritePatternSet, apply_patterns_and_fold_greedily
+
+# The Python rewrite API treats a truthy result as failure.
+NO_MATCH = True
+
+Pattern = Callable[[ir.OpView, PatternRewriter], bool | None]
+
+
+def shape_of(value: ir.Value) -> list[int]:
+    return list(ir.RankedTensorType(value.type).shape)
+
+
+def tensor_type(shape: Sequence[int]) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(shape), ir.F32Type.get())
+
+
+def producer(value: ir.Value) -> ir.Operation | None:
+    if isinstance(value, ir.OpResult):
+        return value.owner.operation
+    return None
+
+
+def producer_named(value: ir.Value, name: str) -> ir.Operation | None:
+    """The op producing `value` when it is a `name` op."""
+    op = producer(value)
+    return op if op is not None and op.name == name else None
+
+
+def attributes_of(op: ir.Operation) -> dict:
+    return {name: op.attributes[name] for name in op.attributes}
+
+
+def create(name: str, shape, operands, attributes: dict, loc) -> ir.Value:
+    return ir.Operation.create(name, results=[tensor_type(shape)], operands=list(operands),
+                               attributes=attributes, loc=loc).result
+
+
+def rewrite_greedily(module: ir.Operation, patterns: Iterable[tuple[str, Pattern]]) -> None:
+    """Applies `patterns`, (root op name, pattern) pairs, and the ops' folders
+    to `module` until none of them changes it any more."""
+    context = module.context
+    with context, ir.Location.unknown(context):
+        pattern_set = RewritePatternSet(context)
+        for root, pattern in patterns:
+            pattern_set.add(root, pattern)
+        apply_patterns_and_fold_greedily(module, pattern_set.freeze())
