@@ -22,6 +22,7 @@ The epilogue thus runs on the accumulator before the single store.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import product
 
 import numpy as np
@@ -123,17 +124,26 @@ class GroupLowering:
     def pixel_block(self, channels: int) -> int:
         """How many neighbouring output pixels of a row one iteration
         computes: each weight loaded then feeds that many accumulators too.
-        Only without left/right padding, where every pixel of the block has
-        the same window taps."""
+        Tiles cover the interior columns, whose windows lie wholly inside
+        the input (same taps for every pixel); the columns left over are
+        computed one pixel at a time."""
+        if self.root().name != "tinyml.conv2d":
+            return 1
+        _, count = self.interior_columns()
+        candidates = [p for p in PIXEL_BLOCKS if p <= count and p * channels <= MAX_ACCUMULATORS]
+        return max(candidates, key=lambda p: (count // p * p, p), default=1)
+
+    def interior_columns(self) -> tuple[int, int]:
+        """(first, count) of the output columns whose window needs no
+        horizontal padding."""
         root = self.root()
-        if root.name != "tinyml.conv2d":
-            return 1
-        _, left, _, right = attr_ints(root.attributes, "padding", [0, 0, 0, 0])
-        width = self.result_shape[2]
-        if left or right:
-            return 1
-        return next((p for p in PIXEL_BLOCKS
-                     if width % p == 0 and p * channels <= MAX_ACCUMULATORS), 1)
+        _, sw = attr_ints(root.attributes, "strides", [1, 1])
+        _, dw = attr_ints(root.attributes, "dilations", [1, 1])
+        left = attr_ints(root.attributes, "padding", [0, 0, 0, 0])[1]
+        kernel, width = shape_of(root.operands[1])[1], shape_of(root.operands[0])[2]
+        first = -(-left // sw)
+        last = min((width - 1 + left - (kernel - 1) * dw) // sw, self.result_shape[2] - 1)
+        return first, max(0, last - first + 1)
 
     def build_single(self) -> ir.Value:
         shape = list(self.result_shape)
@@ -151,40 +161,71 @@ class GroupLowering:
         return result
 
     def build_blocked(self, pixels: int, channels: int) -> ir.Value:
-        """A loop nest over [..., W/pixels, C/channels] whose body computes a
-        tile of `pixels` neighbouring outputs of a row times `channels`
-        neighbouring output channels: each input value loaded feeds
-        `channels` accumulators, each weight `pixels` of them, all held in
-        registers; the weights of a tile are contiguous (HWCF, [K, N]). linalg.generic yields one element per iteration,
-        so this group is built as `scf.for` loops carrying the result
-        tensor, written with `tensor.insert` (bufferized in place)."""
+        """A loop nest whose body computes a tile of `pixels` neighbouring
+        outputs of a row times `channels` neighbouring output channels: each
+        input value loaded feeds `channels` accumulators, each weight
+        `pixels` of them, all held in registers; the weights of a tile are
+        contiguous. linalg.generic yields one element per iteration, so
+        this group is built as `scf.for` loops carrying the result tensor,
+        written with `tensor.insert` (bufferized in place). With pixel
+        tiles, each row runs a loop over the interior tiles, then one over
+        the columns left (the padded borders), a pixel at a time."""
         shape = list(self.result_shape)
-        tiled = shape[:-2] + [shape[-2] // pixels, shape[-1] // channels]
-        bounds = [(index_const(0), index_const(size)) for size in tiled]
-        root = self.root()
+        channel_tiles = (index_const(0), index_const(shape[-1] // channels))
         self.b = ScalarBuilder()
         reused = self.dying_full_size_input()
-
-        def body(ivs, carried):
-            rows = [arith.addi(arith.muli(ivs[-2], index_const(pixels)), index_const(p))
-                    if pixels > 1 else ivs[-2] for p in range(pixels)]
-            first = arith.muli(ivs[-1], index_const(channels))
-            columns = [arith.addi(first, index_const(i)) if i else first
-                       for i in range(channels)]
-            ctx = Context(tuple(shape), ivs[:-2] + [rows[0], ivs[-1]])
-            accumulators = BLOCKED_EMITTERS[root.name](self, root, ctx, columns, rows)
-            (result,) = carried
-            for (row, column), accumulator in zip(product(rows, columns), accumulators):
-                at = ivs[:-2] + [row, column]
-                sub = Context(tuple(shape), at, memo={root.results[0]: accumulator})
-                if reused is not None:
-                    # Read before this position is overwritten.
-                    sub.memo[reused] = tensor.extract(result, at)
-                result = tensor.insert(self.eval(self.yielded, sub), result, at)
-            return [result]
-
         init = empty(shape) if reused is None else self.outer[reused]
-        return self.accumulate(bounds, [init], body)[0]
+        tile = partial(self.store_tile, channels=channels, reused=reused)
+        if pixels == 1:
+            bounds = [(index_const(0), index_const(n)) for n in shape[:-1]] + [channel_tiles]
+            return self.accumulate(bounds, [init], lambda ivs, carried: [
+                tile(ivs[:-2], [ivs[-2]], ivs[-1], carried[0], full_window=False)])[0]
+
+        first, count = self.interior_columns()
+        tiles = count // pixels
+        rest = shape[-2] - tiles * pixels
+
+        def row(prefix, carried):
+            def interior(ivs, inner):
+                start = arith.addi(arith.muli(ivs[0], index_const(pixels)), index_const(first))
+                xs = [arith.addi(start, index_const(p)) if p else start for p in range(pixels)]
+                return [tile(prefix, xs, ivs[1], inner[0], full_window=True)]
+
+            def border(ivs, inner):
+                # Column r: the r-th of those left of the tiles, then right.
+                r = ivs[0]
+                shifted = arith.addi(r, index_const(tiles * pixels))
+                x = arith.select(arith.cmpi(arith.CmpIPredicate.slt, r, index_const(first)),
+                                 r, shifted)
+                return [tile(prefix, [x], ivs[1], inner[0], full_window=False)]
+
+            result = self.accumulate([(index_const(0), index_const(tiles)), channel_tiles],
+                                     carried, interior)
+            if rest:
+                result = self.accumulate([(index_const(0), index_const(rest)), channel_tiles],
+                                         result, border)
+            return result
+
+        bounds = [(index_const(0), index_const(n)) for n in shape[:-2]]
+        return self.accumulate(bounds, [init], row)[0]
+
+    def store_tile(self, prefix, xs, channel_tile, result, *, channels, reused, full_window):
+        """Computes the tile at (prefix..., xs, channel_tile) and inserts its
+        elements, epilogue applied, into `result`."""
+        shape = self.result_shape
+        root = self.root()
+        first = arith.muli(channel_tile, index_const(channels))
+        columns = [arith.addi(first, index_const(i)) if i else first for i in range(channels)]
+        ctx = Context(tuple(shape), list(prefix) + [xs[0], channel_tile])
+        accumulators = BLOCKED_EMITTERS[root.name](self, root, ctx, columns, xs, full_window)
+        for (x, column), accumulator in zip(product(xs, columns), accumulators):
+            at = list(prefix) + [x, column]
+            sub = Context(tuple(shape), at, memo={root.results[0]: accumulator})
+            if reused is not None:
+                # Read before this position is overwritten.
+                sub.memo[reused] = tensor.extract(result, at)
+            result = tensor.insert(self.eval(self.yielded, sub), result, at)
+        return result
 
     def dying_full_size_input(self) -> ir.Value | None:
         """An input of the output's shape (a residual) computed by an op of
@@ -295,7 +336,9 @@ def _bias_or_zero(g: GroupLowering, op, channel: ir.Value) -> ir.Value:
     return g.b.const(0.0)
 
 
-def _window(g: GroupLowering, op, ctx: Context, in_shape):
+def _window(g: GroupLowering, op, ctx: Context, in_shape, full_window: bool = False):
+    """With `full_window` the caller knows every column tap lies inside the
+    input: constant bounds, which the code generator can unroll."""
     n, oy, ox, channel = ctx.indices
     attrs = op.attributes
     sh, sw = attr_ints(attrs, "strides", [1, 1])
@@ -303,7 +346,8 @@ def _window(g: GroupLowering, op, ctx: Context, in_shape):
     top, left, bottom, right = attr_ints(attrs, "padding", [0, 0, 0, 0])
     kh, kw = shape_of(op.operands[1])[:2]
     bounds = [g.window_bounds(oy, sh, dh, top, bottom, in_shape[1], kh),
-              g.window_bounds(ox, sw, dw, left, right, in_shape[2], kw)]
+              (index_const(0), index_const(kw)) if full_window
+              else g.window_bounds(ox, sw, dw, left, right, in_shape[2], kw)]
 
     def position(ivs):
         return (g.input_position(oy, ivs[0], sh, dh, top),
@@ -345,13 +389,13 @@ def channel_weights(g: GroupLowering, value: ir.Value, channels: list[ir.Value],
 
 
 def emit_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value],
-                pixels: list[ir.Value]) -> list[ir.Value]:
+                pixels: list[ir.Value], full_window: bool = False) -> list[ir.Value]:
     """Accumulators for every (pixel, channel) of a tile, pixel-major: the
     input values and weights of one tap are loaded once for the tile."""
     x = g.leaf(op.operands[0])
     weight = channel_weights(g, op.operands[1], channels)
     in_shape = shape_of(x)
-    n, _, bounds, position = _window(g, op, ctx, in_shape)
+    n, _, bounds, position = _window(g, op, ctx, in_shape, full_window)
     bounds = bounds + [(index_const(0), index_const(in_shape[3]))]
     sw, dw = attr_ints(op.attributes, "strides", [1, 1])[1], \
         attr_ints(op.attributes, "dilations", [1, 1])[1]
@@ -384,7 +428,7 @@ def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context) -> ir.Value:
 
 
 def emit_matmul(g: GroupLowering, op, ctx: Context, columns: list[ir.Value],
-                rows: list[ir.Value]) -> list[ir.Value]:
+                rows: list[ir.Value], full_window: bool = False) -> list[ir.Value]:
     """One accumulator per output column in `columns` (one row: `rows` is
     the current row alone)."""
     a = g.leaf(op.operands[0])
@@ -472,7 +516,7 @@ CHANNEL_BLOCKS = (4, 2)
 
 #: Output pixels of a row per tile, tried in order; with the channels, at
 #: most MAX_ACCUMULATORS accumulators, leaving registers for the loads.
-PIXEL_BLOCKS = (4, 5, 3, 2)
+PIXEL_BLOCKS = (5, 4, 3, 2)
 MAX_ACCUMULATORS = 20
 
 

@@ -184,3 +184,28 @@ func.func @softmax(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
   }
   return %y : tensor<1x10xf32>
 }
+
+// -----
+
+// With horizontal padding, each output row runs the interior columns (whose
+// windows lie inside the input) as pixel tiles with constant tap bounds,
+// then the columns left over (here the two padded borders) one pixel at a
+// time with bounds that skip the padding.
+// CHECK-LABEL: func.func @padded_rows
+// CHECK:         scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-NEXT:      arith.constant 1 : index
+// CHECK-NEXT:      scf.for %{{.*}} = %c0{{[_0-9]*}} to %c3{{[_0-9]*}} step
+// CHECK:         arith.select
+// CHECK:         arith.maxsi
+// CHECK:         arith.maxsi
+// CHECK:         scf.for {{.*}} -> (f32, f32, f32, f32)
+// CHECK-NOT:     -> (f32, f32, f32, f32, f32
+func.func @padded_rows(%x: tensor<1x6x6x2xf32>, %w: tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
+  ^bb0(%xi: tensor<1x6x6x2xf32>, %wi: tensor<3x3x2x4xf32>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32>
+    tinyml.yield %c : tensor<1x6x6x4xf32>
+  }
+  return %y : tensor<1x6x6x4xf32>
+}
