@@ -118,6 +118,8 @@ class GroupLowering:
         root = self.root()
         if root is None or root.name not in BLOCKED_EMITTERS:
             return 1
+        if root.name == "tinyml.depthwise_conv2d" and shape_of(root.operands[1])[3] > 1:
+            return 1
         channels = self.result_shape[-1]
         return next((b for b in CHANNEL_BLOCKS if channels % b == 0), 1)
 
@@ -127,7 +129,7 @@ class GroupLowering:
         Tiles cover the interior columns, whose windows lie wholly inside
         the input (same taps for every pixel); the columns left over are
         computed one pixel at a time."""
-        if self.root().name != "tinyml.conv2d":
+        if self.root().name == "tinyml.matmul":
             return 1
         _, count = self.interior_columns()
         candidates = [p for p in PIXEL_BLOCKS if p <= count and p * channels <= MAX_ACCUMULATORS]
@@ -362,23 +364,28 @@ def fma(accumulator: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
 
 
 def channel_weights(g: GroupLowering, value: ir.Value, channels: list[ir.Value],
-                    transposed: bool = False):
+                    transposed: bool = False, depthwise: bool = False):
     """`weight(i, reduction_indices)`: the weight of output channel
-    `channels[i]` (the last axis; the first with `transposed`) at a point of
-    the reduction. Constant weights of a tile of channels are packed at
-    compile time as [C/tile, ..., tile], so that the reduction walks them
+    `channels[i]` (the last axis; the first with `transposed`; the one
+    before the unit multiplier of a depthwise HWC1 filter) at a point of the
+    reduction. Constant weights of a tile of channels are packed at compile
+    time as [C/tile, ..., tile], so that the reduction walks them
     contiguously, a tile's weights side by side."""
     weights = g.leaf(value)
     block = len(channels)
     definer = weights.owner.operation if not isinstance(weights.owner, ir.Block) else None
     if block == 1 or definer is None or definer.name != "arith.constant":
         def weight(i, at):
-            return tensor.extract(weights, [channels[i], *at] if transposed else [*at, channels[i]])
+            if transposed:
+                return tensor.extract(weights, [channels[i], *at])
+            return tensor.extract(weights, [*at, channels[i]] + ([index_const(0)] if depthwise else []))
         return weight
     if weights not in g.packed:
         array = np.array(ir.DenseElementsAttr(definer.attributes["value"]), dtype=np.float32)
         if transposed:
             array = np.moveaxis(array, 0, -1)
+        if depthwise:
+            array = array[..., 0]
         tiles = np.moveaxis(array.reshape(*array.shape[:-1], -1, block), -2, 0)
         # At the top of the function: the loop nest using it already exists.
         with ir.InsertionPoint.at_block_begin(g.fused.block), definer.location:
@@ -413,18 +420,39 @@ def emit_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value],
     return g.accumulate(bounds, biases * len(pixels), step)
 
 
-def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context) -> ir.Value:
-    x, w = g.leaf(op.operands[0]), g.leaf(op.operands[1])
-    multiplier = shape_of(w)[3]
-    n, channel, bounds, position = _window(g, op, ctx, shape_of(x))
-    c = arith.divui(channel, index_const(multiplier)) if multiplier > 1 else channel
-    m = arith.remui(channel, index_const(multiplier)) if multiplier > 1 else index_const(0)
+def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value],
+                          pixels: list[ir.Value], full_window: bool = False) -> list[ir.Value]:
+    """Accumulators for every (pixel, channel) of a tile, pixel-major. A
+    channel reads only its own input channel, so only the weights are shared
+    (by the tile's pixels); a multiplier > 1 is computed one channel at a
+    time (channel c*M + m reads input channel c)."""
+    x = g.leaf(op.operands[0])
+    multiplier = shape_of(op.operands[1])[3]
+    n, _, bounds, position = _window(g, op, ctx, shape_of(x), full_window)
+    sw, dw = attr_ints(op.attributes, "strides", [1, 1])[1], \
+        attr_ints(op.attributes, "dilations", [1, 1])[1]
+    left = attr_ints(op.attributes, "padding", [0, 0, 0, 0])[1]
+    if multiplier > 1:
+        (channel,) = channels
+        inputs = [arith.divui(channel, index_const(multiplier))]
+        w = g.leaf(op.operands[1])
+        m = arith.remui(channel, index_const(multiplier))
+        weight = lambda i, at: tensor.extract(w, [*at, inputs[0], m])  # noqa: E731
+    else:
+        inputs = channels
+        weight = channel_weights(g, op.operands[1], channels, depthwise=True)
 
     def step(ivs, carried):
-        iy, ix = position(ivs)
-        return [fma(carried[0], tensor.extract(x, [n, iy, ix, c]),
-                    tensor.extract(w, [ivs[0], ivs[1], c, m]))]
-    return g.accumulate(bounds, [_bias_or_zero(g, op, channel)], step)[0]
+        ky, kx = ivs
+        iy, _ = position(ivs)
+        weights = [weight(i, [ky, kx]) for i in range(len(channels))]
+        products = []
+        for px in pixels:
+            ix = g.input_position(px, kx, sw, dw, left)
+            products += [(tensor.extract(x, [n, iy, ix, c]), w) for c, w in zip(inputs, weights)]
+        return [fma(acc, value, w) for acc, (value, w) in zip(carried, products)]
+    biases = [_bias_or_zero(g, op, f) for f in channels]
+    return g.accumulate(bounds, biases * len(pixels), step)
 
 
 def emit_matmul(g: GroupLowering, op, ctx: Context, columns: list[ir.Value],
@@ -507,7 +535,8 @@ def emit_softmax(g: GroupLowering, op, ctx: Context) -> ir.Value:
 
 
 #: Contractions that compute several output channels per iteration.
-BLOCKED_EMITTERS = {"tinyml.conv2d": emit_conv2d, "tinyml.matmul": emit_matmul}
+BLOCKED_EMITTERS = {"tinyml.conv2d": emit_conv2d, "tinyml.depthwise_conv2d": emit_depthwise_conv2d,
+                    "tinyml.matmul": emit_matmul}
 
 #: Channel blocks tried, largest first: 4 accumulators + the loaded values
 #: fit the 32 single-precision registers of an FPv4/FPv5 with room to spare.
@@ -526,7 +555,7 @@ def _single(emitter):
 
 ROOT_EMITTERS = {
     "tinyml.conv2d": _single(emit_conv2d),
-    "tinyml.depthwise_conv2d": emit_depthwise_conv2d,
+    "tinyml.depthwise_conv2d": _single(emit_depthwise_conv2d),
     "tinyml.matmul": _single(emit_matmul),
     "tinyml.reduce_sum": emit_reduce("sum"),
     "tinyml.reduce_mean": emit_reduce("mean"),

