@@ -369,8 +369,11 @@ class CompiledModel:
 
     def _run_emulated(self, arrays, arena_fill, estimate_cycles) -> "RunResult":
         import tempfile
-
-        from . import emulator
+        try:
+            from . import emulator
+        except ImportError as error:
+            raise RunError(f"the Cortex-M emulator is not available ({error}); install it "
+                           "with: pip install unicorn==2.1.4") from None
         with tempfile.TemporaryDirectory(prefix="tinyml-run-") as tmp:
             obj = Path(tmp) / f"{self.name}.o"
             obj.write_bytes(self.artefacts[f"{self.name}.o"])
@@ -567,14 +570,13 @@ def _build_cortex_m(llvm_mlir: str, name: str, function: str, spec, inputs, outp
                     report: dict[str, Any], emit_assembly: bool) -> dict[str, str | bytes]:
     import tempfile
 
-    from . import emulator
     from .targets import cortexm
     from .toolchain import ToolchainError
     with tempfile.TemporaryDirectory(prefix="tinyml-build-") as tmp:
         try:
             files = cortexm.build_object(llvm_mlir, name, spec, Path(tmp), emit_assembly)
-            report["flash"] = emulator.object_sizes(files.obj)
-            report["stack_frames"] = emulator.stack_frame_sizes(files.obj)
+            report["flash"] = cortexm.object_sizes(files.obj)
+            report["stack_frames"] = cortexm.stack_frame_sizes(files.obj)
         except ToolchainError as error:
             raise CompileError(f"the Cortex-M back end failed: {error}") from None
         artefacts = {f"{name}.o": files.obj.read_bytes(),

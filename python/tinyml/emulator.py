@@ -500,34 +500,3 @@ def estimate_block_cycles(elf_path: Path, counter: _BlockCounter, cpu: Cpu) -> i
     per_block = _mca_block_cycles(blocks, counter.lengths, _disassembly(elf_path, cpu), cpu)
     total = sum(counter.counts[key] * per_block[key] for key in blocks)
     return round(total * scale)
-
-
-# ------------------------------------------------------------ static sizes
-
-def object_sizes(obj_path: str | Path) -> dict[str, int]:
-    """Bytes of code, read-only data, initialised data and zeroed data."""
-    sizes = dict(text=0, rodata=0, data=0, bss=0)
-    for line in run_tool("llvm-size", "-A", obj_path).splitlines():
-        fields = line.split()
-        if len(fields) != 3 or not fields[0].startswith("."):
-            continue
-        kind = fields[0][1:].split(".")[0]
-        if kind in sizes:
-            sizes[kind] += int(fields[1])
-    return sizes
-
-
-def stack_frame_sizes(obj_path: str | Path) -> dict[str, int]:
-    """Per-function stack frame bytes from the `.stack_sizes` section (emitted
-    by `llc -stack-size-section`); {} when the object has none."""
-    with open(obj_path, "rb") as stream:
-        if ELFFile(stream).get_section_by_name(".stack_sizes") is None:
-            return {}
-    frames, names = {}, []
-    for line in run_tool("llvm-readobj", "--stack-sizes", obj_path).splitlines():
-        line = line.strip()
-        if line.startswith("Functions:"):
-            names = line.partition("[")[2].rstrip("]").replace(",", " ").split()
-        elif line.startswith("Size:"):
-            frames.update(dict.fromkeys(names, int(line.split()[1], 0)))
-    return frames

