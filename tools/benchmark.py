@@ -1,7 +1,8 @@
 """The tinyml benchmark: compile zoo models for a Cortex-M, fused and
 unfused, run both in the emulator, and print one markdown table per topic.
 
-    python tools/benchmark.py [--target cortex-m4] [--models mlperf|all|NAME,...] [--json FILE]
+    python tools/benchmark.py [--target cortex-m4] [--opt-level Os] [--models mlperf|all|NAME,...]
+                              [--json FILE]
 
 Columns: MACs; kernels (loop nests per inference) and bytes of intermediate
 tensors unfused vs fused; the arena planned by tinyml vs the TFLM-style
@@ -26,13 +27,13 @@ TFLM_ARENA = {"kws_dscnn": 72208, "vww_mobilenet": 324800, "resnet8": 203376,
               "fc_autoencoder": 6224}
 
 
-def measure(name: str, target: str) -> dict:
+def measure(name: str, target: str, opt_level: str) -> dict:
     model = zoo.build(name)
     inputs = list(zoo.random_inputs(model).values())
     row = {"model": name}
     for fuse in (False, True):
         start = time.perf_counter()
-        compiled = tinyml.compile(model, target=target, fuse=fuse)
+        compiled = tinyml.compile(model, target=target, fuse=fuse, opt_level=opt_level)
         seconds = time.perf_counter() - start
         result = compiled.run(*inputs, arena_fill=b"\xff", estimate_cycles=fuse)
         report = compiled.report_data
@@ -87,6 +88,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default="cortex-m4")
+    parser.add_argument("--opt-level", default="Os", help="LLVM level: O2, O3, Os, Oz")
     parser.add_argument("--models", default="mlperf",
                         help="mlperf (default), all, or a comma-separated list of zoo names")
     parser.add_argument("--json", help="also write the rows as JSON here")
@@ -95,9 +97,9 @@ def main() -> int:
         args.models, args.models.split(","))
     rows = []
     for name in names:
-        rows.append(measure(name, args.target))
+        rows.append(measure(name, args.target, args.opt_level))
         print(f"measured {name}", file=sys.stderr)
-    print(tables(rows, args.target))
+    print(tables(rows, f"{args.target}, -{args.opt_level}"))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)

@@ -34,6 +34,7 @@ from .diagnostics import format_mlir_error
 from .passes.registry import PassError, PipelineError
 
 from .targets import TARGETS, TargetError, lookup_target  # noqa: F401  (re-exported)
+from .targets.cortexm import OPT_LEVELS
 
 REPORT = "report.json"
 FORMAT_VERSION = 1
@@ -470,8 +471,8 @@ def load(outdir: str | os.PathLike) -> CompiledModel:
 
 def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = None,
             fuse: bool = True, sram_budget: int | None = None,
-            memory: dict[str, Any] | None = None, emit_stages: bool = False,
-            emit_assembly: bool = False, name: str | None = None,
+            memory: dict[str, Any] | None = None, opt_level: str = "Os",
+            emit_stages: bool = False, emit_assembly: bool = False, name: str | None = None,
             warm_up: bool = True) -> CompiledModel:
     """Compiles `model` (an .onnx or .mlir path, an onnx.ModelProto, or an
     ir.Module in the tinyml dialect) for `target` (see `targets.TARGETS`).
@@ -479,13 +480,17 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
     `batch` fixes a symbolic batch dimension of an ONNX model; `entry`
     picks the function of a multi-function module; `fuse=False` turns all
     fusion off; `sram_budget` (bytes) fails the compile when the arena does
-    not fit; `memory` passes options to the memory planner; `emit_stages`
+    not fit; `memory` passes options to the memory planner; `opt_level`
+    (O1, O2, O3, Os, Oz) is LLVM's for a Cortex-M object; `emit_stages`
     keeps the IR after every stage (`CompiledModel.stages`); `warm_up`
     JIT-compiles a host model before returning."""
     try:
         spec = lookup_target(target)
     except TargetError as error:
         raise CompileError(str(error)) from None
+    if opt_level not in OPT_LEVELS:
+        raise CompileError(f"unknown optimization level '{opt_level}' "
+                           f"(known: {', '.join(OPT_LEVELS)})")
     start = time.perf_counter()
     context = make_context()
     module, default_name = load_model(model, context, batch)
@@ -521,11 +526,13 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
         artefacts[f"{name}.mlir"] = llvm_mlir
     else:
         artefacts.update(_build_cortex_m(llvm_mlir, name, function, spec, inputs, outputs,
-                                         report, emit_assembly))
+                                         report, emit_assembly, opt_level))
     compiled = CompiledModel(
         name=name, target=target, function=function, inputs=inputs, outputs=outputs,
         artefacts=artefacts, report_data=report, stages=stages,
-        options={"batch": batch, "fusion": fuse, **({"entry": entry} if entry else {}),
+        options={"batch": batch, "fusion": fuse,
+                 **({} if spec.is_host else {"opt_level": opt_level}),
+                 **({"entry": entry} if entry else {}),
                  **({"sram_budget": sram_budget} if sram_budget is not None else {})})
     if spec.is_host:
         compiled._context, compiled._module = context, module
@@ -567,14 +574,16 @@ def _check_budget(plan, budget: int | None) -> None:
 
 
 def _build_cortex_m(llvm_mlir: str, name: str, function: str, spec, inputs, outputs,
-                    report: dict[str, Any], emit_assembly: bool) -> dict[str, str | bytes]:
+                    report: dict[str, Any], emit_assembly: bool,
+                    opt_level: str) -> dict[str, str | bytes]:
     import tempfile
 
     from .targets import cortexm
     from .toolchain import ToolchainError
     with tempfile.TemporaryDirectory(prefix="tinyml-build-") as tmp:
         try:
-            files = cortexm.build_object(llvm_mlir, name, spec, Path(tmp), emit_assembly)
+            files = cortexm.build_object(llvm_mlir, name, spec, Path(tmp), emit_assembly,
+                                         opt_level)
             report["flash"] = cortexm.object_sizes(files.obj)
             report["stack_frames"] = cortexm.stack_frame_sizes(files.obj)
         except ToolchainError as error:

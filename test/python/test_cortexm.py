@@ -196,3 +196,16 @@ def test_missing_emulator_is_reported(kws_dir):
     done = cli("run", kws_dir, "--input", kws_dir.parent / "in.npy", env=env)
     assert_one_line_error(done, "run", "the Cortex-M emulator is not available (No module "
                                        "named unicorn); install it with: pip install unicorn")
+
+
+def test_optimization_levels():
+    model = zoo.build("style_nhwc_transpose")
+    inputs = list(zoo.random_inputs(model).values())
+    want = zoo.reference(model, dict(zip([i.name for i in model.graph.input], inputs)))[0]
+    for level in ("O2", "O3", "Oz"):
+        compiled = tinyml.compile(model, target="cortex-m4", opt_level=level)
+        assert compiled.options["opt_level"] == level
+        np.testing.assert_allclose(compiled.run(*inputs).outputs[0], want, atol=TOLERANCE)
+    with pytest.raises(CompileError, match="unknown optimization level 'O9' "
+                                           r"\(known: O1, O2, O3, Os, Oz\)"):
+        tinyml.compile(model, target="cortex-m4", opt_level="O9")
