@@ -507,7 +507,8 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
         if emit_stages:
             stages["input"] = str(module)
         for stage_name, stage in pipelines.compile_stages(
-                spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory):
+                spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory,
+                max_accumulators=spec.max_accumulators):
             _run_stage(stage_name, stage, module)
             if emit_stages:
                 stages[stage_name] = str(module)

@@ -29,7 +29,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, scf, tensor
 
-from .fusion import CONTRACTIONS, REDUCTIONS
+from .fusion import CONTRACTIONS, REDUCTIONS, group_root, interior_columns
 from .passes.lower_to_linalg import (F32_LOWEST, LOWERINGS, SCALAR_BODIES, ScalarBuilder,
                                      attr_flag, attr_int, attr_ints, broadcast_map,
                                      build_generic, dense_const, empty, identity_map,
@@ -103,49 +103,28 @@ class GroupLowering:
     # -- the generic --------------------------------------------------------
 
     def build(self) -> ir.Value:
-        channels = self.channel_block()
-        if channels == 1:
+        """Untiled (one element per iteration) unless the group carries a
+        `tile = [pixels, channels]` chosen by tinyml-choose-tiles."""
+        if "tile" not in self.fused.attributes:
             return self.build_single()
-        return self.build_blocked(self.pixel_block(channels), channels)
-
-    def root(self) -> ir.Operation | None:
-        return next((op.operation for op in self.block.operations
-                     if op.operation.name in ROOTS), None)
-
-    def channel_block(self) -> int:
-        """How many output channels one iteration computes: each input value
-        loaded then feeds that many accumulators held in registers."""
+        pixels, channels = list(ir.DenseI64ArrayAttr(self.fused.attributes["tile"]))
         root = self.root()
         if root is None or root.name not in BLOCKED_EMITTERS:
-            return 1
-        if root.name == "tinyml.depthwise_conv2d" and shape_of(root.operands[1])[3] > 1:
-            return 1
-        channels = self.result_shape[-1]
-        return next((b for b in CHANNEL_BLOCKS if channels % b == 0), 1)
+            raise PassError("a tile needs a conv2d, depthwise_conv2d or matmul group",
+                            self.fused.location)
+        if pixels < 1 or channels < 1 or self.result_shape[-1] % channels:
+            raise PassError(f"tile [{pixels}, {channels}] does not divide the "
+                            f"{self.result_shape[-1]} output channels", self.fused.location)
+        if pixels > 1 and (root.name == "tinyml.matmul"
+                           or pixels > interior_columns(root)[1]):
+            raise PassError(f"tile of {pixels} pixels is wider than the row's interior",
+                            self.fused.location)
+        if (pixels, channels) == (1, 1):
+            return self.build_single()
+        return self.build_blocked(pixels, channels)
 
-    def pixel_block(self, channels: int) -> int:
-        """How many neighbouring output pixels of a row one iteration
-        computes: each weight loaded then feeds that many accumulators too.
-        Tiles cover the interior columns, whose windows lie wholly inside
-        the input (same taps for every pixel); the columns left over are
-        computed one pixel at a time."""
-        if self.root().name == "tinyml.matmul":
-            return 1
-        _, count = self.interior_columns()
-        candidates = [p for p in PIXEL_BLOCKS if p <= count and p * channels <= MAX_ACCUMULATORS]
-        return max(candidates, key=lambda p: (count // p * p, p), default=1)
-
-    def interior_columns(self) -> tuple[int, int]:
-        """(first, count) of the output columns whose window needs no
-        horizontal padding."""
-        root = self.root()
-        _, sw = attr_ints(root.attributes, "strides", [1, 1])
-        _, dw = attr_ints(root.attributes, "dilations", [1, 1])
-        left = attr_ints(root.attributes, "padding", [0, 0, 0, 0])[1]
-        kernel, width = shape_of(root.operands[1])[1], shape_of(root.operands[0])[2]
-        first = -(-left // sw)
-        last = min((width - 1 + left - (kernel - 1) * dw) // sw, self.result_shape[2] - 1)
-        return first, max(0, last - first + 1)
+    def root(self) -> ir.Operation | None:
+        return group_root(self.fused)
 
     def build_single(self) -> ir.Value:
         shape = list(self.result_shape)
@@ -183,7 +162,7 @@ class GroupLowering:
             return self.accumulate(bounds, [init], lambda ivs, carried: [
                 tile(ivs[:-2], [ivs[-2]], ivs[-1], carried[0], full_window=False)])[0]
 
-        first, count = self.interior_columns()
+        first, count = interior_columns(self.root())
         tiles = count // pixels
         rest = shape[-2] - tiles * pixels
 
@@ -537,17 +516,6 @@ def emit_softmax(g: GroupLowering, op, ctx: Context) -> ir.Value:
 #: Contractions that compute several output channels per iteration.
 BLOCKED_EMITTERS = {"tinyml.conv2d": emit_conv2d, "tinyml.depthwise_conv2d": emit_depthwise_conv2d,
                     "tinyml.matmul": emit_matmul}
-
-#: Channel blocks tried, largest first: 4 accumulators + the loaded values
-#: fit the 32 single-precision registers of an FPv4/FPv5 with room to spare.
-CHANNEL_BLOCKS = (4, 2)
-
-
-#: Output pixels of a row per tile, tried in order; with the channels, at
-#: most MAX_ACCUMULATORS accumulators, leaving registers for the loads.
-PIXEL_BLOCKS = (5, 4, 3, 2)
-MAX_ACCUMULATORS = 20
-
 
 def _single(emitter):
     return lambda g, op, ctx: emitter(g, op, ctx, [ctx.indices[-1]], [ctx.indices[-2]])[0]

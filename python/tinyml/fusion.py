@@ -104,3 +104,24 @@ def outline(members: list[ir.Operation], kind: str) -> ir.Operation:
 
 def _is_constant(op: ir.Operation | None) -> bool:
     return op is not None and op.name == "arith.constant"
+
+
+def interior_columns(conv: ir.Operation) -> tuple[int, int]:
+    """(first, count) of the output columns of a conv2d/depthwise_conv2d
+    whose window needs no horizontal padding: every pixel of a tile of them
+    reads the same taps."""
+    attrs = conv.attributes
+    _, stride = list(ir.DenseI64ArrayAttr(attrs["strides"])) if "strides" in attrs else [1, 1]
+    _, dilation = list(ir.DenseI64ArrayAttr(attrs["dilations"])) if "dilations" in attrs else [1, 1]
+    left = list(ir.DenseI64ArrayAttr(attrs["padding"]))[1] if "padding" in attrs else 0
+    kernel, width = shape(conv.operands[1])[1], shape(conv.operands[0])[2]
+    out_width = shape(conv.results[0])[2]
+    first = -(-left // stride)
+    last = min((width - 1 + left - (kernel - 1) * dilation) // stride, out_width - 1)
+    return first, max(0, last - first + 1)
+
+
+def group_root(fused: ir.Operation) -> ir.Operation | None:
+    """The contraction or reduction a fused group is built around."""
+    return next((op.operation for op in fused.regions[0].blocks[0].operations
+                 if op.operation.name in CONTRACTIONS | REDUCTIONS), None)

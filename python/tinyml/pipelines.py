@@ -13,6 +13,7 @@ as p; print(p.bufferize())')" in.mlir`) and composes with the others:
     lower_to_llvm()    everything -> the LLVM dialect
 
     fusion()           dispatch-region formation: tinyml.fused groups
+    tiling()           the register tile (pixels x channels) of each conv/matmul group
     schedule()         an execution order that lowers the peak of live bytes
     plan_memory()      every intermediate buffer -> a view of one arena
 
@@ -80,6 +81,12 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
     return pipeline
 
 
+def tiling(max_accumulators: int = 20) -> Pipeline:
+    """The register tile of every conv/matmul group, for a target with
+    room for `max_accumulators` accumulators."""
+    return Pipeline([lookup("tinyml-choose-tiles")(max_accumulators=max_accumulators)])
+
+
 def schedule() -> Pipeline:
     """An execution order of the (fused) graph with a lower peak of live
     bytes, e.g. where a residual block computes its shortcut."""
@@ -123,6 +130,7 @@ def lower_to_llvm(index_bitwidth: int = 64, bare_ptr: bool = False) -> Pipeline:
 STAGES: dict[str, Callable[..., Pipeline]] = {
     "cleanup": cleanup,
     "fusion": fusion,
+    "tiling": tiling,
     "schedule": schedule,
     "lower-to-linalg": lower_to_linalg,
     "bufferize": bufferize,
@@ -132,14 +140,16 @@ STAGES: dict[str, Callable[..., Pipeline]] = {
 }
 
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
-                   memory: dict | None = None) -> list[tuple[str, Pipeline]]:
+                   memory: dict | None = None,
+                   max_accumulators: int = 20) -> list[tuple[str, Pipeline]]:
     """(name, pipeline) of every stage from tinyml to the LLVM dialect, in
-    order: with `fuse` the fusion stage forms the groups; `memory` holds the
-    planner's options. No allocation is left: the planner turns every
-    intermediate into a view of the arena argument."""
+    order: with `fuse` the fusion stage forms the groups and the tiling
+    stage picks their register tiles (`max_accumulators` per tile);
+    `memory` holds the planner's options. No allocation is left: the
+    planner turns every intermediate into a view of the arena argument."""
     stages = [("cleanup", cleanup())]
     if fuse:
-        stages.append(("fusion", fusion()))
+        stages += [("fusion", fusion()), ("tiling", tiling(max_accumulators))]
     stages += [
         ("schedule", schedule()),
         ("lower-to-linalg", lower_to_linalg()),

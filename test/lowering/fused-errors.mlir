@@ -1,6 +1,6 @@
 // A group whose body holds an op the lowering cannot evaluate per element
 // is reported at the group.
-// RUN: not tinyml-opt --tinyml-lower-to-linalg %s 2>&1 | FileCheck %s
+// RUN: not tinyml-opt --tinyml-lower-to-linalg --split-input-file %s 2>&1 | FileCheck %s
 // CHECK: error: tinyml-lower-to-linalg: 'tinyml.transpose' cannot be evaluated inside a fused group
 func.func @bad_group(%x: tensor<2x4xf32>) -> tensor<4x2xf32> {
   %y = tinyml.fused "elementwise" (%x) : (tensor<2x4xf32>) -> tensor<4x2xf32> {
@@ -9,4 +9,30 @@ func.func @bad_group(%x: tensor<2x4xf32>) -> tensor<4x2xf32> {
     tinyml.yield %t : tensor<4x2xf32>
   }
   return %y : tensor<4x2xf32>
+}
+
+// -----
+
+// A tile that does not divide the output channels.
+// CHECK: error: tinyml-lower-to-linalg: tile [1, 3] does not divide the 4 output channels
+func.func @bad_tile(%a: tensor<1x8xf32>, %m: tensor<8x4xf32>) -> tensor<1x4xf32> {
+  %y = tinyml.fused "conv_epilogue" (%a, %m) {tile = array<i64: 1, 3>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%ai: tensor<1x8xf32>, %mi: tensor<8x4xf32>):
+    %p = tinyml.matmul %ai, %mi : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+    tinyml.yield %p : tensor<1x4xf32>
+  }
+  return %y : tensor<1x4xf32>
+}
+
+// -----
+
+// Pixel tiles are for convolutions, and no wider than a row's interior.
+// CHECK: error: tinyml-lower-to-linalg: tile of 2 pixels is wider than the row's interior
+func.func @wide_tile(%a: tensor<1x8xf32>, %m: tensor<8x4xf32>) -> tensor<1x4xf32> {
+  %y = tinyml.fused "conv_epilogue" (%a, %m) {tile = array<i64: 2, 4>} : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32> {
+  ^bb0(%ai: tensor<1x8xf32>, %mi: tensor<8x4xf32>):
+    %p = tinyml.matmul %ai, %mi : (tensor<1x8xf32>, tensor<8x4xf32>) -> tensor<1x4xf32>
+    tinyml.yield %p : tensor<1x4xf32>
+  }
+  return %y : tensor<1x4xf32>
 }

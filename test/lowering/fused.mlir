@@ -34,7 +34,7 @@ func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32
 
 // -----
 
-// Conv + residual add + ReLU with an odd channel count: one generic; the
+// Conv + residual add + ReLU without a tile: one generic; the
 // accumulation loops (window taps, then input channels) run inside it on a
 // scalar accumulator that starts at the bias, with fused multiply-adds;
 // padding is skipped by the loop bounds.
@@ -75,8 +75,8 @@ func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>, %b: t
 
 // -----
 
-// With 8 channels and no horizontal padding, one iteration computes a tile
-// of 2 neighbouring pixels x 4 neighbouring channels: each input value
+// A group with a tile (chosen by tinyml-choose-tiles), here 2 neighbouring
+// pixels x 4 neighbouring channels per iteration: each input value
 // loaded feeds 4 accumulators, each weight 2, all carried by the reduction
 // loops. The group is a loop nest carrying the result tensor; the residual
 // input dies here, so the result is written over it, each element read
@@ -106,7 +106,7 @@ func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>, %b: t
 func.func @register_blocked(%x: tensor<1x2x2x4xf32>, %w: tensor<1x1x4x8xf32>, %b: tensor<8xf32>,
                             %r: tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> {
   %s = tinyml.neg %r : tensor<1x2x2x8xf32>
-  %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s)
+  %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s) {tile = array<i64: 2, 4>}
       : (tensor<1x2x2x4xf32>, tensor<1x1x4x8xf32>, tensor<8xf32>, tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> {
   ^bb0(%xi: tensor<1x2x2x4xf32>, %wi: tensor<1x1x4x8xf32>, %bi: tensor<8xf32>, %si: tensor<1x2x2x8xf32>):
     %c = tinyml.conv2d %xi, %wi, %bi : (tensor<1x2x2x4xf32>, tensor<1x1x4x8xf32>, tensor<8xf32>) -> tensor<1x2x2x8xf32>
@@ -201,7 +201,7 @@ func.func @softmax(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
 // CHECK:         scf.for {{.*}} -> (f32, f32, f32, f32)
 // CHECK-NOT:     -> (f32, f32, f32, f32, f32
 func.func @padded_rows(%x: tensor<1x6x6x2xf32>, %w: tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w) {tile = array<i64: 4, 4>} : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
   ^bb0(%xi: tensor<1x6x6x2xf32>, %wi: tensor<3x3x2x4xf32>):
     %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>}
         : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32>

@@ -1,5 +1,5 @@
 """All tinyml passes. Importing this package registers every pass."""
-from . import dce, fuse_conv_epilogue, fuse_elementwise, fuse_reduction  # noqa: F401
+from . import choose_tiles, dce, fuse_conv_epilogue, fuse_elementwise, fuse_reduction  # noqa: F401
 from . import layout, lower_to_linalg  # noqa: F401
 from . import fold_batch_norm, fold_constants, simplify  # noqa: F401
 from . import lower_copies, plan_memory, reorder  # noqa: F401

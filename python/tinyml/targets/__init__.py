@@ -7,13 +7,16 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Target:
     """Where a model runs. `triple`/`cpu`/`float_abi` drive opt and llc;
-    `unsupported` says why a known target cannot be built yet."""
+    `max_accumulators` bounds a register tile (the FP registers left after
+    a tile's loads); `unsupported` says why a known target cannot be built
+    yet."""
 
     name: str
     index_bitwidth: int
     triple: str | None = None
     cpu: str | None = None
     float_abi: str | None = None
+    max_accumulators: int = 20
     unsupported: str | None = None
 
     @property
@@ -22,9 +25,11 @@ class Target:
 
 
 TARGETS = {
-    "host": Target("host", 64),
-    "cortex-m4": Target("cortex-m4", 32, "thumbv7em-none-eabihf", "cortex-m4", "hard"),
-    "cortex-m7": Target("cortex-m7", 32, "thumbv7em-none-eabihf", "cortex-m7", "hard"),
+    # x86-64 has 16 vector registers for the JIT's scalar floats.
+    "host": Target("host", 64, max_accumulators=12),
+    # FPv4-SP / FPv5: 32 single-precision registers.
+    "cortex-m4": Target("cortex-m4", 32, "thumbv7em-none-eabihf", "cortex-m4", "hard", 20),
+    "cortex-m7": Target("cortex-m7", 32, "thumbv7em-none-eabihf", "cortex-m7", "hard", 20),
     "cortex-m0": Target("cortex-m0", 32, "thumbv6m-none-eabi", "cortex-m0", "soft",
                         unsupported="cortex-m0 is not supported yet: it has no FPU and "
                                     "tinyml does not ship the __aeabi_f* soft-float helpers"),

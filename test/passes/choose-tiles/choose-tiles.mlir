@@ -1,0 +1,73 @@
+// RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='max-accumulators=8' | FileCheck %s --check-prefix=SMALL
+
+// A 3x3 conv with padding 1 over 32 columns: 30 interior columns, tiled by
+// 5 pixels x 4 channels (20 accumulators); with room for 8, 2 x 4.
+// CHECK-LABEL: func.func @padded_conv
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {tile = array<i64: 5, 4>}
+// SMALL-LABEL: func.func @padded_conv
+// SMALL:         tinyml.fused "conv_epilogue"(%arg0) {tile = array<i64: 2, 4>}
+func.func @padded_conv(%x: tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
+  ^bb0(%xi: tensor<1x4x32x8xf32>):
+    %w = arith.constant dense<1.0> : tensor<3x3x8x16xf32>
+    %c = tinyml.conv2d %xi, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x32x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x4x32x16xf32>
+    %r = tinyml.relu %c : tensor<1x4x32x16xf32>
+    tinyml.yield %r : tensor<1x4x32x16xf32>
+  }
+  return %y : tensor<1x4x32x16xf32>
+}
+
+// -----
+
+// 6 interior columns: 3-pixel tiles cover all of them, 5 would leave one.
+// A matmul tiles output columns only; 10 columns take tiles of 2.
+// CHECK-LABEL: func.func @row_and_matmul
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {tile = array<i64: 3, 4>}
+// CHECK:         tinyml.fused "conv_epilogue"(%arg1, %arg2) {tile = array<i64: 1, 2>}
+func.func @row_and_matmul(%x: tensor<1x1x6x4xf32>, %a: tensor<1x8xf32>, %m: tensor<8x10xf32>)
+    -> (tensor<1x1x6x8xf32>, tensor<1x10xf32>) {
+  %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x1x6x4xf32>) -> tensor<1x1x6x8xf32> {
+  ^bb0(%xi: tensor<1x1x6x4xf32>):
+    %w = arith.constant dense<1.0> : tensor<1x1x4x8xf32>
+    %c = tinyml.conv2d %xi, %w : (tensor<1x1x6x4xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x6x8xf32>
+    tinyml.yield %c : tensor<1x1x6x8xf32>
+  }
+  %z = tinyml.fused "conv_epilogue" (%a, %m) : (tensor<1x8xf32>, tensor<8x10xf32>) -> tensor<1x10xf32> {
+  ^bb0(%ai: tensor<1x8xf32>, %mi: tensor<8x10xf32>):
+    %p = tinyml.matmul %ai, %mi : (tensor<1x8xf32>, tensor<8x10xf32>) -> tensor<1x10xf32>
+    tinyml.yield %p : tensor<1x10xf32>
+  }
+  return %y, %z : tensor<1x1x6x8xf32>, tensor<1x10xf32>
+}
+
+// -----
+
+// Not tiled: element-wise and reduction groups, a depthwise conv with a
+// channel multiplier, and ops outside groups.
+// CHECK-LABEL: func.func @untiled
+// CHECK-NOT:     tile =
+func.func @untiled(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x2xf32>) {
+  %d = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x4x4x4xf32> {
+  ^bb0(%xi: tensor<1x4x4x2xf32>, %wi: tensor<3x3x2x2xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x4x4x4xf32>
+    tinyml.yield %c : tensor<1x4x4x4xf32>
+  }
+  %e = tinyml.fused "elementwise" (%x) : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  ^bb0(%xi: tensor<1x4x4x2xf32>):
+    %n = tinyml.neg %xi : tensor<1x4x4x2xf32>
+    %r = tinyml.relu %n : tensor<1x4x4x2xf32>
+    tinyml.yield %r : tensor<1x4x4x2xf32>
+  }
+  return %d, %e : tensor<1x4x4x4xf32>, tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// RUN: not tinyml-opt %s --tinyml-choose-tiles='max-accumulators=0' 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: tinyml-opt: error: option 'max-accumulators' of pass 'tinyml-choose-tiles' must be >= 1, got 0
+// CHECK-LABEL: func.func @options
+// SMALL-LABEL: func.func @options
+func.func @options() {
+  return
+}
