@@ -1,6 +1,9 @@
-"""Lowering of a `tinyml.fused` group to ONE `linalg.generic`: a loop nest
-over the group's output, parallel in every dimension, whose body computes
-one output element and stores it once. No intermediate tensor exists.
+"""Lowering of a `tinyml.fused` group to ONE loop nest with no intermediate
+tensor: a `linalg.generic` over the group's output, parallel in every
+dimension, whose body computes one output element and stores it once; or,
+for a conv/matmul group carrying a `tile = [pixels, channels]`, `scf.for`
+loops whose body computes a tile of outputs in registers (see
+`build_blocked`).
 
 The body evaluates the group's value graph at an index:
 - an element-wise op is its scalar formula (`SCALAR_BODIES`) of its operands
@@ -115,6 +118,10 @@ class GroupLowering:
         if pixels < 1 or channels < 1 or self.result_shape[-1] % channels:
             raise PassError(f"tile [{pixels}, {channels}] does not divide the "
                             f"{self.result_shape[-1]} output channels", self.fused.location)
+        if (root.name == "tinyml.depthwise_conv2d" and shape_of(root.operands[1])[3] > 1
+                and channels > 1):
+            raise PassError("a depthwise conv with a channel multiplier takes tiles of one "
+                            "channel", self.fused.location)
         if pixels > 1 and (root.name == "tinyml.matmul"
                            or pixels > interior_columns(root)[1]):
             raise PassError(f"tile of {pixels} pixels is wider than the row's interior",

@@ -36,3 +36,16 @@ func.func @wide_tile(%a: tensor<1x8xf32>, %m: tensor<8x4xf32>) -> tensor<1x4xf32
   }
   return %y : tensor<1x4xf32>
 }
+
+// -----
+
+// A channel multiplier maps output channels to inputs unevenly.
+// CHECK: error: tinyml-lower-to-linalg: a depthwise conv with a channel multiplier takes tiles of one channel
+func.func @multiplier_tile(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x4x4x4xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w) {tile = array<i64: 1, 2>} : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x4xf32> {
+  ^bb0(%xi: tensor<1x4x4x2xf32>, %wi: tensor<1x1x2x2xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x4xf32>
+    tinyml.yield %c : tensor<1x4x4x4xf32>
+  }
+  return %y : tensor<1x4x4x4xf32>
+}
