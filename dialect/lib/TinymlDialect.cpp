@@ -7,6 +7,12 @@ using namespace mlir::tinyml;
 
 #include "tinyml/TinymlOpsDialect.cpp.inc"
 
+Operation *TinymlDialect::materializeConstant(OpBuilder &builder,
+                                              Attribute value, Type type,
+                                              Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
 void TinymlDialect::initialize() {
   addOperations<
 #define GET_OP_LIST

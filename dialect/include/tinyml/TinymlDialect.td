@@ -21,6 +21,9 @@ def Tinyml_Dialect : Dialect {
     `tinyml.fused` regions, each of which lowers to a single loop nest.
   }];
   let cppNamespace = "::mlir::tinyml";
+  // Folded constants (a reshape of a constant) become arith.constant.
+  let hasConstantMaterializer = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 #endif // TINYML_DIALECT
