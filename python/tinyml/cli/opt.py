@@ -62,8 +62,9 @@ def pass_list() -> str:
     for cls in registered_passes():
         lines.append(f"  --{cls.name:<34} {cls.summary}")
         for option in cls.options:
-            lines.append(f"      {option.name}={option.type.__name__:<8} "
-                         f"{option.help} (default: {option.format(option.default)})")
+            spec = f"{option.name}=<{option.type.__name__}>"
+            lines.append(f"      {spec:<32} {option.help} "
+                         f"(default: {option.format(option.default)})")
     lines.append("upstream MLIR passes are accepted by name, e.g. --canonicalize, --cse")
     return "\n".join(lines)
 
