@@ -253,10 +253,16 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         options = parse_args(argv)
-        return 0 if options is None else run(options)
+        status = 0 if options is None else run(options)
+        sys.stdout.flush()
+        return status
     except (UsageError, PipelineError, FrontendError) as error:
         print(f"tinyml-opt: error: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        # The reader (`| head`) has gone: stop quietly, as cat would.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as error:  # a defect in tinyml itself, not bad input
         if os.environ.get("TINYML_DEBUG"):
             raise
