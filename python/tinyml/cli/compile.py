@@ -11,17 +11,18 @@ host, <name>.mlir (LLVM dialect, run by the JIT). Always OUTDIR/report.json
 memory timeline memory.json / memory.svg; with --emit-stages also
 OUTDIR/stages/NN-<stage>.mlir, the IR after every pipeline stage. OUTDIR is written to a temporary
 directory beside it and renamed into place, so a failed compile never
-leaves a half-written OUTDIR. Errors print one line
-`tinyml-compile: error: ...` and exit 1.
+leaves a half-written OUTDIR; an existing OUTDIR is replaced only when it is
+empty or an earlier tinyml output (its `.tinyml-output` marker lists every
+file in it), and OUTDIR may not hold the model. Errors print one line
+`tinyml-compile: error: ...` and exit 1; a defect in tinyml prints
+`tinyml-compile: internal error: ...` and exits 2.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 USAGE_ERROR_EXIT = 1
@@ -39,7 +40,8 @@ def make_parser() -> argparse.ArgumentParser:
                      description="Compile an ONNX model (or tinyml MLIR) into OUTDIR.")
     parser.add_argument("model", help="the model: .onnx, or .mlir in the tinyml dialect")
     parser.add_argument("-o", "--output", required=True, metavar="OUTDIR",
-                        help="the output directory (replaced if it exists)")
+                        help="the output directory (an existing one is replaced only if it "
+                             "is empty or an earlier tinyml output)")
     parser.add_argument("--target", default=DEFAULT_TARGET,
                         help=f"the target (one of: {', '.join(TARGETS)}; "
                              f"default: {DEFAULT_TARGET})")
@@ -60,29 +62,6 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def write_atomically(outdir: Path, fill) -> None:
-    """Calls `fill(tmpdir)` on a fresh directory beside `outdir`, then moves
-    it into place (replacing an existing directory)."""
-    outdir = outdir.resolve() if outdir.exists() else outdir.absolute()
-    if outdir.exists() and not outdir.is_dir():
-        raise OSError(f"'{outdir}' exists and is not a directory")
-    outdir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.tmp", dir=outdir.parent))
-    try:
-        fill(tmp)
-        os.chmod(tmp, 0o755)
-        if outdir.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{outdir.name}.old", dir=outdir.parent))
-            os.rename(outdir, old / "previous")
-            os.rename(tmp, outdir)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, outdir)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = make_parser()
@@ -91,33 +70,32 @@ def main(argv: list[str] | None = None) -> int:
         from ..compiler import CompileError, compile
         from ..frontend import FrontendError
         from ..passes.registry import PassError, PipelineError
+        from ..safe_io import OutputError, check_output_dir, unreadable_reason
         if args.sram_budget is not None and args.sram_budget < 0:
             raise CompileError(f"--sram-budget must be non-negative, got {args.sram_budget}")
         if args.batch < 1:
             raise CompileError(f"--batch must be at least 1, got {args.batch}")
-        if not Path(args.model).is_file():
-            raise CompileError(f"cannot open model '{args.model}': no such file")
+        reason = unreadable_reason(args.model)
+        if reason:
+            raise CompileError(f"cannot open model '{args.model}': {reason}")
+        check_output_dir(args.output, [args.model])  # before the work, to fail fast
         compiled = compile(args.model, target=args.target, batch=args.batch,
                            fuse=not args.no_fusion, sram_budget=args.sram_budget,
                            opt_level=args.opt_level,
                            emit_stages=args.emit_stages, emit_assembly=args.emit_assembly,
                            name=args.name, warm_up=False)
-        write_atomically(Path(args.output), compiled.save)
-    except (CompileError, FrontendError, PassError, PipelineError) as error:
+        compiled.save(args.output, [args.model])
+    except (CompileError, FrontendError, PassError, PipelineError, OutputError) as error:
         lines = str(error).strip().splitlines() or [type(error).__name__]
         print(f"tinyml-compile: error: {lines[0]}", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"tinyml-compile: error: cannot write '{args.output}': "
-              f"{error.strerror or error}", file=sys.stderr)
         return 1
     except Exception as error:  # a defect in tinyml itself, not bad input
         if os.environ.get("TINYML_DEBUG"):
             raise
-        print(f"tinyml-compile: error: internal error: {type(error).__name__}: "
+        print(f"tinyml-compile: internal error: {type(error).__name__}: "
               f"{str(error).splitlines()[0] if str(error) else ''} "
               "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 1
+        return 2
     report = compiled.report()
     summary = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
                                             "flash", "compile_seconds") if key in report}

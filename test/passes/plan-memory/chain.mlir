@@ -1,5 +1,5 @@
 // RUN: tinyml-opt %s --tinyml-plan-memory | FileCheck %s
-// RUN: tinyml-opt %s --tinyml-plan-memory='report-dir=%t' -o /dev/null
+// RUN: tinyml-opt %s --tinyml-plan-memory='report-dir=%t' -o %t.out.mlir
 // RUN: FileCheck %s --check-prefix=JSON < %t/chain.memory.json
 // RUN: FileCheck %s --check-prefix=SVG < %t/chain.memory.svg
 
