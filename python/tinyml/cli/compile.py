@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -32,6 +33,13 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 1 (argparse would exit 2)
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         sys.exit(USAGE_ERROR_EXIT)
+
+
+def _whole_number(text: str) -> int:
+    # int() would accept ' 5', '+5' and '1_000'; an option value is digits only.
+    if not re.fullmatch(r"[0-9]+", text):
+        raise argparse.ArgumentTypeError(f"expected a whole number of digits, got {text!r}")
+    return int(text)
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -47,7 +55,7 @@ def make_parser() -> argparse.ArgumentParser:
                              f"default: {DEFAULT_TARGET})")
     parser.add_argument("--no-fusion", action="store_true",
                         help="turn all fusion off (to compare with the fused build)")
-    parser.add_argument("--sram-budget", type=int, metavar="BYTES",
+    parser.add_argument("--sram-budget", type=_whole_number, metavar="BYTES",
                         help="fail when the activation arena needs more than BYTES")
     parser.add_argument("--emit-stages", action="store_true",
                         help="also write the IR after every pipeline stage")
@@ -56,7 +64,7 @@ def make_parser() -> argparse.ArgumentParser:
                              "O3 is a little faster and about twice the code)")
     parser.add_argument("--emit-assembly", action="store_true",
                         help="also write the Thumb assembly <name>.s (Cortex-M targets)")
-    parser.add_argument("--batch", type=int, default=1,
+    parser.add_argument("--batch", type=_whole_number, default=1,
                         help="the value of a symbolic batch dimension (default: 1)")
     parser.add_argument("--name", help="the artefact name (default: the model file name)")
     return parser
@@ -71,8 +79,6 @@ def main(argv: list[str] | None = None) -> int:
         from ..frontend import FrontendError
         from ..passes.registry import PassError, PipelineError
         from ..safe_io import OutputError, check_output_dir, unreadable_reason
-        if args.sram_budget is not None and args.sram_budget < 0:
-            raise CompileError(f"--sram-budget must be non-negative, got {args.sram_budget}")
         if args.batch < 1:
             raise CompileError(f"--batch must be at least 1, got {args.batch}")
         reason = unreadable_reason(args.model)

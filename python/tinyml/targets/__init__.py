@@ -45,7 +45,7 @@ class TargetError(ValueError):
 def lookup_target(name: str) -> Target:
     target = TARGETS.get(name)
     if target is None:
-        raise TargetError(f"unknown target '{name}' (known: {', '.join(TARGETS)})")
+        raise TargetError(f"unknown target {name!r} (known: {', '.join(TARGETS)})")
     if target.unsupported:
         raise TargetError(target.unsupported)
     return target
