@@ -34,7 +34,7 @@ from .diagnostics import format_mlir_error
 from .passes.registry import PassError, PipelineError
 
 from .targets import TARGETS, TargetError, lookup_target  # noqa: F401  (re-exported)
-from .targets.cortexm import OPT_LEVELS
+from .targets.cortexm import OPT_LEVELS, c_identifier
 
 REPORT = "report.json"
 FORMAT_VERSION = 1
@@ -88,7 +88,30 @@ def _runner_utils() -> str:
 
 
 def _sanitize(name: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", name).strip("._") or "model"
+    """`name` made the model's name: a C identifier, because it is also the
+    symbol of the model's function (see `cortexm.c_identifier`)."""
+    return c_identifier(name, "model")
+
+
+def _name_entry(module: ir.Module, func: ir.Operation, name: str | None, default: str) -> str:
+    """The model's name, `name` when given (it must be a usable C
+    identifier), else `default` made one. The entry function (and every use
+    of it) is renamed to it, so that the artefacts and the C symbol agree
+    and two models in one firmware do not clash."""
+    if name is None:
+        name = _sanitize(default)
+    elif _sanitize(name) != name:
+        raise CompileError(
+            f"the model name {name!r} is not a usable C identifier: use ASCII letters, digits "
+            f"and single '_', not starting with a digit or '_', and no C/C++ keyword or "
+            f"standard C name (e.g. {_sanitize(name)!r})")
+    old = ir.StringAttr(func.attributes["sym_name"]).value
+    if name != old:
+        if name in ir.SymbolTable(module.operation):
+            raise CompileError(f"cannot name the model '{name}': the module already has a "
+                               f"symbol '{name}'")
+        ir.SymbolTable.replace_all_symbol_uses(old, name, module.operation)
+        ir.SymbolTable.set_symbol_name(func, name)
     return name
 
 
@@ -125,8 +148,7 @@ def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, s
     except ImportError:  # pragma: no cover - onnx is a dependency
         onnx = None
     if onnx is not None and isinstance(model, onnx.ModelProto):
-        name = model.graph.name or "model"
-        return _import_onnx(model, context, batch), _sanitize(name)
+        return _import_onnx(model, context, batch), _sanitize(model.graph.name)
     if isinstance(model, ir.Module):
         text = model.operation.get_asm(binary=False, enable_debug_info=True)
         with context:
@@ -138,7 +160,7 @@ def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, s
         path = Path(model)
         if not path.is_file():
             raise CompileError(f"cannot open model '{path}': no such file")
-        name = _sanitize(path.stem)
+        name = _sanitize(path.name.split(".")[0])  # kws.tf2onnx.onnx -> kws
         if path.suffix == ".mlir":
             with context, ir.Location.unknown(context):
                 try:
@@ -499,7 +521,7 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
     with context, ir.Location.unknown(context):
         func = entry_function(module, entry)
         function, inputs, outputs = signature(func)
-        name = _sanitize(name or default_name or function)
+        name = function = _name_entry(module, func, name, default_name or function)
         if spec.is_host:
             func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         elif "llvm.emit_c_interface" in func.attributes:

@@ -64,11 +64,12 @@ def find_tool(name: str) -> str:
                          f"{', '.join(WHEEL_TOOLS + PATH_TOOLS)})")
 
 
-def run_tool(name: str, *args: str | os.PathLike, input: str | None = None) -> str:
-    """Runs a tool and returns its stdout; a non-zero exit raises
-    ToolchainError carrying the tool's own first error lines."""
+def run_tool(name: str, *args: str | os.PathLike, input: str | None = None,
+             cwd: str | os.PathLike | None = None) -> str:
+    """Runs a tool (in `cwd` when given) and returns its stdout; a non-zero
+    exit raises ToolchainError carrying the tool's own first error lines."""
     command = [find_tool(name), *map(str, args)]
-    proc = subprocess.run(command, input=input, capture_output=True, text=True)
+    proc = subprocess.run(command, input=input, capture_output=True, text=True, cwd=cwd)
     if proc.returncode != 0:
         details = " | ".join(proc.stderr.strip().splitlines()[:5]) or "no output"
         raise ToolchainError(f"{name} failed (exit {proc.returncode}): {details}")

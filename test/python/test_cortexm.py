@@ -114,11 +114,11 @@ def test_header_compiles_with_a_c_compiler(kws_dir, tmp_path):
     source = tmp_path / "main.c"
     source.write_text(
         '#include "kws.h"\n'
-        "static float input[TINYML_KWS_DSCNN_INPUT0_ELEMENTS];\n"
-        "static float scores[TINYML_KWS_DSCNN_OUTPUT0_ELEMENTS];\n"
-        "static uint8_t arena[TINYML_KWS_DSCNN_ARENA_BYTES]\n"
-        "    __attribute__((aligned(TINYML_KWS_DSCNN_ARENA_ALIGN)));\n"
-        "void infer(void) { kws_dscnn(input, scores, arena); }\n")
+        "static float input[TINYML_KWS_INPUT0_ELEMENTS];\n"
+        "static float scores[TINYML_KWS_OUTPUT0_ELEMENTS];\n"
+        "static uint8_t arena[TINYML_KWS_ARENA_BYTES]\n"
+        "    __attribute__((aligned(TINYML_KWS_ARENA_ALIGN)));\n"
+        "void infer(void) { kws(input, scores, arena); }\n")
     done = subprocess.run(["cc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
                            "-fsyntax-only", "-I", str(kws_dir), str(source)],
                           capture_output=True, text=True)

@@ -3,6 +3,9 @@ runtime in `runtime.ll`) -> opt -O3 -> llc -> one relocatable Thumb object,
 its section and stack-frame sizes, and the C header that goes with it."""
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,25 +33,25 @@ def build_object(llvm_dialect: str, name: str, target: Target, workdir: Path,
                  emit_assembly: bool = False, opt_level: str = DEFAULT_OPT_LEVEL) -> ObjectFiles:
     """Writes `<name>.ll` (optimized LLVM IR) and `<name>.o` into `workdir`.
     `Os` (the default) keeps most of `O3`'s speed at half its code on the
-    MLPerf models: `O3` unrolls every small reduction loop fully."""
+    MLPerf models: `O3` unrolls every small reduction loop fully. The tools
+    run inside `workdir` on relative file names, because LLVM records the
+    input file name in its output (`; ModuleID`): the artefacts must not
+    depend on where the build happened."""
     workdir.mkdir(parents=True, exist_ok=True)
-    raw = workdir / f"{name}.raw.ll"
-    raw.write_text(run_tool("mlir-translate", "--mlir-to-llvmir", input=llvm_dialect))
-    linked = workdir / f"{name}.linked.bc"
-    run_tool("llvm-link", raw, RUNTIME, "-o", linked)
+    raw, linked, optimized, obj = (f"{name}.raw.ll", f"{name}.bc", f"{name}.ll", f"{name}.o")
+    (workdir / raw).write_text(run_tool("mlir-translate", "--mlir-to-llvmir", input=llvm_dialect))
+    run_tool("llvm-link", raw, RUNTIME, "-o", linked, cwd=workdir)
     target_flags = [f"-mtriple={target.triple}", f"-mcpu={target.cpu}"]
-    optimized = workdir / f"{name}.ll"
-    run_tool("opt", f"-{opt_level}", *target_flags, "-S", linked, "-o", optimized)
-    raw.unlink()
-    linked.unlink()
+    run_tool("opt", f"-{opt_level}", *target_flags, "-S", linked, "-o", optimized, cwd=workdir)
+    (workdir / raw).unlink()
+    (workdir / linked).unlink()
     llc = ["llc", "-O3" if opt_level == "O3" else "-O2", *target_flags, f"-float-abi={target.float_abi}",
            "-stack-size-section", optimized]
-    obj = workdir / f"{name}.o"
-    run_tool(*llc, "-filetype=obj", "-o", obj)
-    files = ObjectFiles(obj=obj, llvm_ir=optimized)
+    run_tool(*llc, "-filetype=obj", "-o", obj, cwd=workdir)
+    files = ObjectFiles(obj=workdir / obj, llvm_ir=workdir / optimized)
     if emit_assembly:
         files.assembly = workdir / f"{name}.s"
-        run_tool(*llc, "-filetype=asm", "-o", files.assembly)
+        run_tool(*llc, "-filetype=asm", "-o", files.assembly.name, cwd=workdir)
     return files
 
 
@@ -81,15 +84,83 @@ def stack_frame_sizes(obj_path: str | Path) -> dict[str, int]:
     return frames
 
 
+#: Names a generated identifier must not take: the C89..C23 keywords, C++'s
+#: (the header is includable from C++), GNU's `asm`, what <stdint.h>,
+#: <stddef.h>, <stdio.h>, <errno.h>, <complex.h> and <stdnoreturn.h> may
+#: define as macros, the macros GCC predefines in GNU mode, and `main`.
+_RESERVED_WORDS = frozenset("""
+    auto break case char const continue default do double else enum extern float for goto
+    if inline int long register restrict return short signed sizeof static struct switch
+    typedef union unsigned void volatile while alignas alignof bool constexpr false nullptr
+    static_assert thread_local true typeof typeof_unqual asm
+    and and_eq bitand bitor catch char8_t char16_t char32_t class compl concept consteval
+    constinit const_cast co_await co_return co_yield decltype delete dynamic_cast explicit
+    export friend mutable namespace new noexcept not not_eq operator or or_eq private
+    protected public reinterpret_cast requires static_cast template this throw try typeid
+    typename using virtual wchar_t xor xor_eq
+    NULL EOF errno complex imaginary I noreturn offsetof linux unix i386 main""".split())
+#: Typedef-like names (`uint8_t`, which the header itself uses) and the
+#: <stdint.h> limit macros; and the shape of every macro a tinyml header
+#: defines, so that one model's parameter is never another model's macro.
+_RESERVED_PATTERN = re.compile(
+    r"_t$|^U?INT\w*_(MAX|MIN|C|WIDTH)$|^(PTRDIFF|SIG_ATOMIC|SIZE|WCHAR|WINT)_(MAX|MIN|WIDTH)$"
+    r"|^TINYML_\w+_(H|ARENA_BYTES|ARENA_ALIGN|(IN|OUT)PUT\d+_ELEMENTS)$")
+#: The runtime's global (weak) symbols: a model function of the same name
+#: would be defined twice in its own object.
+RUNTIME_SYMBOLS = frozenset(re.findall(r"^define .*?@([\w.]+)\(", RUNTIME.read_text(), re.M))
+ARENA_PARAMETER = "arena"
+
+
+def _reserved(name: str) -> bool:
+    return (name in _RESERVED_WORDS or name in RUNTIME_SYMBOLS
+            or _RESERVED_PATTERN.search(name) is not None)
+
+
+def c_identifier(text: str, prefix: str, taken: Collection[str] = ()) -> str:
+    """`text` made a C identifier that is safe at file scope, in a prototype
+    and in C++, and not in `taken`: every run of characters other than ASCII
+    letters and digits becomes one '_' (no '__', no non-ASCII), leading
+    underscores go (reserved), a leading digit gets `prefix_` in front, an
+    empty result becomes `prefix`, a reserved word (see `_RESERVED_WORDS`)
+    gets a trailing '_', and a name in `taken` a suffix `_2`, `_3`, ...
+    A C identifier that needs none of this comes back unchanged."""
+    name = re.sub(r"[^A-Za-z0-9]+", "_", text).lstrip("_")
+    if not name:
+        name = prefix
+    elif name[0].isdigit():
+        name = f"{prefix}_{name}"
+    if _reserved(name):
+        name += "_"
+    unique, suffix = name, 2
+    while unique in taken or _reserved(unique):
+        unique, suffix = f"{name.rstrip('_')}_{suffix}", suffix + 1
+    return unique
+
+
 def header(name: str, inputs, outputs, arena_bytes: int, alignment: int) -> str:
-    """The C declaration of the model function, with its arena size."""
-    guard = f"TINYML_{name.upper()}_H"
+    """The C declaration of the model function `name` (a C identifier, see
+    `c_identifier`), with its arena size. Parameters are the tensors' names
+    made C identifiers distinct from each other, from `arena`, from the
+    function and from every macro here; a comment keeps a renamed tensor's
+    ONNX name."""
+    if c_identifier(name, "model") != name:
+        raise ValueError(f"the model function name {name!r} is not a usable C identifier")
     macro = f"TINYML_{name.upper()}"
-    params = [f"const float *{_c_name(i.name, 'input', k)} /* {_dims(i.shape)} */"
-              for k, i in enumerate(inputs)]
-    params += [f"float *{_c_name(o.name, 'output', k)} /* {_dims(o.shape)} */"
-               for k, o in enumerate(outputs)]
-    params.append(f"uint8_t *arena /* {macro}_ARENA_BYTES, aligned to {macro}_ARENA_ALIGN */")
+    guard = f"{macro}_H"
+    input_macros = [f"{macro}_INPUT{k}_ELEMENTS" for k in range(len(inputs))]
+    output_macros = [f"{macro}_OUTPUT{k}_ELEMENTS" for k in range(len(outputs))]
+    taken = {name, ARENA_PARAMETER, guard, f"{macro}_ARENA_BYTES", f"{macro}_ARENA_ALIGN",
+             *input_macros, *output_macros}
+    params = []
+    for kind, pointer, tensors in (("input", "const float *", inputs),
+                                   ("output", "float *", outputs)):
+        for k, tensor in enumerate(tensors):
+            c_name = c_identifier(tensor.name, f"{kind}{k}", taken)
+            taken.add(c_name)
+            onnx_name = "" if c_name == tensor.name else f"{_comment_text(tensor.name)}, "
+            params.append(f"{pointer}{c_name} /* {onnx_name}{_dims(tensor.shape)} */")
+    params.append(f"uint8_t *{ARENA_PARAMETER} /* {macro}_ARENA_BYTES, "
+                  f"aligned to {macro}_ARENA_ALIGN */")
     lines = [
         f"/* Generated by tinyml for model '{name}'. */",
         f"#ifndef {guard}",
@@ -105,8 +176,8 @@ def header(name: str, inputs, outputs, arena_bytes: int, alignment: int) -> str:
         f"#define {macro}_ARENA_BYTES {max(arena_bytes, 1)}u",
         f"#define {macro}_ARENA_ALIGN {alignment}u",
         "",
-        *[f"#define {macro}_INPUT{k}_ELEMENTS {_count(i.shape)}u" for k, i in enumerate(inputs)],
-        *[f"#define {macro}_OUTPUT{k}_ELEMENTS {_count(o.shape)}u" for k, o in enumerate(outputs)],
+        *[f"#define {m} {_count(i.shape)}u" for m, i in zip(input_macros, inputs)],
+        *[f"#define {m} {_count(o.shape)}u" for m, o in zip(output_macros, outputs)],
         "",
         "/* Runs one inference. Tensors are float32, row-major, in the model's",
         "   own layout; no heap, no global state, reentrant with distinct arenas. */",
@@ -122,9 +193,11 @@ def header(name: str, inputs, outputs, arena_bytes: int, alignment: int) -> str:
     return "\n".join(lines)
 
 
-def _c_name(name: str, kind: str, index: int) -> str:
-    cleaned = "".join(c if c.isalnum() else "_" for c in name or "")
-    return cleaned if cleaned and not cleaned[0].isdigit() else f"{kind}{index}"
+def _comment_text(text: str) -> str:
+    """`text` quoted for a C comment: ASCII only, control characters escaped,
+    and a backslash inside every `*/` (it would end the comment), `/*`
+    (-Wcomment) and `??` (a trigraph)."""
+    return re.sub(r"(?<=\*)(?=/)|(?<=/)(?=\*)|(?<=\?)(?=\?)", r"\\", json.dumps(text))
 
 
 def _dims(shape) -> str:
