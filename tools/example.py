@@ -26,7 +26,7 @@ def main() -> int:
     model = onnx.load(args.model)
     inputs = zoo.random_inputs(model, seed=0)
     reference = zoo.reference(model, inputs)
-    compiled = tinyml.compile(model, target=args.target, name=Path(args.model).stem)
+    compiled = tinyml.compile(args.model, target=args.target)
     result = compiled.run(*inputs.values(), arena_fill=b"\xff", estimate_cycles=True)
     outdir = Path(args.output or tempfile.mkdtemp(prefix="tinyml-example-"))
     compiled.save(outdir)

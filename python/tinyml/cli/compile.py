@@ -66,7 +66,8 @@ def make_parser() -> argparse.ArgumentParser:
                         help="also write the Thumb assembly <name>.s (Cortex-M targets)")
     parser.add_argument("--batch", type=_whole_number, default=1,
                         help="the value of a symbolic batch dimension (default: 1)")
-    parser.add_argument("--name", help="the artefact name (default: the model file name)")
+    parser.add_argument("--name", help="the artefact name and C symbol (default: the model "
+                                       "file name up to its first dot)")
     return parser
 
 
