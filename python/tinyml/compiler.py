@@ -16,6 +16,7 @@ emulator.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import importlib.util
 import json
 import os
@@ -37,7 +38,8 @@ from .targets import TARGETS, TargetError, lookup_target  # noqa: F401  (re-expo
 from .targets.cortexm import OPT_LEVELS, c_identifier
 
 REPORT = "report.json"
-FORMAT_VERSION = 1
+# 2: report.json records the SHA-256 of every artefact and of its own content.
+FORMAT_VERSION = 2
 
 
 class CompileError(Exception):
@@ -73,9 +75,31 @@ class TensorInfo:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "TensorInfo":
-        return cls(name=data["name"], shape=list(data["shape"]),
-                   dtype=data.get("dtype", "float32"), layout=data.get("layout"))
+    def from_json(cls, data: Any, where: str = "tensor") -> "TensorInfo":
+        """The tensor a report describes at `where` (e.g. `outputs[0]`);
+        `_Damage` when it is not one tinyml could have compiled: a non-empty
+        name, a static shape of positive sizes whose buffer has a 32-bit
+        size, a dtype a compiled function takes, a known layout."""
+        if not isinstance(data, dict):
+            raise _Damage(where, f"must be an object, got {_shown(data)}")
+        name, shape = data.get("name"), data.get("shape")
+        dtype, layout = data.get("dtype", "float32"), data.get("layout")
+        if not isinstance(name, str) or not name:
+            raise _Damage(f"{where}.name", f"must be a non-empty string, got {_shown(name)}")
+        if not isinstance(shape, list) or not all(_is_int(d) and d > 0 for d in shape):
+            raise _Damage(f"{where}.shape",
+                          f"must be a list of positive integers, got {_shown(shape)}")
+        if dtype not in _TENSOR_DTYPES:
+            raise _Damage(f"{where}.dtype", f"{_shown(dtype)} is not a dtype tinyml "
+                                            f"compiles (it compiles: {', '.join(_TENSOR_DTYPES)})")
+        size = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+        if size > _MAX_TENSOR_BYTES:
+            raise _Damage(f"{where}.shape", f"{shape} is {size} bytes, more than a 32-bit "
+                                            "size can hold")
+        if layout is not None and layout not in _LAYOUTS:
+            raise _Damage(f"{where}.layout",
+                          f"must be null, NCHW or NHWC, got {_shown(layout)}")
+        return cls(name=name, shape=list(shape), dtype=dtype, layout=layout)
 
 
 _DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "i32": "int32",
@@ -416,12 +440,17 @@ class CompiledModel:
     # -- saving -------------------------------------------------------------
 
     def report(self) -> dict[str, Any]:
-        return {
+        """What `save` writes as report.json. `artefacts` maps every artefact
+        to the SHA-256 of its bytes and `report_digest` is the SHA-256 of the
+        rest of the report, so `load` can tell a damaged or edited folder
+        from a sound one."""
+        report = {
             "format": FORMAT_VERSION,
             "model": self.name,
             "target": self.target,
             "function": self.function,
-            "artefacts": sorted(self.artefacts),
+            "artefacts": {filename: _sha256(_artefact_bytes(content))
+                          for filename, content in sorted(self.artefacts.items())},
             "inputs": [i.to_json() for i in self.inputs],
             "outputs": [o.to_json() for o in self.outputs],
             **self.report_data,
@@ -429,6 +458,8 @@ class CompiledModel:
             "options": self.options,
             "stages": [f"stages/{i:02d}-{stage}.mlir" for i, stage in enumerate(self.stages)],
         }
+        report["report_digest"] = _report_digest(report)
+        return report
 
     def save(self, outdir: str | os.PathLike) -> Path:
         """Writes the artefacts, `report.json` and (when kept) the IR after
@@ -460,31 +491,310 @@ class RunResult:
 
 
 _REPORT_KEYS = ("format", "model", "target", "function", "artefacts", "inputs", "outputs",
-                "compile_seconds", "options", "stages")
+                "compile_seconds", "options", "stages", "report_digest")
+
+# What `load` accepts in report.json: what `compile` writes, nothing a run
+# could overrun, overflow or crash on.
+_TENSOR_DTYPES = ("float32",)  # `signature` compiles float32 tensors only
+_LAYOUTS = ("NCHW", "NHWC")
+_MAX_TENSOR_BYTES = (1 << 31) - 1  # a buffer size a 32-bit target can index
+_MAX_HOST_ARENA_BYTES = 1 << 31  # far beyond a tiny model; refuses absurd sizes
+_MAX_REPORT_BYTES = 64 << 20
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_FILE_NAME = re.compile(r"[A-Za-z0-9_.-]+\Z")  # what `_sanitize` makes of a model name
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}\Z")
+
+
+class _Damage(Exception):
+    """One problem of a compiled folder: the field or file, and what is wrong."""
+
+    def __init__(self, where: str, problem: str):
+        super().__init__(f"{where}: {problem}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _shown(value: Any) -> str:
+    """A report value as a message quotes it: JSON, one line, short."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _artefact_bytes(content: str | bytes) -> bytes:
+    """An artefact as `save` writes it: text in UTF-8."""
+    return content if isinstance(content, bytes) else content.encode("utf-8")
+
+
+def _report_digest(report: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of every field but `report_digest`,
+    after a JSON round trip, so the writer hashes what the reader will."""
+    fields = json.loads(json.dumps({k: v for k, v in report.items() if k != "report_digest"}))
+    return _sha256(json.dumps(fields, sort_keys=True, separators=(",", ":")).encode())
 
 
 def load(outdir: str | os.PathLike) -> CompiledModel:
-    """A model saved by `CompiledModel.save`."""
+    """A model saved by `CompiledModel.save`, once its folder proved sound:
+    report.json fits its schema and its own digest, every artefact its
+    SHA-256, and the compiled function agrees with the report (`_cross_check`).
+    Nothing is allocated, mapped or JIT-compiled before that; any problem is
+    a one-line RunError naming the field or file."""
     outdir = Path(outdir)
     report_path = outdir / REPORT
     if not report_path.is_file():
         raise RunError(f"'{outdir}' is not a compiled model (no {REPORT})")
     try:
-        report = json.loads(report_path.read_text())
-        artefacts = {}
-        for filename in report["artefacts"]:
-            data = (outdir / filename).read_bytes()
-            artefacts[filename] = data if filename.endswith(".o") else data.decode()
-        return CompiledModel(
+        report = _read_report(report_path)
+        version = report.get("format")
+        if _is_int(version) and version > 0 and version != FORMAT_VERSION:
+            raise RunError(f"'{outdir}' holds a model saved in report format {version}; this "
+                           f"tinyml reads format {FORMAT_VERSION}: compile the model again")
+        _check_report(report)
+        model = CompiledModel(
             name=report["model"], target=report["target"], function=report["function"],
             inputs=[TensorInfo.from_json(i) for i in report["inputs"]],
             outputs=[TensorInfo.from_json(o) for o in report["outputs"]],
-            artefacts=artefacts,
+            artefacts=_read_artefacts(outdir, report["artefacts"]),
             report_data={k: v for k, v in report.items() if k not in _REPORT_KEYS},
-            compile_seconds=report.get("compile_seconds", 0.0),
-            options=report.get("options", {}))
-    except (OSError, KeyError, TypeError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise RunError(f"'{outdir}' holds a damaged compiled model: {error}") from None
+            compile_seconds=report["compile_seconds"], options=report["options"])
+        _cross_check(model, outdir)
+    except _Damage as damage:
+        raise RunError(f"'{outdir}' holds a damaged compiled model: {damage}") from None
+    return model
+
+
+def _read_report(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as stream:
+            text = stream.read(_MAX_REPORT_BYTES + 1)
+    except OSError as error:
+        raise _Damage(REPORT, f"cannot read it ({error.strerror or error})") from None
+    if len(text) > _MAX_REPORT_BYTES:
+        raise _Damage(REPORT, f"more than {_MAX_REPORT_BYTES} bytes, which no report is")
+    try:
+        report = json.loads(text)
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+        raise _Damage(REPORT, f"not valid JSON ({error})") from None
+    except RecursionError:
+        raise _Damage(REPORT, "not valid JSON (nested too deeply)") from None
+    if not isinstance(report, dict):
+        raise _Damage(REPORT, f"must hold a JSON object, got {_shown(report)}")
+    return report
+
+
+def _check_report(report: dict[str, Any]) -> None:
+    """The fields a load and a run rely on, against what `compile` writes,
+    then the report's own digest, which keeps every other field as written."""
+    version = report.get("format")
+    if version != FORMAT_VERSION or not _is_int(version):
+        raise _Damage("format", f"must be a positive integer, got {_shown(version)}")
+    name = report.get("model")
+    if not isinstance(name, str) or not _FILE_NAME.match(name) or name in (".", ".."):
+        raise _Damage("model", "must be a file name stem (letters, digits, '_', '.', '-'), "
+                               f"got {_shown(name)}")
+    target = report.get("target")
+    if not isinstance(target, str):
+        raise _Damage("target", f"must be a string, got {_shown(target)}")
+    try:
+        spec = lookup_target(target)
+    except TargetError as error:
+        raise _Damage("target", str(error)) from None
+    function = report.get("function")
+    if not isinstance(function, str) or not _C_IDENTIFIER.match(function):
+        raise _Damage("function", f"must be a C identifier, got {_shown(function)}")
+    _check_artefact_list(report.get("artefacts"), name, spec)
+    for key in ("inputs", "outputs"):
+        _check_tensor_list(report.get(key), key)
+    arena = report.get("arena_bytes")
+    if not _is_int(arena) or arena < 0:
+        raise _Damage("arena_bytes", f"must be a non-negative integer, got {_shown(arena)}")
+    limit = _arena_limit(spec)
+    if arena > limit:
+        raise _Damage("arena_bytes", f"{arena} is more than the {limit} bytes a {target} "
+                                     "run can hold")
+    seconds = report.get("compile_seconds")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not seconds >= 0:
+        raise _Damage("compile_seconds", f"must be a non-negative number, got {_shown(seconds)}")
+    if not isinstance(report.get("options"), dict):
+        raise _Damage("options", f"must be an object, got {_shown(report.get('options'))}")
+    stages = report.get("stages")
+    if not isinstance(stages, list) or not all(isinstance(s, str) for s in stages):
+        raise _Damage("stages", f"must be a list of file names, got {_shown(stages)}")
+    digest = report.get("report_digest")
+    if not isinstance(digest, str) or not _SHA256_HEX.match(digest):
+        raise _Damage("report_digest", f"must be a SHA-256 hex digest, got {_shown(digest)}")
+    if digest != _report_digest(report):
+        raise _Damage(REPORT, "its content does not match its report_digest: it was edited "
+                              "or damaged after tinyml wrote it")
+
+
+def _required_artefacts(name: str, spec) -> tuple[str, ...]:
+    """The LLVM-dialect module, and for a Cortex-M the object that runs."""
+    return (f"{name}.mlir",) if spec.is_host else (f"{name}.o", f"{name}.mlir")
+
+
+def _check_artefact_list(artefacts: Any, name: str, spec) -> None:
+    if not isinstance(artefacts, dict):
+        raise _Damage("artefacts", "must be an object of file name: SHA-256, "
+                                   f"got {_shown(artefacts)}")
+    for filename, digest in artefacts.items():
+        if not _FILE_NAME.match(filename) or filename in (".", "..", REPORT):
+            raise _Damage("artefacts", f"{_shown(filename)} is not an artefact's file name")
+        if not isinstance(digest, str) or not _SHA256_HEX.match(digest):
+            raise _Damage(f"artefacts.{filename}",
+                          f"must be a SHA-256 hex digest, got {_shown(digest)}")
+    for filename in _required_artefacts(name, spec):
+        if filename not in artefacts:
+            raise _Damage("artefacts", f"lists no {filename}, which a {spec.name} model needs")
+
+
+def _check_tensor_list(tensors: Any, key: str) -> None:
+    if not isinstance(tensors, list):
+        raise _Damage(key, f"must be a list, got {_shown(tensors)}")
+    if key == "outputs" and not tensors:
+        raise _Damage(key, "is empty: a compiled model has at least one output")
+    first_index: dict[str, int] = {}
+    for i, data in enumerate(tensors):
+        info = TensorInfo.from_json(data, f"{key}[{i}]")
+        if info.name in first_index:
+            raise _Damage(f"{key}[{i}].name", f"{_shown(info.name)} is also the name of "
+                                              f"{key}[{first_index[info.name]}]")
+        first_index[info.name] = i
+
+
+def _arena_limit(spec) -> int:
+    """The largest arena a run on `spec` can hold: a sane bound on the host,
+    on a Cortex-M the SRAM the emulator maps."""
+    if spec.is_host:
+        return _MAX_HOST_ARENA_BYTES
+    try:
+        from .emulator import SRAM_LIMIT
+    except ImportError:  # no emulator: the run says so; bound by 32-bit sizes
+        return _MAX_TENSOR_BYTES
+    return SRAM_LIMIT
+
+
+def _read_artefacts(outdir: Path, digests: dict[str, str]) -> dict[str, str | bytes]:
+    """Every listed artefact, each checked against its SHA-256 before it is
+    read into memory (a huge file in its place is hashed, not loaded)."""
+    artefacts: dict[str, str | bytes] = {}
+    for filename, digest in digests.items():
+        path = outdir / filename
+        if not path.is_file():
+            raise _Damage(filename, "missing" if not path.exists() else "not a regular file")
+        try:
+            with open(path, "rb") as stream:
+                hasher = hashlib.sha256()
+                for chunk in iter(lambda: stream.read(1 << 20), b""):
+                    hasher.update(chunk)
+                if hasher.hexdigest() != digest:
+                    raise _Damage(filename, "its content does not match its SHA-256 in "
+                                            f"{REPORT} (truncated, edited or another model's)")
+                stream.seek(0)
+                data = stream.read()
+        except OSError as error:
+            raise _Damage(filename, f"cannot read it ({error.strerror or error})") from None
+        if filename.endswith(".o"):
+            artefacts[filename] = data
+            continue
+        try:
+            artefacts[filename] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Damage(filename, "not UTF-8 text") from None
+    return artefacts
+
+
+def _cross_check(model: CompiledModel, outdir: Path) -> None:
+    """The compiled function against the report. The LLVM-dialect module must
+    define it taking one argument per input, output and the arena, named as
+    the report names them, with the report's arena size; on the host its
+    memref descriptors must fit the tensors' ranks (the parsed module is kept
+    for the JIT). A Cortex-M object must be an ARM relocatable ELF defining
+    the function."""
+    filename = f"{model.name}.mlir"
+    context = make_context()
+    with context:
+        try:
+            module = ir.Module.parse(model.artefacts[filename], context)
+        except ir.MLIRError as error:
+            details = format_mlir_error(error).strip()
+            first = details.splitlines()[0] if details else error.message
+            raise _Damage(filename, f"not valid MLIR ({first})") from None
+        functions = {}
+        for op in module.body.operations:
+            if op.operation.name == "llvm.func":
+                functions[ir.StringAttr(op.operation.attributes["sym_name"]).value] = op.operation
+        host = model.target == "host"
+        interface = f"_mlir_ciface_{model.function}" if host else model.function
+        _check_interface(_llvm_function(functions, interface, filename), interface, model,
+                         filename)
+        if host:
+            # The C interface calls the function proper, which takes every
+            # memref descriptor expanded: 2 pointers, the offset, then a size
+            # and a stride per dimension; the arena is 1-D.
+            ranks = [len(info.shape) for info in model.inputs + model.outputs]
+            expanded = _llvm_function(functions, model.function, filename)
+            want = sum(3 + 2 * rank for rank in ranks) + 5
+            if _argument_count(expanded) != want:
+                raise _Damage(filename, f"'{model.function}' takes {_argument_count(expanded)} "
+                                        f"arguments, the descriptors of the report's tensors "
+                                        f"(ranks {ranks}) and arena {want}")
+            model._context, model._module = context, module
+    if not host:
+        _check_object(model, outdir)
+
+
+def _llvm_function(functions: dict[str, ir.Operation], symbol: str,
+                   filename: str) -> ir.Operation:
+    op = functions.get(symbol)
+    if op is None:
+        raise _Damage(filename, f"defines no function '{symbol}'")
+    if not len(op.regions[0].blocks):
+        raise _Damage(filename, f"declares '{symbol}' but does not define it")
+    return op
+
+
+def _argument_count(func: ir.Operation) -> int:
+    return len(func.regions[0].blocks[0].arguments)
+
+
+def _check_interface(func: ir.Operation, symbol: str, model: CompiledModel,
+                     filename: str) -> None:
+    tensors = model.inputs + model.outputs
+    want = len(tensors) + 1
+    if _argument_count(func) != want:
+        raise _Damage(filename, f"'{symbol}' takes {_argument_count(func)} arguments, the "
+                                f"report's {len(model.inputs)} input(s), "
+                                f"{len(model.outputs)} output(s) and arena {want}")
+    attrs = func.attributes["arg_attrs"] if "arg_attrs" in func.attributes else None
+    for i, info in enumerate(tensors):
+        entry = _dict_attr(attrs, i)
+        if "tinyml.name" in entry and ir.StringAttr(entry["tinyml.name"]).value != info.name:
+            raise _Damage(filename, f"argument {i} of '{symbol}' is "
+                                    f"{_shown(ir.StringAttr(entry['tinyml.name']).value)}, "
+                                    f"the report says {_shown(info.name)}")
+    if "tinyml.arena_bytes" in func.attributes:
+        arena = ir.IntegerAttr(func.attributes["tinyml.arena_bytes"]).value
+        if arena != model.arena_bytes:
+            raise _Damage(filename, f"'{symbol}' needs an arena of {arena} bytes, the report "
+                                    f"says {model.arena_bytes}")
+
+
+def _check_object(model: CompiledModel, outdir: Path) -> None:
+    try:
+        from .emulator import ObjectError, check_object
+    except ImportError:  # no emulator: the run reports it
+        return
+    filename = f"{model.name}.o"
+    try:
+        check_object(outdir / filename, model.function)
+    except ObjectError as error:
+        raise _Damage(filename, error.problem) from None
 
 
 # ---------------------------------------------------------------------------

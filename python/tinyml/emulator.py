@@ -13,6 +13,8 @@ Memory map (addresses are the emulator's, not a real chip's):
     0x0F000000  trap page holding the return address    execute
     0x20000000  SRAM   stack (grows down to 0x20000000), .data, .bss,
                        inputs, outputs, arena            read + write
+                       (at most SRAM_LIMIT bytes: a call that needs more
+                       is refused before anything is mapped)
 
 The stack sits at the bottom of SRAM so an overflow runs into unmapped memory
 and is reported, instead of silently corrupting model data; the arena ends at
@@ -40,8 +42,10 @@ from typing import Sequence
 
 import numpy as np
 import unicorn
+from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
+from elftools.elf.sections import SymbolTableSection
 from unicorn import arm_const
 
 from .toolchain import run_tool
@@ -72,6 +76,14 @@ CYCLE_COVERAGE = 0.999  # price the hottest blocks covering this share
 
 class EmulatorError(RuntimeError):
     """The model could not be linked, loaded or run to its return."""
+
+
+class ObjectError(EmulatorError):
+    """The object cannot be run: `problem` says why, without the path."""
+
+    def __init__(self, path: str | Path, problem: str):
+        super().__init__(f"{path}: {problem}")
+        self.problem = problem
 
 
 @dataclass(frozen=True)
@@ -116,17 +128,31 @@ def _tiled(pattern: bytes, length: int) -> bytes:
 # ---------------------------------------------------------------- the object
 
 def check_object(obj_path: str | Path, function: str) -> None:
-    """Raises EmulatorError unless the object defines `function` and needs no
-    symbol from outside (the device has no library to provide one)."""
-    with open(obj_path, "rb") as stream:
-        elf = ELFFile(stream)
-        missing = _undefined_references(elf)
-        defined = _defined_functions(elf)
+    """Raises ObjectError unless the object is a 32-bit little-endian ARM
+    relocatable ELF that defines `function` and needs no symbol from outside
+    (the device has no library to provide one)."""
+    try:
+        with open(obj_path, "rb") as stream:
+            elf = ELFFile(stream)
+            kind = (elf.elfclass, elf.little_endian, elf["e_machine"], elf["e_type"])
+            if kind != (32, True, "EM_ARM", "ET_REL"):
+                endian = "little" if kind[1] else "big"
+                raise ObjectError(obj_path, "not a 32-bit little-endian ARM relocatable object "
+                                            f"(ELF{kind[0]} {endian}-endian, {kind[2]}, "
+                                            f"{kind[3]})")
+            missing = _undefined_references(elf)
+            defined = _defined_functions(elf)
+    except OSError as error:
+        raise ObjectError(obj_path, f"cannot read it ({error.strerror or error})") from None
+    except ELFError as error:
+        reason = str(error).strip().splitlines()
+        raise ObjectError(obj_path, "not a valid ELF object"
+                                    + (f" ({reason[0]})" if reason else "")) from None
     if missing:
-        raise EmulatorError(f"{obj_path} has undefined symbols: {', '.join(sorted(missing))}")
+        raise ObjectError(obj_path, f"has undefined symbols: {', '.join(sorted(missing))}")
     if function not in defined:
-        raise EmulatorError(f"{obj_path} defines no function '{function}' "
-                            f"(it defines: {', '.join(sorted(defined)) or 'none'})")
+        raise ObjectError(obj_path, f"defines no function '{function}' "
+                                    f"(it defines: {', '.join(sorted(defined)) or 'none'})")
 
 
 def _undefined_references(elf: ELFFile) -> set[str]:
@@ -138,6 +164,8 @@ def _undefined_references(elf: ELFFile) -> set[str]:
         if target.name.startswith(DISCARDED_SECTIONS):
             continue
         symtab = elf.get_section(section["sh_link"])
+        if not isinstance(symtab, SymbolTableSection):
+            raise ELFError(f"relocation section {section.name} links to no symbol table")
         for reloc in section.iter_relocations():
             symbol = symtab.get_symbol(reloc["r_info_sym"])
             if symbol["st_shndx"] == "SHN_UNDEF" and symbol.name:
@@ -317,8 +345,12 @@ class _Machine:
         self.uc.mem_map(FLASH_BASE, _align(max(flash_end, 1), PAGE),
                         unicorn.UC_PROT_READ | unicorn.UC_PROT_EXEC)
         self.uc.mem_map(TRAP_ADDRESS, PAGE, unicorn.UC_PROT_READ | unicorn.UC_PROT_EXEC)
-        self.uc.mem_map(SRAM_BASE, sram_end - SRAM_BASE,
-                        unicorn.UC_PROT_READ | unicorn.UC_PROT_WRITE)
+        try:
+            self.uc.mem_map(SRAM_BASE, sram_end - SRAM_BASE,
+                            unicorn.UC_PROT_READ | unicorn.UC_PROT_WRITE)
+        except unicorn.UcError as error:  # the host could not provide the memory
+            raise EmulatorError(f"cannot map {sram_end - SRAM_BASE} bytes of SRAM: "
+                                f"{error}") from None
         for address, data, _ in self.image.segments:
             self.uc.mem_write(address, data)
 
@@ -410,6 +442,10 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
         image = Image.load(elf_path)
         layout = _Layout.plan(image.symbols["__tinyml_ram_end"],
                               [len(b) for b in input_bytes], output_sizes, arena_bytes)
+        if layout.end - SRAM_BASE > SRAM_LIMIT:
+            raise EmulatorError(f"the call needs {layout.end - SRAM_BASE} bytes of SRAM "
+                                f"(stack, data, inputs, outputs and a {arena_bytes}-byte "
+                                f"arena), more than the {SRAM_LIMIT} the emulator maps")
         machine = _Machine(cpu_info, image)
         machine.map(layout.end)
         _fill_buffers(machine, layout, input_bytes, output_sizes, arena_fill)

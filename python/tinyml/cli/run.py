@@ -9,7 +9,10 @@ The LAST line of stdout is a JSON object:
     {"target": "host", "model": ..., "outputs": [{"name", "shape", "dtype",
      "path"}], "seconds": <run time>, "jit_seconds": <JIT time>}
 
-Errors print one line `tinyml-run: error: ...` and exit 1.
+Errors print one line `tinyml-run: error: ...` and exit 1: bad inputs, an
+unwritable output, and a compiled folder that is damaged or edited (checked
+in full before anything runs, see `tinyml.compiler.load`). A defect in
+tinyml itself prints `tinyml-run: internal error: ...` and exits 2.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import json
 import os
 import sys
 import time
+import tokenize
 from pathlib import Path
 
 import numpy as np
@@ -48,12 +52,28 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def load_input(path: str) -> np.ndarray:
+    """The array in an .npy file, memory-mapped: a header claiming a huge
+    shape costs nothing until the shape has been checked against the model."""
     try:
-        return np.load(path, allow_pickle=False)
+        if os.stat(path).st_size == 0:
+            raise UsageError(f"cannot read input '{path}': the file is empty")
+        with np.errstate(over="ignore"):  # a huge shape overflows numpy's size product
+            array = np.load(path, mmap_mode="r", allow_pickle=False)
     except FileNotFoundError:
         raise UsageError(f"cannot read input '{path}': no such file") from None
-    except (OSError, ValueError) as error:
-        raise UsageError(f"cannot read input '{path}': not a .npy array ({error})") from None
+    except OSError as error:
+        raise UsageError(f"cannot read input '{path}': {error.strerror or error}") from None
+    # How numpy reports a file that is not an .npy array: a bad magic, header
+    # or dtype (ValueError, or TokenError/SyntaxError from parsing the header
+    # dict), object data (refused without pickle), data cut short (EOFError).
+    except (ValueError, EOFError, SyntaxError, tokenize.TokenError) as error:
+        reason = str(error).strip().splitlines()
+        raise UsageError(f"cannot read input '{path}': not a plain .npy array"
+                         + (f" ({reason[0]})" if reason else "")) from None
+    if not isinstance(array, np.ndarray):  # np.load opened an .npz archive
+        array.close()
+        raise UsageError(f"cannot read input '{path}': an .npz archive, not a .npy array")
+    return array
 
 
 def run(args) -> dict:
@@ -84,6 +104,7 @@ def run(args) -> dict:
             raise UsageError(f"input '{path}' for '{info.name}' has shape {list(array.shape)}, "
                              f"the model expects {list(info.shape)}"
                              + (f" ({info.layout})" if info.layout else ""))
+    arrays = [np.array(array) for array in arrays]  # in memory, off the read-only mappings
     start = time.perf_counter()
     try:
         model.warm_up()
@@ -135,13 +156,13 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as error:
         print(f"tinyml-run: error: {error}", file=sys.stderr)
         return 1
-    except Exception as error:  # a defect in tinyml itself
+    except Exception as error:  # a defect in tinyml itself, not bad input
         if os.environ.get("TINYML_DEBUG"):
             raise
-        text = str(error).splitlines()[0] if str(error) else ""
-        print(f"tinyml-run: error: internal error: {type(error).__name__}: {text} "
+        text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        print(f"tinyml-run: internal error: {type(error).__name__}: {text} "
               "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 1
+        return 2
     print(json.dumps(summary))
     return 0
 
