@@ -33,6 +33,7 @@ from . import analysis, pipelines
 from .context import make_context
 from .diagnostics import format_mlir_error
 from .passes.registry import PassError, PipelineError
+from .safe_io import replace_output_dir, unreadable_reason
 
 from .targets import TARGETS, TargetError, lookup_target  # noqa: F401  (re-exported)
 from .targets.cortexm import OPT_LEVELS, c_identifier
@@ -145,23 +146,23 @@ def _name_entry(module: ir.Module, func: ir.Operation, name: str | None, default
 
 def _import_onnx(model, context: ir.Context, batch: int) -> ir.Module:
     try:
-        from .frontend import import_onnx
+        from .frontend import FrontendError, import_onnx
     except ImportError as error:
         raise CompileError(f"the ONNX frontend is not available: {error}") from None
     with context, ir.Location.unknown(context):
         try:
             return import_onnx(model, batch=batch, context=context)
-        except CompileError:
-            raise
         except ir.MLIRError as error:
             raise _mlir_error("cannot import the model: ", error) from None
-        except Exception as error:  # the frontend's own errors
+        except FrontendError as error:
+            # Only the frontend's verdicts on the model are the user's errors;
+            # any other exception is a defect and must reach the CLI as one.
             raise CompileError(_one_line(error)) from None
 
 
 def _one_line(error: BaseException) -> str:
-    text = str(error).strip() or type(error).__name__
-    return text
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return " ".join(lines) or type(error).__name__
 
 
 def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, str | None]:
@@ -182,8 +183,9 @@ def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, s
                 raise _mlir_error("cannot copy the module: ", error) from None
     if isinstance(model, (str, os.PathLike)):
         path = Path(model)
-        if not path.is_file():
-            raise CompileError(f"cannot open model '{path}': no such file")
+        reason = unreadable_reason(path)
+        if reason:
+            raise CompileError(f"cannot open model '{path}': {reason}")
         name = _sanitize(path.name.split(".")[0])  # kws.tf2onnx.onnx -> kws
         if path.suffix == ".mlir":
             with context, ir.Location.unknown(context):
@@ -461,23 +463,27 @@ class CompiledModel:
         report["report_digest"] = _report_digest(report)
         return report
 
-    def save(self, outdir: str | os.PathLike) -> Path:
+    def save(self, outdir: str | os.PathLike,
+             inputs: Sequence[str | os.PathLike] = ()) -> Path:
         """Writes the artefacts, `report.json` and (when kept) the IR after
-        every stage into `outdir` (created if needed)."""
-        outdir = Path(outdir)
-        outdir.mkdir(parents=True, exist_ok=True)
+        every stage into `outdir`, atomically: see `safe_io.replace_output_dir`
+        for when an existing folder is replaced and when it is refused
+        (`safe_io.OutputError`). `inputs` are the files the model came from,
+        which the output must not hold."""
+        return replace_output_dir(outdir, self._write_into, inputs)
+
+    def _write_into(self, folder: Path) -> None:
         for filename, content in self.artefacts.items():
-            path = outdir / filename
+            path = folder / filename
             if isinstance(content, bytes):
                 path.write_bytes(content)
             else:
-                path.write_text(content)
+                path.write_text(content, encoding="utf-8")
         if self.stages:
-            (outdir / "stages").mkdir(exist_ok=True)
+            (folder / "stages").mkdir()
             for i, (stage, text) in enumerate(self.stages.items()):
-                (outdir / "stages" / f"{i:02d}-{stage}.mlir").write_text(text)
-        (outdir / REPORT).write_text(json.dumps(self.report(), indent=2) + "\n")
-        return outdir
+                (folder / "stages" / f"{i:02d}-{stage}.mlir").write_text(text, encoding="utf-8")
+        (folder / REPORT).write_text(json.dumps(self.report(), indent=2) + "\n", encoding="utf-8")
 
 
 @dataclass
@@ -828,6 +834,7 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
     module, default_name = load_model(model, context, batch)
     stages: dict[str, str] = {}
     report: dict[str, Any] = {"fusion": fuse}
+    stage_seconds: dict[str, float] = {}
     with context, ir.Location.unknown(context):
         func = entry_function(module, entry)
         function, inputs, outputs = signature(func)
@@ -841,7 +848,9 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
         for stage_name, stage in pipelines.compile_stages(
                 spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory,
                 max_accumulators=spec.max_accumulators):
+            stage_start = time.perf_counter()
             _run_stage(stage_name, stage, module)
+            stage_seconds[stage_name] = round(time.perf_counter() - stage_start, 4)
             if emit_stages:
                 stages[stage_name] = str(module)
             if stage_name == "cleanup":
@@ -854,6 +863,7 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
             elif stage_name == "lower-to-loops":
                 report["kernels"] = analysis.loop_nests(module)
         llvm_mlir = str(module)
+    report["stage_seconds"] = stage_seconds
     artefacts: dict[str, str | bytes] = {"memory.json": timeline[0], "memory.svg": timeline[1]}
     if spec.is_host:
         artefacts[f"{name}.mlir"] = llvm_mlir

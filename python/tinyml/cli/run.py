@@ -17,6 +17,7 @@ tinyml itself prints `tinyml-run: internal error: ...` and exits 2.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -25,6 +26,8 @@ import tokenize
 from pathlib import Path
 
 import numpy as np
+
+from ..safe_io import OutputError, write_file
 
 
 class _Parser(argparse.ArgumentParser):
@@ -124,10 +127,9 @@ def run(args) -> dict:
         path = args.output[i] if args.output else None
         if path is not None:
             try:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-                np.save(path, value)
-            except OSError as error:
-                raise UsageError(f"cannot write output '{path}': {error.strerror}") from None
+                write_file(path, npy_bytes(value))
+            except OutputError as error:
+                raise UsageError(f"output {i}: {error}") from None
         results.append({"name": info.name, "shape": list(value.shape),
                         "dtype": str(value.dtype), "path": path})
     summary = {"target": model.target, "model": model.name, "outputs": results,
@@ -140,6 +142,12 @@ def run(args) -> dict:
         if result.cycles_estimate is not None:
             summary["cycles_estimate"] = result.cycles_estimate
     return summary
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
 
 
 def _poison(enabled: bool) -> bytes | None:
