@@ -11,8 +11,10 @@ from mlir import ir
 from ..context import make_context
 from ..diagnostics import format_mlir_error, location_prefix, severity_name
 from ..frontend import FrontendError
+from ..parser_traps import parser_traps
 from ..passes.registry import PipelineError, registered_passes
 from ..pipeline import Pipeline
+from .crash_guard import phase, run_guarded
 from .verify_diagnostics import Reported, check, parse_expectations
 
 SPLIT_MARKER = "// -----"
@@ -164,6 +166,12 @@ def load_module(chunk: str, filename: str, context: ir.Context, options: Options
 
 def process_chunk(chunk, filename: str, options: Options) -> tuple[str | None, list]:
     """Returns the printed result (None on failure) and the diagnostics."""
+    if not options.import_onnx:
+        traps = parser_traps(chunk)
+        if traps:  # text the upstream parser would abort on, not report
+            return None, [Reported("error", trap.line, trap.message,
+                                   f"{filename}:{trap.line}:{trap.column}") for trap in traps]
+    where = _chunk_name(chunk, filename, options)
     context = make_context()
     reported: list[Reported] = []
 
@@ -174,10 +182,14 @@ def process_chunk(chunk, filename: str, options: Options) -> tuple[str | None, l
     with context, ir.Location.unknown(context):
         handler = context.attach_diagnostic_handler(collect)
         try:
+            reader = "the ONNX importer" if options.import_onnx else "the MLIR parser"
+            phase(f"{reader} crashed on {where}")
             module = load_module(chunk, filename, context, options)
+            phase(f"the MLIR verifier crashed on {where}")
             if not module.verify():
                 return None, reported
-            options.pipeline.run(module, print_ir_after_all=options.print_ir_after_all)
+            run_passes(module, options, where)
+            phase(f"the MLIR printer crashed on {where}")
             return module.get_asm(large_elements_limit=options.elide_limit,
                                   print_generic_op_form=options.generic), reported
         except ir.MLIRError as error:
@@ -188,6 +200,26 @@ def process_chunk(chunk, filename: str, options: Options) -> tuple[str | None, l
             return None, reported
         finally:
             handler.detach()
+
+
+def _chunk_name(chunk, filename: str, options: Options) -> str:
+    """The input as a crash message names it: the file, and with
+    --split-input-file the line where the chunk starts."""
+    if not options.split_input_file or options.import_onnx:  # an ONNX model is one chunk
+        return f"'{filename}'"
+    first_line = len(chunk) - len(chunk.lstrip("\n")) + 1  # chunks are padded with newlines
+    return f"'{filename}' (the chunk at line {first_line})"
+
+
+def run_passes(module: ir.Operation, options: Options, where: str) -> None:
+    """Runs the pipeline with one pass manager per element, so that the
+    crash guard can name the pass that was running."""
+    for element in options.pipeline.elements:
+        phase(f"pass '{element}' crashed on {where}")
+        single = Pipeline()
+        # Appended, not passed to Pipeline(): upstream text was checked once.
+        single.elements.append(element)
+        single.run(module, print_ir_after_all=options.print_ir_after_all)
 
 
 def _flatten(diagnostic, filename: str, into: list[Reported]) -> None:
@@ -250,8 +282,14 @@ def write_output(path: str, text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """The console entry point: the tool runs in a child process, so that a
+    crash in upstream MLIR becomes one line and exit code 2."""
+    return run_guarded("tinyml-opt", run_command, sys.argv[1:] if argv is None else argv)
+
+
+def run_command(argv: list[str]) -> int:
     try:
+        phase("checking the pass pipeline crashed")
         options = parse_args(argv)
         status = 0 if options is None else run(options)
         sys.stdout.flush()

@@ -69,6 +69,7 @@ from mlir.dialects import arith, memref
 
 from ..diagnostics import location_prefix
 from ..planner import ALGORITHMS, Buffer, MemoryPlan, PlanError, make_plan
+from ..safe_io import OutputError, write_file
 from .registry import Option, Pass, PassError, PipelineError, functions, register
 
 ALLOC_OPS = ("memref.alloc", "memref.alloca")
@@ -502,10 +503,6 @@ def _is_public(func: ir.Operation) -> bool:
     return ir.StringAttr(func.attributes["sym_visibility"]).value == "public"
 
 
-def _has_body(func: ir.Operation) -> bool:
-    return len(func.regions[0].blocks) > 0
-
-
 def _calls(module: ir.Operation) -> dict[str, ir.Operation]:
     """Callee name -> first `func.call` of it in the module."""
     found: dict[str, ir.Operation] = {}
@@ -559,7 +556,7 @@ class PlanMemory(Pass):
         self.plans = {}
         calls = _calls(module)
         for func in list(functions(module)):
-            if not _is_public(func) or not _has_body(func):
+            if not _is_public(func):
                 continue
             name = ir.StringAttr(func.attributes["sym_name"]).value
             if name in calls and _arena_index(func) is None:
@@ -592,12 +589,12 @@ class PlanMemory(Pass):
         self._rewrite(func, analysis, plan)
         self.plans[analysis.name] = plan
         if self.report_dir:
-            os.makedirs(self.report_dir, exist_ok=True)
             stem = os.path.join(self.report_dir, f"{analysis.name}.memory")
-            with open(stem + ".json", "w") as f:
-                f.write(plan.timeline_json())
-            with open(stem + ".svg", "w") as f:
-                f.write(plan.timeline_svg())
+            try:
+                write_file(stem + ".json", plan.timeline_json())
+                write_file(stem + ".svg", plan.timeline_svg())
+            except OutputError as error:  # a folder the user named: their error to fix
+                raise PassError(f"report-dir: {error}", func.location) from None
         return plan
 
     def _rewrite(self, func: ir.Operation, analysis: FunctionAnalysis, plan: MemoryPlan) -> None:

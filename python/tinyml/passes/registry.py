@@ -114,7 +114,8 @@ def registered_passes() -> list[type[Pass]]:
 
 
 def functions(module: ir.Operation):
-    """The func.func ops directly inside `module`."""
+    """The func.func ops directly inside `module` that have a body; a
+    declaration (`func.func private @f(...)`) has nothing to transform."""
     for op in module.regions[0].blocks[0].operations:
-        if op.operation.name == "func.func":
+        if op.operation.name == "func.func" and len(op.operation.regions[0].blocks):
             yield op.operation

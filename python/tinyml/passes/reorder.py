@@ -263,8 +263,6 @@ class ScheduleForMemory(Pass):
     def apply(self, module):
         self.results = {}
         for func in list(functions(module)):
-            if not len(func.regions[0].blocks):
-                continue
             if len(func.regions[0].blocks) != 1:
                 raise PassError("cannot schedule a function with several blocks", func.location)
             self.schedule_function(func)
