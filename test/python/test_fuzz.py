@@ -27,7 +27,7 @@ from tinyml.testing.fuzz import (KINDS, FIFO, SENTINEL, Fuzzer, failure_report,
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20240611
-CASES = 200
+CASES = 250
 # Byte-damaged models and damaged MLIR mostly stop early; compiled folders cost a compile
 # per run and a JIT or emulator run per case.
 WEIGHTS = {"onnx-bytes": 4, "onnx-struct": 4, "mlir": 4, "compiled": 2}
@@ -35,7 +35,7 @@ WEIGHTS = {"onnx-bytes": 4, "onnx-struct": 4, "mlir": 4, "compiled": 2}
 
 def test_fuzz_cases_pass():
     start = time.monotonic()
-    results = Fuzzer(SEED, weights=WEIGHTS, jobs=2, timeout=20).run(range(CASES))
+    results = Fuzzer(SEED, weights=WEIGHTS, jobs=2, timeout=30).run(range(CASES))
     assert {r.case.kind for r in results} == set(KINDS)
     failing = [r for r in results if r.outcome != "pass"]
     if failing:

@@ -783,7 +783,13 @@ def damage_model(rng: random.Random, model: onnx.ModelProto) -> tuple[bytes, lis
     functions, weights = zip(*STRUCT_MUTATIONS)
     wanted = rng.choice((1, 1, 1, 2, 3))
     for _ in range(wanted * 4):  # a mutation may not apply to this model
-        what = rng.choices(functions, weights)[0](rng, model, names)
+        mutate = rng.choices(functions, weights)[0]
+        try:
+            what = mutate(rng, model, names)
+        except (ValueError, TypeError, IndexError, KeyError):
+            # An earlier mutation left nothing this one can work on (e.g. an
+            # initializer whose data no longer fits its type): still deterministic.
+            what = None
         if what:
             done.append(what)
         if len(done) == wanted:
@@ -801,6 +807,7 @@ TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[%^@#!][\w.$-]+|\w+|->|\S')
 NUMBER = re.compile(r"(?<![\w%^#@.$-])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 ELEMENT_TYPE = re.compile(r"\b(f16|bf16|f32|f64|i1|i8|i16|i32|i64|index)\b")
 SHAPE_DIM = re.compile(r"(?<=[<x])(\d+|\?)(?=x)")
+SHAPED_TYPE = re.compile(r"\b(?:tensor|memref|vector)<[^<>]*>")
 ATTRIBUTE = re.compile(r"\b([a-z_][\w.]*) = ")
 # A float literal is replaced by a float and an integer by an integer, so that
 # most damaged numbers still parse and reach the verifiers and passes.
@@ -859,8 +866,21 @@ def _attribute_value_end(text: str, start: int) -> int:
 def _damage_mlir_once(rng: random.Random, text: str) -> tuple[str, str] | None:
     action = rng.choice(("number", "number", "type", "shape", "shape", "attribute",
                          "attribute", "delete token", "duplicate token", "replace token",
-                         "swap tokens", "duplicate line", "delete line", "swap lines"))
-    if action == "number":
+                         "swap tokens", "duplicate line", "delete line", "swap lines",
+                         "retype everywhere", "retype everywhere", "retype everywhere"))
+    if action == "retype everywhere":
+        # Every use of one shaped type changes alike, so the IR still parses and
+        # the damage reaches the verifiers and the passes.
+        types = sorted(set(SHAPED_TYPE.findall(text)))
+        if not types:
+            return None
+        old = rng.choice(types)
+        if rng.random() < 0.7 and SHAPE_DIM.search(old):
+            new = _replace_match(rng, SHAPE_DIM, old, SHAPE_VALUES)[0]
+        else:
+            new = ELEMENT_TYPE.sub(lambda _: rng.choice(ELEMENT_TYPES), old)
+        changed = text.replace(old, new), f"{old} -> {new}"
+    elif action == "number":
         matches = list(NUMBER.finditer(text))
         if not matches:
             return None
