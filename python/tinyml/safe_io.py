@@ -19,6 +19,7 @@ folder through `replace_output_dir`. The rules:
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -104,8 +105,17 @@ def write_file(path: str | os.PathLike, data: bytes | str) -> None:
 
 
 def _write_in_place(path, target: Path, payload: bytes) -> None:
+    # O_NONBLOCK: opening a FIFO nobody reads fails at once (ENXIO) instead
+    # of hanging the tool; the write itself then blocks as usual.
     try:
-        with open(target, "wb") as f:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as error:
+        reason = "no process is reading the FIFO" if error.errno == errno.ENXIO \
+            else _reason(error)
+        raise OutputError(f"cannot write '{path}': {reason}") from None
+    try:
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "wb") as f:
             f.write(payload)
     except OSError as error:
         raise OutputError(f"cannot write '{path}': {_reason(error)}") from None

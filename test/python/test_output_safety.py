@@ -184,6 +184,14 @@ def test_opt_writes_a_fifo_in_place_and_keeps_it_a_fifo(workdir):
     assert_untouched(workdir)
 
 
+def test_opt_to_a_fifo_nobody_reads_is_an_error_not_a_hang(workdir):
+    (workdir / "in.mlir").write_text(IR)
+    line = one_error_line(tool("tinyml-opt", "in.mlir", "-o", "fifo", cwd=workdir),
+                          "tinyml-opt")
+    assert line.endswith("cannot write 'fifo': no process is reading the FIFO")
+    assert_untouched(workdir)
+
+
 def test_opt_writes_through_a_symlink_and_keeps_the_link(workdir):
     (workdir / "in.mlir").write_text(IR)
     assert tool("tinyml-opt", "in.mlir", "-o", "link", cwd=workdir).returncode == 0

@@ -26,6 +26,8 @@ import re
 import sys
 from pathlib import Path
 
+from .crash_guard import phase, run_guarded
+
 USAGE_ERROR_EXIT = 1
 
 
@@ -72,7 +74,12 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """The console entry point: the tool runs in a child process, so that a
+    crash in upstream MLIR becomes one line and exit code 2."""
+    return run_guarded("tinyml-compile", compile_command, sys.argv[1:] if argv is None else argv)
+
+
+def compile_command(argv: list[str]) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
     try:
@@ -86,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         if reason:
             raise CompileError(f"cannot open model '{args.model}': {reason}")
         check_output_dir(args.output, [args.model])  # before the work, to fail fast
+        phase(f"compiling '{args.model}' crashed")
         compiled = compile(args.model, target=args.target, batch=args.batch,
                            fuse=not args.no_fusion, sram_budget=args.sram_budget,
                            opt_level=args.opt_level,

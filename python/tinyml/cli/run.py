@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..safe_io import OutputError, write_file
+from .crash_guard import phase, run_guarded
 
 
 class _Parser(argparse.ArgumentParser):
@@ -157,8 +158,14 @@ def _poison(enabled: bool) -> bytes | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """The console entry point: the tool runs in a child process, so that a
+    crash in upstream MLIR becomes one line and exit code 2."""
+    return run_guarded("tinyml-run", run_command, sys.argv[1:] if argv is None else argv)
+
+
+def run_command(argv: list[str]) -> int:
     args = make_parser().parse_args(argv)
+    phase(f"running '{args.outdir}' crashed")
     try:
         summary = run(args)
     except UsageError as error:
