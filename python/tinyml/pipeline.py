@@ -3,6 +3,10 @@ and with options, composed into one pipeline that prints as text
 `tinyml-opt --pass-pipeline=` accepts and that runs on a module."""
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+import tempfile
 from typing import Any, Callable, Iterable
 
 from mlir import ir
@@ -136,9 +140,31 @@ def _parse_element(text: str, options: dict[str, Any]) -> list[Pass | str]:
 def _check_upstream(text: str) -> None:
     # Parsing in a throwaway context validates names and options now, where
     # the user wrote them, rather than when the pipeline runs.
-    try:
-        PassManager.parse(f"builtin.module({text})", context=ir.Context())
-    except ValueError as error:
-        message = str(error).strip().splitlines()
-        detail = next((line for line in message if "error" in line.lower()), message[0] if message else "")
-        raise PipelineError(f"invalid pass or pipeline '{text}': {detail.strip()}") from None
+    with _native_stderr_captured() as native:
+        try:
+            PassManager.parse(f"builtin.module({text})", context=ir.Context())
+        except ValueError as error:
+            message = str(error).strip().splitlines()
+            detail = next((line for line in message if "error" in line.lower()),
+                          message[0] if message else "")
+            native.seek(0)
+            complaint = native.read().decode(errors="replace").strip(" :\n")
+            raise PipelineError(f"invalid pass or pipeline '{text}': "
+                                f"{complaint.splitlines()[0] if complaint else detail.strip()}") \
+                from None
+
+
+@contextlib.contextmanager
+def _native_stderr_captured():
+    """LLVM's option parser prints why an option value is bad straight to
+    file descriptor 2, around Python's own error: catch it there so the
+    user sees one line that includes it."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield sink
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
