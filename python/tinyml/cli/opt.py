@@ -14,6 +14,7 @@ from ..frontend import FrontendError
 from ..parser_traps import parser_traps
 from ..passes.registry import PipelineError, registered_passes
 from ..pipeline import Pipeline
+from ..safe_io import OutputError, write_file
 from .crash_guard import phase, run_guarded
 from .verify_diagnostics import Reported, check, parse_expectations
 
@@ -275,10 +276,10 @@ def write_output(path: str, text: str) -> None:
     if path == "-":
         sys.stdout.write(text)
         return
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        write_file(path, text)
+    except OutputError as error:
+        raise UsageError(str(error)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
