@@ -32,6 +32,7 @@ from mlir import ir
 from . import analysis, pipelines
 from .context import make_context
 from .diagnostics import format_mlir_error
+from .parser_traps import parser_traps
 from .passes.registry import PassError, PipelineError
 from .safe_io import replace_output_dir, unreadable_reason
 
@@ -188,14 +189,19 @@ def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, s
             raise CompileError(f"cannot open model '{path}': {reason}")
         name = _sanitize(path.name.split(".")[0])  # kws.tf2onnx.onnx -> kws
         if path.suffix == ".mlir":
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                raise CompileError(f"cannot parse '{path}': not a text file") from None
+            traps = parser_traps(text)  # text the upstream parser aborts on
+            if traps:
+                raise CompileError(f"cannot parse '{path}': {path}:{traps[0].line}:"
+                                   f"{traps[0].column}: {traps[0].message}")
             with context, ir.Location.unknown(context):
                 try:
-                    module = ir.Module.parse(path.read_text(), context)
+                    return ir.Module.parse(text, context), name
                 except ir.MLIRError as error:
                     raise _mlir_error(f"cannot parse '{path}': ", error) from None
-                except UnicodeDecodeError:
-                    raise CompileError(f"cannot parse '{path}': not a text file") from None
-                return module, name
         return _import_onnx(str(path), context, batch), name
     raise CompileError(f"cannot compile a {type(model).__name__}: expected a path, "
                        "an onnx.ModelProto or an ir.Module")
