@@ -402,8 +402,8 @@ def _write_bad(tmp_path, kind) -> tuple[Path, str]:
         "int32_input": (r"int32_input\.onnx: input 'x' has element type INT32; only float32 "
                         r"is supported", "bad_int_input"),
         "no_outputs": (r"no_outputs\.onnx: the graph has no outputs", "bad_no_outputs"),
-        "int64_initializer": (r"node 'add_int' \(Add\): constant 'k' has element type int64 "
-                              r"where a float32 tensor is needed", "bad_int_initializer"),
+        "int64_initializer": (r"node 'add_int' \(Add\): invalid ONNX model: B has "
+                              r"inconsistent type tensor\(int64\)", "bad_int_initializer"),
         "grouped_conv": (r"node 'grouped' \(Conv\): grouped convolution \(group=2, 4 "
                          r"channels\) is not supported", "conv_grouped"),
         "batched_matmul": (r"node 'bmm' \(MatMul\): only a \[\.\.\., K\] x \[K, N\] product",

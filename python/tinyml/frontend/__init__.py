@@ -3,8 +3,10 @@
 `import_onnx(model, batch=1, context=None, name=None)` imports an ONNX model
 (a path or an `onnx.ModelProto`) into one `func.func`; see
 `tinyml.frontend.onnx` for what it accepts and produces. Errors in the model
-raise `FrontendError`, a `ValueError` whose message is one line naming the
-file, the node and the problem.
+(including a model that is not valid ONNX, or a tensor no 32-bit target
+holds) raise `FrontendError`, a `ValueError` whose message is one line
+naming the file, the node or tensor and the problem. Any other exception
+from the frontend is a defect in tinyml, not a verdict on the model.
 
 The imported IR is faithful to the model: an NCHW op is wrapped in
 transposes to and from the NHWC layout of the dialect. The recommended

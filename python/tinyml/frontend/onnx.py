@@ -31,6 +31,16 @@ transposes left and an NCHW model keeps only the transpose of its input
 
 Errors raise `FrontendError` with one line: `<file>: <where>: <problem>`,
 where `<where>` is `node '<name>' (<OpType>)`, `input '<name>'`, ...
+
+Before anything is built the model must be valid ONNX: every string is
+UTF-8; ir_version and each opset exist; graph inputs, outputs and
+initializers are listed once, and an initializer that sets an input matches
+it; each node's input and output counts and attribute types fit the op's
+schema (attributes are only read through `_Importer._attribute_value`);
+then the ONNX checker and strict shape and type inference pass. No tensor
+(input, initializer, inferred intermediate, output, or built value) may
+have a negative dimension or reach 2 GiB, which no 32-bit target holds; a
+tensor built as an MLIR value also has no zero dimension.
 """
 from __future__ import annotations
 
@@ -53,6 +63,8 @@ from . import FrontendError
 __all__ = ["FrontendError", "SUPPORTED_OPS", "import_onnx", "import_onnx_bytes"]
 
 F32_MAX = float(np.finfo(np.float32).max)
+# A Cortex-M target has a 32-bit address space: no tensor can reach 2 GiB.
+MAX_TENSOR_BYTES = 2 ** 31
 NCHW_TO_NHWC = (0, 2, 3, 1)
 NHWC_TO_NCHW = (0, 3, 1, 2)
 
@@ -86,6 +98,83 @@ def _dtype_name(elem_type: int) -> str:
         return TensorProto.DataType.Name(elem_type)
     except ValueError:
         return f"type {elem_type}"
+
+
+def _attr_type_name(attr_type: int) -> str:
+    try:
+        return onnx.AttributeProto.AttributeType.Name(attr_type)
+    except ValueError:
+        return f"type {attr_type}"
+
+
+# What an attribute of each AttributeProto type must be, for messages.
+_ATTR_KINDS = {
+    onnx.AttributeProto.FLOAT: "a float", onnx.AttributeProto.INT: "an int",
+    onnx.AttributeProto.STRING: "a string", onnx.AttributeProto.TENSOR: "a tensor",
+    onnx.AttributeProto.GRAPH: "a graph", onnx.AttributeProto.FLOATS: "a list of floats",
+    onnx.AttributeProto.INTS: "a list of ints", onnx.AttributeProto.STRINGS: "a list of strings",
+    onnx.AttributeProto.TENSORS: "a list of tensors",
+}
+
+
+# The TensorProto field that holds the values of each element type tinyml
+# reads (when they are not in raw_data).
+_TENSOR_FIELDS = {
+    TensorProto.FLOAT: "float_data", TensorProto.DOUBLE: "double_data",
+    TensorProto.INT64: "int64_data", TensorProto.UINT64: "uint64_data",
+    TensorProto.UINT32: "uint64_data", TensorProto.INT32: "int32_data",
+    TensorProto.INT16: "int32_data", TensorProto.INT8: "int32_data",
+    TensorProto.UINT16: "int32_data", TensorProto.UINT8: "int32_data",
+    TensorProto.BOOL: "int32_data", TensorProto.FLOAT16: "int32_data",
+}
+
+
+def _itemsize(elem_type: int) -> int:
+    """Bytes per element of an ONNX element type (1 for types numpy lacks)."""
+    try:
+        return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type)).itemsize
+    except (KeyError, TypeError, ValueError):
+        return 1
+
+
+def _one_line(text: str) -> str:
+    """`text` on one line: unprintable characters (a line break in a name
+    of the model) are escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _non_utf8_string(message, path: str) -> tuple[str, bytes] | None:
+    """The first string field under `message` that is not valid UTF-8
+    (protobuf hands those over as bytes), as (field path, raw value)."""
+    for field, value in message.ListFields():
+        if field.type not in (field.TYPE_STRING, field.TYPE_MESSAGE):
+            continue
+        items = list(enumerate(value)) if field.is_repeated else [(None, value)]
+        for index, item in items:
+            where = f"{path}.{field.name}" + ("" if index is None else f"[{index}]")
+            if field.type == field.TYPE_STRING:
+                if isinstance(item, bytes):
+                    return where, item
+            else:
+                found = _non_utf8_string(item, where)
+                if found:
+                    return found
+    return None
+
+
+def _checker_problem(text: str) -> tuple[str | None, str | None, str]:
+    """(node name, op type, problem) from an ONNX checker or shape inference
+    message; the node parts are None when the message names no node."""
+    node = re.search(r"\(op_type:([^,]*), node name: (.*?)\): ", text)
+    op_type, name = node.groups() if node else (None, None)
+    if node is None:
+        node = re.search(r"==> Context: Bad node spec for node\. Name: (.*) OpType: (\S*)", text)
+        name, op_type = node.groups() if node else (None, None)
+    lines = [line for line in text.splitlines() if line.strip() and "==> Context" not in line]
+    problem = lines[0] if lines else text
+    problem = re.sub(r"^.*\(op_type:[^,]*, node name: .*?\): ", "", problem)
+    problem = re.sub(r"\[\w+Error\] |Inference error\(s\): ", "", problem).strip()
+    return name, op_type, problem
 
 
 def _sanitize(name: str) -> str:
@@ -137,7 +226,8 @@ def import_onnx(model, batch: int = 1, context: ir.Context | None = None,
     unknown leading input dimension; `name` names the function (default:
     the graph name). Raises `FrontendError` on bad input."""
     if isinstance(model, onnx.ModelProto):
-        filename = model.graph.name or "<onnx model>"
+        name_is_text = isinstance(model.graph.name, str)  # not when it is not UTF-8
+        filename = model.graph.name if name_is_text and model.graph.name else "<onnx model>"
         proto, base_dir = model, None
     else:
         filename = os.fspath(model)
@@ -201,10 +291,11 @@ class _Importer:
         self.graph = model.graph
         self.filename = filename
         self.batch = batch
-        self.func_name = _sanitize(name) if name else _sanitize(model.graph.name)
+        self.name = name
+        self.func_name = ""  # set once the graph name is known to be text
         self.base_dir = base_dir
-        self.opset = next((o.version for o in model.opset_import
-                           if o.domain in ("", "ai.onnx")), 0)
+        self.opset = 0
+        self.schemas: dict[str, onnx.defs.OpSchema | None] = {}
         self.values: dict[str, Value] = {}
         self.cache: dict[str, ir.Value] = {}
         self.nhwc_cache: dict[ir.Value, ir.Value] = {}
@@ -219,7 +310,7 @@ class _Importer:
     def fail(self, message: str, where: str | None = None) -> FrontendError:
         where = self.where if where is None else where
         prefix = f"{self.filename}: {where}: " if where else f"{self.filename}: "
-        return FrontendError(prefix + " ".join(message.split("\n")))
+        return FrontendError(_one_line(prefix + message))
 
     # -- driver --------------------------------------------------------------
 
@@ -227,19 +318,22 @@ class _Importer:
         graph = self.graph
         if self.batch < 1:
             raise self.fail(f"batch must be at least 1, got {self.batch}")
+        self._check_text()
         if not graph.output:
             raise self.fail("the graph has no outputs")
-        if self.opset == 0:
-            raise self.fail("the model imports no default-domain (ai.onnx) opset")
-        self._load_initializers()
-        inputs = [i for i in graph.input if i.name not in self.values]
+        self._check_versions()
+        self._check_unique_names()
+        initializers = {t.name for t in graph.initializer}
+        inputs = [i for i in graph.input if i.name not in initializers]
         arg_shapes = [self._input_shape(i) for i in inputs]
-        for output in graph.output:
-            elem = output.type.tensor_type.elem_type
-            if output.type.HasField("tensor_type") and elem not in (0, TensorProto.FLOAT):
-                raise self.fail(f"output '{output.name}' has element type "
-                                f"{_dtype_name(elem)}; only float32 is supported")
+        self._check_outputs()
+        self._check_initializers()
+        for index, node in enumerate(graph.node):
+            self._check_node(index, node)
+        self._load_external_data()
+        self._check_onnx()
         self._infer_shapes(inputs, arg_shapes)
+        self._load_initializers()
         for node in graph.node:
             for name in node.input:
                 if name:
@@ -277,25 +371,52 @@ class _Importer:
         fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         return module
 
-    def _load_initializers(self) -> None:
-        tensors = list(self.graph.initializer)
-        if any(t.data_location == TensorProto.EXTERNAL for t in tensors):
-            if self.base_dir is None:
-                raise self.fail("the model keeps initializers in external data files; "
-                                "import it from its path")
-            try:
-                onnx.external_data_helper.load_external_data_for_model(self.model,
-                                                                       self.base_dir)
-            except (OSError, ValueError) as error:
-                raise self.fail(f"cannot load external data: {error}") from None
-        for tensor in tensors:
-            try:
-                array = numpy_helper.to_array(tensor)
-            except Exception as error:  # noqa: BLE001 - malformed tensor data
-                raise self.fail(f"initializer '{tensor.name}' is malformed: {error}") from None
-            self.values[tensor.name] = Const(array, tensor.name)
-        for tensor in self.graph.sparse_initializer:
-            raise self.fail(f"sparse initializer '{tensor.values.name}' is not supported")
+    # -- validation: nothing is built from a model that is not valid ONNX ----
+
+    def _check_text(self) -> None:
+        # protobuf does not enforce UTF-8 on ONNX's (proto2) strings; a name
+        # that is not text cannot name a function, a location or an error.
+        found = _non_utf8_string(self.model, "model")
+        if found:
+            path, value = found
+            match = re.match(r"model\.graph\.node\[(\d+)\]", path)
+            node = self.graph.node[int(match.group(1))] if match else None
+            where = ""
+            if node is not None and isinstance(node.name, str) \
+                    and isinstance(node.op_type, str):
+                where = f"node '{self._label(int(match.group(1)), node)}' ({node.op_type})"
+            raise self.fail(f"{path} is not valid UTF-8: {value!r}", where)
+        self.func_name = _sanitize(self.name or self.graph.name)
+
+    def _check_versions(self) -> None:
+        if self.model.ir_version > onnx.IR_VERSION:
+            raise self.fail(f"ir_version {self.model.ir_version} is newer than this ONNX "
+                            f"({onnx.__version__}) reads (at most {onnx.IR_VERSION})")
+        known = onnx.defs.C.schema_version_map()
+        seen = set()
+        for opset in self.model.opset_import:
+            domain = "" if opset.domain == "ai.onnx" else opset.domain
+            label = f"'{opset.domain}'" if domain else "the default domain (ai.onnx)"
+            if domain in seen:
+                raise self.fail(f"opset_import lists {label} more than once")
+            seen.add(domain)
+            if domain in known:
+                low, high = known[domain]
+                if not low <= opset.version <= high:
+                    raise self.fail(f"opset {opset.version} of {label} does not exist "
+                                    f"(this ONNX ({onnx.__version__}) knows {low} to {high})")
+            if domain == "":
+                self.opset = opset.version
+        if self.opset == 0:
+            raise self.fail("the model imports no default-domain (ai.onnx) opset")
+
+    def _check_unique_names(self) -> None:
+        for what, names in (("input", [i.name for i in self.graph.input]),
+                            ("output", [o.name for o in self.graph.output]),
+                            ("initializer", [t.name for t in self.graph.initializer])):
+            for name, count in Counter(names).items():
+                if count > 1:
+                    raise self.fail(f"the graph lists {what} '{name}' {count} times")
 
     def _input_shape(self, info: onnx.ValueInfoProto) -> tuple[int, ...]:
         where = f"input '{info.name}'"
@@ -309,7 +430,7 @@ class _Importer:
             raise self.fail(f"{where} has no shape (rank unknown)")
         shape = []
         for axis, dim in enumerate(tensor_type.shape.dim):
-            if dim.HasField("dim_value") and dim.dim_value > 0:
+            if dim.HasField("dim_value"):
                 shape.append(dim.dim_value)
             elif axis == 0:
                 shape.append(self.batch)
@@ -317,11 +438,160 @@ class _Importer:
                 what = f"'{dim.dim_param}'" if dim.HasField("dim_param") else "unknown"
                 raise self.fail(f"{where} has a dynamic dimension {axis} ({what}); only "
                                 "the batch dimension (0) may be dynamic")
+        self.check_size(shape, TensorProto.FLOAT, where)
         return tuple(shape)
 
+    def _check_outputs(self) -> None:
+        for output in self.graph.output:
+            where = f"output '{output.name}'"
+            if not output.type.HasField("tensor_type"):
+                raise self.fail(f"{where} is not a tensor")
+            tensor_type = output.type.tensor_type
+            if tensor_type.elem_type != TensorProto.FLOAT:
+                raise self.fail(f"{where} has element type {_dtype_name(tensor_type.elem_type)}; "
+                                "only float32 is supported")
+            dims = tensor_type.shape.dim
+            if any(d.HasField("dim_value") and d.dim_value < 1 for d in dims):
+                shape = [d.dim_value if d.HasField("dim_value") else d.dim_param or "?"
+                         for d in dims]
+                raise self.fail(f"{where} declares shape {_shape_text(shape)}; dimensions "
+                                "must be positive")
+
+    def _check_initializers(self) -> None:
+        declared = {i.name: i.type.tensor_type for i in self.graph.input}
+        total = 0
+        for tensor in self.graph.initializer:
+            where = f"initializer '{tensor.name}'"
+            total += self.check_size(tensor.dims, tensor.data_type, where, allow_empty=True)
+            if tensor.name in declared:
+                # An initializer with the name of an input is that input's value.
+                input_type = declared[tensor.name]
+                dims = [d.dim_value if d.HasField("dim_value") else None
+                        for d in input_type.shape.dim]
+                if input_type.elem_type != tensor.data_type or len(dims) != len(tensor.dims) \
+                        or any(d is not None and d != t for d, t in zip(dims, tensor.dims)):
+                    raise self.fail(
+                        f"{where} ({_dtype_name(tensor.data_type)} "
+                        f"{_shape_text(tensor.dims)}) does not match input '{tensor.name}' "
+                        f"({_dtype_name(input_type.elem_type)} "
+                        f"{_shape_text(d if d is not None else '?' for d in dims)}) it sets")
+        if total >= MAX_TENSOR_BYTES:
+            raise self.fail(f"the initializers hold {total} bytes; a 32-bit target holds "
+                            f"less than {MAX_TENSOR_BYTES} bytes")
+        for tensor in self.graph.sparse_initializer:
+            raise self.fail(f"sparse initializer '{tensor.values.name}' is not supported")
+
+    def check_size(self, dims, elem_type: int, what: str, allow_empty: bool = False) -> int:
+        """The byte size of a tensor of `dims`; fails for a negative (or,
+        unless `allow_empty`, zero) dimension and for 2 GiB or more, which
+        no 32-bit target holds."""
+        dims = [int(d) for d in dims]
+        if any(d < 0 or (d == 0 and not allow_empty) for d in dims):
+            least = "non-negative" if allow_empty else "positive"
+            raise self.fail(f"{what} has shape {_shape_text(dims)}; dimensions must be {least}")
+        nbytes = math.prod(dims) * _itemsize(elem_type)
+        if nbytes >= MAX_TENSOR_BYTES:
+            raise self.fail(f"{what} has shape {_shape_text(dims)} ({nbytes} bytes); a tensor "
+                            f"on a 32-bit target must be smaller than {MAX_TENSOR_BYTES} bytes")
+        return nbytes
+
+    def _schema(self, node: onnx.NodeProto):
+        """The default-domain op schema of `node` at the model's opset, or
+        None (another domain, or an op ONNX does not define)."""
+        if node.domain not in ("", "ai.onnx"):
+            return None
+        if node.op_type not in self.schemas:
+            try:
+                schema = onnx.defs.get_schema(node.op_type, self.opset, "")
+            except onnx.defs.SchemaError:
+                schema = None
+            self.schemas[node.op_type] = schema
+        return self.schemas[node.op_type]
+
+    def _check_node(self, index: int, node: onnx.NodeProto) -> None:
+        """Input and output counts and attribute types against the op's
+        schema (what the ONNX checker checks, said with the node's name)."""
+        schema = self._schema(node)
+        if schema is None:
+            return  # the checker or the unsupported-op error names it
+        self.where = f"node '{self._label(index, node)}' ({node.op_type})"
+        for what, count, low, high in (
+                ("inputs", len(node.input), schema.min_input, schema.max_input),
+                ("outputs", len(node.output), schema.min_output, schema.max_output)):
+            if not low <= count <= high:
+                takes = f"{low}" if low == high else f"at least {low}" \
+                    if high >= 2 ** 31 - 1 else f"{low} to {high}"
+                raise self.fail(f"has {count} {what}; {node.op_type} (opset "
+                                f"{schema.since_version}) takes {takes}")
+        names = Counter(a.name for a in node.attribute)
+        for attribute in node.attribute:
+            if names[attribute.name] > 1:
+                raise self.fail(f"attribute '{attribute.name}' is given "
+                                f"{names[attribute.name]} times")
+            self._attribute_value(node, attribute)
+        self.where = ""
+
+    def _attribute_value(self, node: onnx.NodeProto, attribute: onnx.AttributeProto):
+        """The value of `attribute` once its type is the one the op's schema
+        gives it: every attribute is read through here."""
+        schema = self._schema(node)
+        if attribute.name not in schema.attributes:
+            raise self.fail(f"unknown attribute '{attribute.name}' (not one of "
+                            f"{node.op_type}'s in opset {schema.since_version})")
+        expected = schema.attributes[attribute.name].type.value
+        if attribute.type != expected:
+            raise self.fail(f"attribute '{attribute.name}' must be "
+                            f"{_ATTR_KINDS.get(expected, _attr_type_name(expected))}, got "
+                            f"{_attr_type_name(attribute.type)}")
+        value = helper.get_attribute_value(attribute)
+        if attribute.type == onnx.AttributeProto.STRING:
+            try:
+                return value.decode()
+            except UnicodeDecodeError:
+                raise self.fail(f"attribute '{attribute.name}' is not valid UTF-8: "
+                                f"{value!r}") from None
+        return value
+
+    def _load_external_data(self) -> None:
+        if not any(t.data_location == TensorProto.EXTERNAL for t in self.graph.initializer):
+            return
+        if self.base_dir is None:
+            raise self.fail("the model keeps initializers in external data files; "
+                            "import it from its path")
+        try:
+            onnx.external_data_helper.load_external_data_for_model(self.model, self.base_dir)
+        except (OSError, ValueError) as error:
+            raise self.fail(f"cannot load external data: {error}") from None
+
+    def _check_onnx(self) -> None:
+        """The ONNX checker's verdict on the model."""
+        model = onnx.ModelProto()
+        model.CopyFrom(self.model)
+        for output in model.graph.output:
+            # ONNX lets an output's shape be unknown, but the checker wants
+            # the field; shape inference (next) checks the real shapes.
+            output.type.tensor_type.shape.SetInParent()
+        try:
+            onnx.checker.check_model(model)
+        except onnx.checker.ValidationError as error:
+            raise self._invalid(str(error)) from None
+
+    def _invalid(self, text: str) -> FrontendError:
+        """A FrontendError from an ONNX checker or shape inference message,
+        naming the node when the message does."""
+        name, op_type, problem = _checker_problem(text)
+        where = ""
+        if op_type is not None:
+            matches = [(i, n) for i, n in enumerate(self.graph.node)
+                       if n.name == name and n.op_type == op_type]
+            label = self._label(*matches[0]) if len(matches) == 1 else name
+            where = f"node '{label}' ({op_type})"
+        return self.fail(f"invalid ONNX model: {problem}", where)
+
     def _infer_shapes(self, inputs, arg_shapes) -> None:
-        """Runs ONNX shape inference with the batch fixed; the result checks
-        the shapes the importer computes."""
+        """Runs strict ONNX shape and type inference with the batch fixed:
+        an inconsistent model is an error, and the shapes it infers check
+        the sizes here and the shapes the importer computes later."""
         model = onnx.ModelProto()
         model.CopyFrom(self.model)
         by_name = {info.name: shape for info, shape in zip(inputs, arg_shapes)}
@@ -331,16 +601,52 @@ class _Importer:
                     dim.Clear()
                     dim.dim_value = size
         try:
-            inferred = onnx.shape_inference.infer_shapes(model, data_prop=True)
-        except Exception:  # noqa: BLE001 - inference is a cross-check only
-            return
+            inferred = onnx.shape_inference.infer_shapes(model, check_type=True,
+                                                         strict_mode=True, data_prop=True)
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+            raise self._invalid(str(error)) from None
+        producers = {name: (index, node) for index, node in enumerate(self.graph.node)
+                     for name in node.output}
         for info in list(inferred.graph.value_info) + list(inferred.graph.output):
             tensor_type = info.type.tensor_type
             dims = None
             if tensor_type.HasField("shape") and all(
                     d.HasField("dim_value") for d in tensor_type.shape.dim):
                 dims = tuple(d.dim_value for d in tensor_type.shape.dim)
+                where = f"tensor '{info.name}'"
+                if info.name in producers:
+                    index, node = producers[info.name]
+                    where += f" (of node '{self._label(index, node)}' ({node.op_type}))"
+                self.check_size(dims, tensor_type.elem_type, where, allow_empty=True)
             self.inferred[info.name] = (tensor_type.elem_type, dims)
+
+    def _load_initializers(self) -> None:
+        for tensor in self.graph.initializer:
+            self.values[tensor.name] = Const(
+                self.array(tensor, f"initializer '{tensor.name}'"), tensor.name)
+
+    def array(self, tensor: onnx.TensorProto, what: str) -> np.ndarray:
+        """A tensor (initializer or attribute) as a numpy array, once its
+        type is one numpy has and its data fills its shape exactly (the
+        checker only refuses too little data)."""
+        self.check_size(tensor.dims, tensor.data_type, what, allow_empty=True)
+        field = _TENSOR_FIELDS.get(tensor.data_type)
+        if field is None:
+            raise self.fail(f"{what} has element type {_dtype_name(tensor.data_type)}; only "
+                            "float, integer and bool tensors are supported")
+        needed = math.prod(tensor.dims)
+        if tensor.HasField("raw_data"):
+            held = len(tensor.raw_data) / _itemsize(tensor.data_type)
+        else:
+            held = len(getattr(tensor, field))
+        if held != needed:
+            raise self.fail(f"{what} holds {held:g} values but its shape "
+                            f"{_shape_text(tensor.dims)} needs {needed}")
+        return numpy_helper.to_array(tensor)
+
+    @staticmethod
+    def _label(index: int, node: onnx.NodeProto) -> str:
+        return node.name or f"{node.op_type}_{index}"
 
     def _live_nodes(self) -> set[int]:
         needed = {o.name for o in self.graph.output}
@@ -353,11 +659,11 @@ class _Importer:
         return live
 
     def _import_node(self, index: int, node: onnx.NodeProto) -> None:
-        label = node.name or f"{node.op_type}_{index}"
+        label = self._label(index, node)
         self.node = node
         self.where = f"node '{label}' ({node.op_type})"
         self.loc = ir.Location.name(label, childLoc=ir.Location.file(self.filename, 0, 0))
-        self.attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        self.attrs = {a.name: a for a in node.attribute}
         handler = _HANDLERS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         if handler is None:
             op = node.op_type if node.domain in ("", "ai.onnx") \
@@ -367,7 +673,8 @@ class _Importer:
         for name in node.input:
             if name and name not in self.values:
                 raise self.fail(f"input '{name}' is not defined before this node")
-        with self.loc:
+        # Folding follows IEEE arithmetic (inf, nan) without numpy's warnings.
+        with self.loc, np.errstate(all="ignore"):
             outputs = handler(self, node)
         for position, name in enumerate(node.output):
             if not name:
@@ -399,8 +706,10 @@ class _Importer:
     # -- node inputs and attributes -----------------------------------------
 
     def attr(self, key: str, default=None):
-        value = self.attrs.get(key, default)
-        return value.decode() if isinstance(value, bytes) else value
+        """Attribute `key` of the current node (`default` when absent), of
+        the type the op's schema gives it."""
+        attribute = self.attrs.get(key)
+        return default if attribute is None else self._attribute_value(self.node, attribute)
 
     def has_input(self, i: int) -> bool:
         return i < len(self.node.input) and bool(self.node.input[i])
@@ -421,10 +730,18 @@ class _Importer:
                             "compile-time constant")
         return value.array
 
+    def int_const(self, i: int, what: str, optional: bool = False) -> np.ndarray | None:
+        """Input i as a compile-time array of integers (a shape, axes, pads)."""
+        value = self.const(i, what, optional)
+        if value is not None and not np.issubdtype(value.dtype, np.integer):
+            raise self.fail(f"{what} (input {i}, '{self.node.input[i]}') must be integers, "
+                            f"got {value.dtype}")
+        return value
+
     def ints(self, i: int, attr: str, what: str) -> list[int] | None:
         """An int list given as input i (newer opsets) or attribute `attr`."""
         if self.has_input(i):
-            return [int(v) for v in np.asarray(self.const(i, what)).reshape(-1)]
+            return self.int_const(i, what).reshape(-1).tolist()
         value = self.attr(attr)
         return None if value is None else [int(v) for v in value]
 
@@ -446,10 +763,11 @@ class _Importer:
         array = value.array if isinstance(value, Const) else np.asarray(value)
         if name is not None and name in self.cache:
             return self.cache[name]
+        what = f"constant '{name}'" if name else "a constant"
         if array.dtype != np.float32:
-            what = f"constant '{name}'" if name else "a constant"
             raise self.fail(f"{what} has element type {array.dtype} where a float32 tensor "
                             "is needed; only float32 tensors are supported")
+        self.check_size(array.shape, TensorProto.FLOAT, what)
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array))
         result = arith.ConstantOp(attr.type, attr, loc=self.loc).result
         if name is not None:
@@ -459,6 +777,9 @@ class _Importer:
     def emit(self, op_name: str, shape, operands, **attrs) -> ir.Value:
         attributes = {key: _attr(value) for key, value in attrs.items()
                       if value is not None and value is not False}
+        # The last check before an MLIR type exists: its dimensions must fit
+        # the target (MLIR aborts on some that overflow).
+        self.check_size(shape, TensorProto.FLOAT, f"the result of {op_name}")
         return ir.Operation.create(
             op_name, results=[_tensor_type(shape)],
             operands=[self.tensor(o) for o in operands if o is not None],
@@ -852,9 +1173,14 @@ def _binary(im: _Importer, node) -> list:
 
 
 def _binary_pair(im: _Importer, node, op_name, fold, a, b):
-    if isinstance(a, Const) and isinstance(b, Const):
-        return Const(fold(a.array, b.array))
     shape = _broadcast(im, im.shape(a), im.shape(b))
+    if isinstance(a, Const) and isinstance(b, Const):
+        dtype = np.result_type(a.array, b.array)
+        im.check_size(shape, helper.np_dtype_to_tensor_dtype(dtype), "the result",
+                      allow_empty=True)
+        if node.op_type == "Div" and np.issubdtype(dtype, np.integer) and not b.array.all():
+            raise im.fail("integer division by zero")
+        return Const(fold(a.array, b.array))
     if node.op_type == "Add":
         for value, other in ((a, b), (b, a)):
             fused = _fuse_matmul_bias(im, value, other)
@@ -1000,7 +1326,7 @@ def _reshape(im: _Importer, node) -> list:
     x = im.arg(0)
     in_shape = im.shape(x)
     if im.has_input(1):
-        target = [int(v) for v in im.const(1, "the shape").reshape(-1)]
+        target = im.int_const(1, "the shape").reshape(-1).tolist()
     elif im.attr("shape") is not None:
         target = [int(v) for v in im.attr("shape")]
     else:
@@ -1086,11 +1412,14 @@ def _pad(im: _Importer, node) -> list:
         pads = [int(p) for p in im.attr("pads", [])]
         value = float(im.attr("value", 0.0))
     else:
-        pads = [int(p) for p in im.const(1, "pads").reshape(-1)]
+        pads = im.int_const(1, "pads").reshape(-1).tolist()
         value = _scalar(im, 2, "constant_value", 0.0)
-        axes = im.const(3, "axes", optional=True)
+        axes = im.int_const(3, "axes", optional=True)
         if axes is not None:
-            axes = [int(a) % rank for a in axes.reshape(-1)]
+            axes = axes.reshape(-1).tolist()
+            if any(not -rank <= a < rank for a in axes):
+                raise im.fail(f"axes {axes} out of range for rank {rank}")
+            axes = [a % rank for a in axes]
             if len(pads) != 2 * len(axes):
                 raise im.fail(f"pads {pads} do not match axes {axes}")
             full = [0] * 2 * rank
@@ -1103,15 +1432,19 @@ def _pad(im: _Importer, node) -> list:
         raise im.fail(f"negative pads {pads} (cropping) are not supported")
     if not any(pads):
         return [x]
-    if isinstance(x, Const):
-        return [np.pad(x.array, list(zip(pads[:rank], pads[rank:])), constant_values=value)]
     out = [d + pads[i] + pads[i + rank] for i, d in enumerate(shape)]
+    if isinstance(x, Const):
+        im.check_size(out, helper.np_dtype_to_tensor_dtype(x.array.dtype), "the result",
+                      allow_empty=True)
+        return [np.pad(x.array, list(zip(pads[:rank], pads[rank:])), constant_values=value)]
     return [im.emit("tinyml.pad", out, [x], padding=pads, value=value if value else None)]
 
 
 @_handles("Concat")
 def _concat(im: _Importer, node) -> list:
     inputs = [im.arg(i) for i in range(len(node.input)) if node.input[i]]
+    if not inputs:
+        raise im.fail("needs at least one input")
     shapes = [im.shape(v) for v in inputs]
     rank = len(shapes[0])
     if im.attr("axis") is None and im.opset >= 4:
@@ -1120,12 +1453,12 @@ def _concat(im: _Importer, node) -> list:
     if not -rank <= axis < rank:
         raise im.fail(f"axis {axis} out of range for rank {rank}")
     axis %= rank
-    if all(isinstance(v, Const) for v in inputs):
-        return [np.concatenate([v.array for v in inputs], axis=axis)]
     for s in shapes:
         if len(s) != rank or any(s[d] != shapes[0][d] for d in range(rank) if d != axis):
             raise im.fail(f"input shapes {', '.join(_shape_text(s) for s in shapes)} differ "
                           f"outside axis {axis}")
+    if all(isinstance(v, Const) for v in inputs):
+        return [np.concatenate([v.array for v in inputs], axis=axis)]
     inputs = [v for v, s in zip(inputs, shapes) if s[axis] > 0]
     out = list(shapes[0])
     out[axis] = sum(s[axis] for s in shapes)
@@ -1151,26 +1484,25 @@ def _dropout(im: _Importer, node) -> list:
 
 @_handles("Constant")
 def _constant(im: _Importer, node) -> list:
-    attrs = im.attrs
-    if "value" in attrs:
-        return [numpy_helper.to_array(attrs["value"])]
-    if "value_float" in attrs:
-        return [np.array(attrs["value_float"], np.float32)]
-    if "value_floats" in attrs:
-        return [np.array(attrs["value_floats"], np.float32)]
-    if "value_int" in attrs:
-        return [np.array(attrs["value_int"], np.int64)]
-    if "value_ints" in attrs:
-        return [np.array(attrs["value_ints"], np.int64)]
-    raise im.fail(f"value kind {sorted(attrs)} is not supported")
+    if "value" in im.attrs:
+        return [im.array(im.attr("value"), "attribute 'value'")]
+    for key, dtype in (("value_float", np.float32), ("value_floats", np.float32),
+                       ("value_int", np.int64), ("value_ints", np.int64)):
+        if key in im.attrs:
+            return [np.array(im.attr(key), dtype)]
+    raise im.fail(f"value kind {sorted(im.attrs)} is not supported")
 
 
 @_handles("ConstantOfShape")
 def _constant_of_shape(im: _Importer, node) -> list:
-    shape = [int(d) for d in im.const(0, "the shape").reshape(-1)]
-    value = im.attrs.get("value")
-    fill = numpy_helper.to_array(value).reshape(-1) if value is not None \
+    shape = im.int_const(0, "the shape").reshape(-1).tolist()
+    value = im.attr("value")
+    fill = im.array(value, "attribute 'value'").reshape(-1) if value is not None \
         else np.zeros([1], np.float32)
+    if fill.size != 1:
+        raise im.fail(f"attribute 'value' must hold one element, got {fill.size}")
+    im.check_size(shape, helper.np_dtype_to_tensor_dtype(fill.dtype), "the result",
+                  allow_empty=True)
     return [np.full(shape, fill[0], fill.dtype)]
 
 
@@ -1199,8 +1531,14 @@ def _shape(im: _Importer, node) -> list:
 @_handles("Gather")
 def _gather(im: _Importer, node) -> list:
     data = im.const(0, "the data (Gather is folded at import time only)")
-    indices = im.const(1, "the indices")
+    indices = im.int_const(1, "the indices")
     axis = int(im.attr("axis", 0))
+    if not -data.ndim <= axis < data.ndim:
+        raise im.fail(f"axis {axis} out of range for rank {data.ndim}")
+    size = data.shape[axis]
+    if indices.size and not (-size <= indices.min() and indices.max() < size):
+        raise im.fail(f"indices {indices.reshape(-1).tolist()} out of range for a dimension "
+                      f"of {size}")
     return [np.take(data, indices.astype(np.int64), axis=axis)]
 
 
@@ -1211,12 +1549,17 @@ def _slice(im: _Importer, node) -> list:
         starts, ends = im.attr("starts"), im.attr("ends")
         axes, steps = im.attr("axes"), None
     else:
-        starts = [int(v) for v in im.const(1, "starts").reshape(-1)]
-        ends = [int(v) for v in im.const(2, "ends").reshape(-1)]
-        axes = im.const(3, "axes", optional=True)
-        steps = im.const(4, "steps", optional=True)
+        starts = im.int_const(1, "starts").reshape(-1).tolist()
+        ends = im.int_const(2, "ends").reshape(-1).tolist()
+        axes = im.int_const(3, "axes", optional=True)
+        steps = im.int_const(4, "steps", optional=True)
     axes = list(range(len(starts))) if axes is None else [int(a) for a in np.reshape(axes, -1)]
     steps = [1] * len(starts) if steps is None else [int(s) for s in np.reshape(steps, -1)]
+    if not len(starts) == len(ends) == len(axes) == len(steps):
+        raise im.fail(f"starts {starts}, ends {ends}, axes {axes} and steps {steps} differ "
+                      "in length")
+    if any(not -data.ndim <= a < data.ndim for a in axes) or 0 in steps:
+        raise im.fail(f"axes {axes} or steps {steps} do not fit the data of rank {data.ndim}")
     index = [slice(None)] * data.ndim
     for a, s, e, st in zip(axes, starts, ends, steps):
         index[a % data.ndim] = slice(int(s), int(e), int(st))
