@@ -27,7 +27,7 @@ from tinyml.testing.fuzz import (KINDS, FIFO, SENTINEL, Fuzzer, failure_report,
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20240611
-CASES = 250
+CASES = 300
 # Byte-damaged models and damaged MLIR mostly stop early; compiled folders cost a compile
 # per run and a JIT or emulator run per case.
 WEIGHTS = {"onnx-bytes": 4, "onnx-struct": 4, "mlir": 4, "compiled": 2}
