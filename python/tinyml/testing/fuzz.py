@@ -22,6 +22,14 @@ exactly one stderr line when 1, with no "internal error" or "Traceback" on
 stderr, within the time limit, and every file of the working directory
 (sentinel, FIFO, symlink, the case's inputs) is still there as it was.
 
+A failing case is reproduced by `tools/fuzz.py --seed S --kinds KIND --case
+I`; an mlir case also depends on the .mlir files under test/ and the
+registered passes, and a compiled case on what tinyml-compile writes, so
+`--save-failures DIR` keeps each failing case's exact input and command.
+The summary table also counts "leaked?": passing cases whose one error line
+reads like a Python exception's text (a CLI that caught too broadly); they
+do not fail.
+
     from tinyml.testing.fuzz import Fuzzer
     results = Fuzzer(seed=1).run(range(100))
 
