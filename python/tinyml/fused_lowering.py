@@ -220,20 +220,23 @@ class GroupLowering:
         this function and read by no op after this group: the group writes
         its result over it, element by element, each read before its write.
         Saves one buffer. Function arguments are the caller's: never."""
-        position = {op.operation: i for i, op in enumerate(self.fused.block.operations)}
+        block = self.fused.block
 
-        def step(user: ir.Operation) -> int:
-            # Uses inside an earlier loop nest count at that nest.
-            while user is not None and user not in position:
-                user = user.parent.operation if user.parent is not None else None
-            return position[user] if user is not None else len(position)
+        def read_later(user: ir.Operation) -> bool:
+            # Uses inside an earlier loop nest count at that nest. (Block
+            # order, not a table of positions: that would cost the whole
+            # function per group.)
+            while user.block != block:
+                if user.parent is None:
+                    return True
+                user = user.parent.operation
+            return self.fused.is_before_in_block(user)
 
-        here = position[self.fused]
         for leaf in self.leaves:
             value = self.outer[leaf]
             if (isinstance(leaf.owner, ir.Block) and not isinstance(value.owner, ir.Block)
                     and shape_of(value) == list(self.result_shape)
-                    and all(step(use.owner.operation) <= here for use in value.uses)):
+                    and not any(read_later(use.owner.operation) for use in value.uses)):
                 return leaf
         return None
 

@@ -44,12 +44,36 @@ func.func @pad(%x: tensor<2x3x4xf32>) -> tensor<5x4x7xf32> {
   return %y : tensor<5x4x7xf32>
 }
 
+// Concat builds its result in one buffer, each operand materialized into
+// its slice (no chain of insert_slice: see lower_concat).
 // CHECK-LABEL: func.func @concat
-// CHECK:         %[[E:.*]] = tensor.empty() : tensor<1x2x2x7xf32>
-// CHECK:         %[[A:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0, 0, 0] [1, 2, 2, 3] [1, 1, 1, 1] : tensor<1x2x2x3xf32> into tensor<1x2x2x7xf32>
-// CHECK:         %[[B:.*]] = tensor.insert_slice %arg1 into %[[A]][0, 0, 0, 3] [1, 2, 2, 4] [1, 1, 1, 1] : tensor<1x2x2x4xf32> into tensor<1x2x2x7xf32>
-// CHECK:         return %[[B]]
+// CHECK:         %[[BUF:.*]] = memref.alloc() : memref<1x2x2x7xf32>
+// CHECK:         %[[S0:.*]] = memref.subview %[[BUF]][0, 0, 0, 0] [1, 2, 2, 3] [1, 1, 1, 1]
+// CHECK:         bufferization.materialize_in_destination %arg0 in restrict writable %[[S0]]
+// CHECK:         %[[S1:.*]] = memref.subview %[[BUF]][0, 0, 0, 3] [1, 2, 2, 4] [1, 1, 1, 1]
+// CHECK:         bufferization.materialize_in_destination %arg1 in restrict writable %[[S1]]
+// CHECK:         %[[T:.*]] = bufferization.to_tensor %[[BUF]] restrict writable : memref<1x2x2x7xf32> to tensor<1x2x2x7xf32>
+// CHECK:         return %[[T]]
 func.func @concat(%a: tensor<1x2x2x3xf32>, %b: tensor<1x2x2x4xf32>) -> tensor<1x2x2x7xf32> {
   %y = tinyml.concat %a, %b {axis = 3} : (tensor<1x2x2x3xf32>, tensor<1x2x2x4xf32>) -> tensor<1x2x2x7xf32>
   return %y : tensor<1x2x2x7xf32>
+}
+
+// The slice of a computed operand is taken before the tensor.empty its
+// producer writes into, so that eliminate-empty-tensors can make the
+// producer write straight into the slice. A repeated operand is computed
+// once: its second slice is a copy, taken at the concat.
+// CHECK-LABEL: func.func @concat_of_computed
+// CHECK:         %[[BUF:.*]] = memref.alloc() : memref<2x3xf32>
+// CHECK-NEXT:    %[[S0:.*]] = memref.subview %[[BUF]][0, 0] [1, 3]
+// CHECK-NEXT:    tensor.empty() : tensor<1x3xf32>
+// CHECK:         %[[R:.*]] = linalg.generic
+// CHECK:         bufferization.materialize_in_destination %[[R]] in restrict writable %[[S0]]
+// CHECK-NEXT:    %[[S1:.*]] = memref.subview %[[BUF]][1, 0] [1, 3]
+// CHECK-NEXT:    bufferization.materialize_in_destination %[[R]] in restrict writable %[[S1]]
+// CHECK-NEXT:    bufferization.to_tensor %[[BUF]]
+func.func @concat_of_computed(%a: tensor<1x3xf32>) -> tensor<2x3xf32> {
+  %r = tinyml.relu %a : tensor<1x3xf32>
+  %y = tinyml.concat %r, %r {axis = 0} : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
 }

@@ -36,13 +36,14 @@ reason max pooling is a `linalg.generic` with the pooling maps rather than
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, bufferization, linalg, math, tensor
+from mlir.dialects import arith, bufferization, linalg, math, memref, tensor
 
-from .registry import Pass, PassError, functions, register
+from .registry import Option, Pass, PassError, functions, register
 
 # The lowest finite float32: the identity of max that padding never beats.
 F32_LOWEST = float(np.finfo(np.float32).min)
@@ -632,19 +633,78 @@ def lower_pad(op) -> ir.Value:
 
 
 def lower_concat(op) -> ir.Value:
+    """Concat in destination-passing style: one buffer for the result, each
+    operand materialized into its slice (`memref.subview` +
+    `bufferization.materialize_in_destination`), the result a `to_tensor`
+    of the buffer.
+
+    The tensor form, a chain of one `tensor.insert_slice` per operand, puts
+    all N partial results in one alias set, and one-shot bufferization's
+    conflict analysis costs about N^3 on it (minutes for N = 500). Here each
+    operand is an alias set of its own. Each slice is taken right before the
+    `tensor.empty` its operand is computed in, so eliminate-empty-tensors
+    still lets that producer write straight into the slice (no copy, and the
+    buffer lives from there, as with the chain)."""
     inputs = _operands(op)
     axis = attr_int(op.attributes, "axis")
-    out_shape = list(_result_type(op).shape)
-    result = empty(out_shape)
-    offset = 0
+    result_type = _result_type(op)
+    buffer_type = ir.MemRefType.get(list(result_type.shape), result_type.element_type)
+    concat = op.operation
+    anchors = []
+    seen = set()
     for value in inputs:
+        # A repeated operand is computed once: only its first slice can
+        # take the producer's writes, the others are copies at the concat.
+        anchor = None if value in seen else _empty_destination(value, concat)
+        seen.add(value)
+        anchors.append(anchor or concat)
+    earliest = anchors[0]
+    for anchor in anchors[1:]:
+        if anchor.is_before_in_block(earliest):
+            earliest = anchor
+    with ir.InsertionPoint(earliest):
+        buffer = memref.alloc(buffer_type, [], [])
+    offset = 0
+    for value, anchor in zip(inputs, anchors):
         shape = shape_of(value)
         offsets = [0] * len(shape)
         offsets[axis] = offset
-        result = tensor.InsertSliceOp(value, result, [], [], [], offsets, shape,
-                                      [1] * len(shape)).result
+        with ir.InsertionPoint(anchor):
+            slot = memref.subview(buffer, offsets, shape, [1] * len(shape))
+        bufferization.MaterializeInDestinationOp(None, value, slot, restrict=True,
+                                                 writable=True)
         offset += shape[axis]
-    return result
+    return bufferization.ToTensorOp(result_type, buffer, restrict=True, writable=True).result
+
+
+def _empty_destination(value: ir.Value, user: ir.Operation) -> ir.Operation | None:
+    """The `tensor.empty` (in `user`'s block) whose buffer `value` is
+    computed in, following the init a destination-style op or a loop writes
+    its result into; None when `value` has no such origin."""
+    while isinstance(value, ir.OpResult):
+        owner = value.owner.operation
+        if owner.block != user.block:
+            return None
+        if owner.name == "tensor.empty":
+            return owner
+        value = _tied_init(owner, value.result_number)
+        if value is None:
+            return None
+    return None
+
+
+def _tied_init(op: ir.Operation, result_number: int) -> ir.Value | None:
+    """The operand a result of `op` is written into, for the ops the
+    lowerings emit: linalg ops (outs), scf.for (iter_args), tensor.insert
+    and tensor.insert_slice (dest)."""
+    operands = list(op.operands)
+    if op.name.startswith("linalg."):
+        return operands[len(operands) - len(op.results) + result_number]
+    if op.name == "scf.for":
+        return operands[3 + result_number]
+    if op.name in ("tensor.insert", "tensor.insert_slice"):
+        return operands[1]
+    return None
 
 
 Lowering = Callable[[ir.OpView], ir.Value]
@@ -686,9 +746,9 @@ def inline_fused(fused: ir.Operation) -> None:
     fused.erase()
 
 
-def lower_op(op: ir.Operation) -> None:
+def lower_op(op: ir.Operation) -> list[ir.Value]:
     """Lowers one tinyml op in place: builds the replacement before it,
-    redirects its uses and erases it."""
+    redirects its uses and erases it. Returns the replacement values."""
     name = op.name
     lowering = LOWERINGS.get(name)
     if lowering is None:
@@ -710,6 +770,7 @@ def lower_op(op: ir.Operation) -> None:
     for result, value in zip(op.results, replacements):
         result.replace_all_uses_with(value)
     op.erase()
+    return replacements
 
 
 def _tinyml_ops(block: ir.Block) -> list[ir.Operation]:
@@ -742,8 +803,29 @@ def lower_function(func: ir.Operation) -> None:
             for op in _tinyml_ops(block):
                 if op.name == "tinyml.fused":
                     inline_fused(op)
-        for op in _tinyml_ops(block):
-            lower_op(op)
+        for kernel, op in enumerate(_tinyml_ops(block)):
+            for value in lower_op(op):
+                _number_loop_nest(value, kernel)
+
+
+def _number_loop_nest(value: ir.Value, kernel: int) -> None:
+    """Marks every `scf.for` of the nest computing `value` (a tiled group)
+    with its op's number in the function. CSE hashes an op by its operands
+    and attributes, not its regions: the loops of same-shape groups (same
+    bounds, same `tensor.empty` init once CSE merged those) would all hash
+    alike, and CSE would compare every nest with every other, body and all
+    (a minute for 300 convolutions). Every loop, not just the outermost:
+    canonicalization unwraps a loop of one iteration (the batch)."""
+    if not isinstance(value, ir.OpResult) or value.owner.operation.name != "scf.for":
+        return
+    number = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), kernel)
+
+    def mark(op):
+        if op.operation.name == "scf.for":
+            op.operation.attributes["tinyml.kernel"] = number
+        return ir.WalkResult.ADVANCE
+
+    value.owner.operation.walk(mark, ir.WalkOrder.PRE_ORDER)
 
 
 @register
@@ -754,3 +836,57 @@ class LowerToLinalg(Pass):
     def apply(self, module):
         for func in functions(module):
             lower_function(func)
+
+
+@register
+class SplitEmptyTensors(Pass):
+    """CSE merges equal `tensor.empty` ops into one that every producer of
+    that shape writes into. One-shot bufferization analyses all those
+    producers as one alias set, at a cost that grows faster than the square
+    of their number (a chain of 300 convolutions spent a minute there). The
+    sharing also lets bufferization reuse a buffer in place (a reduction
+    computed straight into the result it is then divided in), so it is kept
+    within groups of `group-size` consecutive uses: a graph with fewer
+    producers of one shape bufferizes exactly as before, a larger one in
+    time linear in their number."""
+
+    name = "tinyml-split-empty-tensors"
+    summary = "Give each group of consecutive uses of a tensor.empty its own (before bufferization)"
+    options = (
+        Option("group-size", int, 16, "uses of one tensor.empty kept together", low=1),
+    )
+
+    def apply(self, module):
+        for func in functions(module):
+            for block in func.regions[0].blocks:
+                for op in list(block.operations):
+                    if op.operation.name == "tensor.empty":
+                        self.split(op.operation)
+
+    def split(self, empty: ir.Operation) -> None:
+        block = empty.block
+        uses = [(_ancestor_in(use.owner.operation, block), use.owner.operation,
+                 use.operand_number) for use in empty.result.uses]
+        if len(uses) <= self.group_size:
+            return
+        uses.sort(key=functools.cmp_to_key(_block_order))  # execution order
+        for start in range(self.group_size, len(uses), self.group_size):
+            group = uses[start:start + self.group_size]
+            with ir.InsertionPoint(group[0][0]):
+                clone = empty.clone().result
+            for _, owner, index in group:
+                owner.operands[index] = clone
+
+
+def _block_order(a: tuple, b: tuple) -> int:
+    """Uses by the position of their top-level op (ties: any order)."""
+    if a[0] == b[0]:
+        return 0
+    return -1 if a[0].is_before_in_block(b[0]) else 1
+
+
+def _ancestor_in(op: ir.Operation, block: ir.Block) -> ir.Operation:
+    """`op` or the op enclosing it that lies in `block`."""
+    while op.block != block:
+        op = op.parent.operation
+    return op
