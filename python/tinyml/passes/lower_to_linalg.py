@@ -848,7 +848,8 @@ class SplitEmptyTensors(Pass):
     computed straight into the result it is then divided in), so it is kept
     within groups of `group-size` consecutive uses: a graph with fewer
     producers of one shape bufferizes exactly as before, a larger one in
-    time linear in their number."""
+    time linear in their number. Only the `tensor.empty` ops at the top
+    level of a function are split (the lowerings put them there)."""
 
     name = "tinyml-split-empty-tensors"
     summary = "Give each group of consecutive uses of a tensor.empty its own (before bufferization)"
