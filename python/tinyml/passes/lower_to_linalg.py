@@ -665,14 +665,21 @@ def lower_concat(op) -> ir.Value:
     with ir.InsertionPoint(earliest):
         buffer = memref.alloc(buffer_type, [], [])
     offset = 0
+    first_slots = {}
     for value, anchor in zip(inputs, anchors):
         shape = shape_of(value)
         offsets = [0] * len(shape)
         offsets[axis] = offset
         with ir.InsertionPoint(anchor):
             slot = memref.subview(buffer, offsets, shape, [1] * len(shape))
-        bufferization.MaterializeInDestinationOp(None, value, slot, restrict=True,
-                                                 writable=True)
+        if value in first_slots:
+            # A repeat is copied from the first slice: the tensor keeps one
+            # reader (bufferization's cost grows with the square of those).
+            memref.copy(first_slots[value], slot)
+        else:
+            bufferization.MaterializeInDestinationOp(None, value, slot, restrict=True,
+                                                     writable=True)
+            first_slots[value] = slot
         offset += shape[axis]
     return bufferization.ToTensorOp(result_type, buffer, restrict=True, writable=True).result
 
