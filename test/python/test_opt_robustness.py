@@ -337,3 +337,18 @@ def test_guard_lets_an_interrupt_end_the_tool():
     """)
     assert result.returncode == -2  # ended by SIGINT, as an interrupted tool should
     assert result.stderr == ""
+
+
+def test_a_failed_chunk_is_one_line_with_notes_and_a_count_of_further_errors():
+    from tinyml.cli.opt import summary_lines
+    from tinyml.cli.verify_diagnostics import Reported
+    reported = [Reported("warning", 1, "odd but fine", "in.mlir:1:1"),
+                Reported("error", 3, "redefinition of SSA value '%0'", "in.mlir:3:3"),
+                Reported("note", 2, "previously defined\nhere", "in.mlir:2:3"),
+                Reported("error", 5, "second", "in.mlir:5:1"),
+                Reported("note", 4, "about the second", "in.mlir:4:1"),
+                Reported("error", 6, "third", "in.mlir:6:1")]
+    assert summary_lines(reported) == [
+        "in.mlir:1:1: warning: odd but fine",
+        "in.mlir:3:3: error: redefinition of SSA value '%0' "
+        "(note: in.mlir:2:3: previously defined here) (2 more errors)"]

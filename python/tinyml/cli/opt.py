@@ -260,9 +260,8 @@ def run(options: Options) -> int:
                 print(problem, file=sys.stderr)
             failed |= bool(problems)
         else:
-            for diagnostic in reported:
-                print(f"{diagnostic.prefix}: {diagnostic.severity}: {diagnostic.message}",
-                      file=sys.stderr)
+            for line in summary_lines(reported):
+                print(line, file=sys.stderr)
             failed |= printed is None
         if printed is not None:
             outputs.append(printed)
@@ -270,6 +269,31 @@ def run(options: Options) -> int:
     if not failed or options.verify_diagnostics:
         write_output(options.output, text)
     return 1 if failed else 0
+
+
+def summary_lines(reported: list[Reported]) -> list[str]:
+    """One line per diagnostic that is not a note, except that after the
+    first error only a count of the others is given: a failed chunk is one
+    line. Notes join the line of the diagnostic they explain, in brackets
+    (`--verify-diagnostics` still sees every note on its own)."""
+    lines: list[str] = []
+    first_error = note_target = None
+    extra_errors = 0
+    for diagnostic in reported:
+        message = " ".join(diagnostic.message.split())
+        if diagnostic.severity == "note":
+            if note_target is not None:
+                lines[note_target] += f" (note: {diagnostic.prefix}: {message})"
+        elif diagnostic.severity == "error" and first_error is not None:
+            extra_errors, note_target = extra_errors + 1, None
+        else:
+            lines.append(f"{diagnostic.prefix}: {diagnostic.severity}: {message}")
+            note_target = len(lines) - 1
+            if diagnostic.severity == "error":
+                first_error = note_target
+    if extra_errors:
+        lines[first_error] += f" ({extra_errors} more error{'s' if extra_errors > 1 else ''})"
+    return lines
 
 
 def write_output(path: str, text: str) -> None:
