@@ -181,7 +181,21 @@ INVALID = {
                                    [_io("x", [1, 4])], [_io("y", [1, 4])],
                                    [_init("k", np.arange(4, dtype=np.int64))]),
                     r"node 'mixed' \(Add\): invalid ONNX model: .*int64"),
+    "unknown_data_type": (lambda: _with(_conv(), lambda m: setattr(
+        m.graph.initializer[0], "data_type", 99)),
+        r"invalid ONNX model: Invalid tensor data type 99"),
+    "external_data_no_location": (lambda: _with(_conv(), _external_without_location),
+                                  r"cannot load external data: Location of external "
+                                  r"TensorProto .* should not be empty"),
 }
+
+
+def _external_without_location(model):
+    weights = model.graph.initializer[0]
+    weights.ClearField("float_data")
+    weights.ClearField("raw_data")
+    weights.data_location = TensorProto.EXTERNAL
+    weights.external_data.add(key="location", value="")
 
 
 def test_invalid_models_are_refused_with_one_line(tmp_path):

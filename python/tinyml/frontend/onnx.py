@@ -560,7 +560,7 @@ class _Importer:
                             "import it from its path")
         try:
             onnx.external_data_helper.load_external_data_for_model(self.model, self.base_dir)
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, onnx.checker.ValidationError) as error:
             raise self.fail(f"cannot load external data: {error}") from None
 
     def _check_onnx(self) -> None:
@@ -603,7 +603,8 @@ class _Importer:
         try:
             inferred = onnx.shape_inference.infer_shapes(model, check_type=True,
                                                          strict_mode=True, data_prop=True)
-        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError,
+                ValueError) as error:  # ValueError: e.g. an unknown tensor data type
             raise self._invalid(str(error)) from None
         producers = {name: (index, node) for index, node in enumerate(self.graph.node)
                      for name in node.output}
