@@ -13,6 +13,8 @@ guard of the command-line tools).
   form) must fit in 32 bits, as LLVM's own do: a larger one is truncated
   during parsing and checked untruncated later, and an index out of range
   asserts (in the parser, or later in a pass such as sccp).
+- `array<index ...>`: a dense array of `index` elements, whose bit width
+  the parser asks for and asserts on.
 """
 from __future__ import annotations
 
@@ -48,12 +50,16 @@ _AGGREGATE_POSITIONS = (
                r'array<\s*i64\s*:([^>\n]*)>'),
 )
 
+_INDEX_DENSE_ARRAY = re.compile(r"\barray\s*<\s*index\b")
+
 
 def parser_traps(source: str) -> list[Trap]:
     """The places in `source` (MLIR text) that would crash the parser,
     each with a one-line message; empty for almost every input."""
     text = _STRING_OR_COMMENT.sub(_blank, source)
-    found = [*_dense_array_traps(text), *_aggregate_position_traps(text)]
+    found = [*_dense_array_traps(text), *_aggregate_position_traps(text),
+             *((match.start(), "a dense array cannot hold 'index' elements; use i32 or i64")
+               for match in _INDEX_DENSE_ARRAY.finditer(text))]
     return sorted((_located(source, offset, message) for offset, message in found),
                   key=lambda trap: (trap.line, trap.column))
 

@@ -56,6 +56,14 @@ llvm.func @insert_beyond_32_bits_generic(%s: !llvm.struct<(i32, i32)>, %v: i32) 
 
 // -----
 
+// CHECK: driver-parser-traps.mlir:[[# @LINE + 2]]:48: error: a dense array cannot hold 'index' elements; use i32 or i64
+// expected-error @+1 {{a dense array cannot hold 'index' elements}}
+func.func @index_dense_array() attributes {x = array<index: 1>} {
+  return
+}
+
+// -----
+
 // Well-formed uses, and the same text in comments and strings, are left to
 // the parser: no error here. linalg.transpose ins(%a) outs(%b) permutation = [1 0]
 func.func @well_formed(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %s: !llvm.struct<(i32, i32)>)
