@@ -54,8 +54,12 @@ class CompileError(Exception):
         self.details = details or message
 
 
-def _mlir_error(prefix: str, error: ir.MLIRError) -> CompileError:
+def _mlir_error(prefix: str, error: ir.MLIRError, source: str | None = None) -> CompileError:
+    """`source`: the file the parsed text came from, which the parser
+    (given a string) calls `-`."""
     details = format_mlir_error(error)
+    if source is not None:
+        details = re.sub(r"^-:", lambda _: f"{source}:", details, flags=re.MULTILINE)
     first = details.strip().splitlines()[0] if details.strip() else error.message
     return CompileError(f"{prefix}{first}", details)
 
@@ -201,7 +205,7 @@ def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, s
                 try:
                     return ir.Module.parse(text, context), name
                 except ir.MLIRError as error:
-                    raise _mlir_error(f"cannot parse '{path}': ", error) from None
+                    raise _mlir_error(f"cannot parse '{path}': ", error, str(path)) from None
         return _import_onnx(str(path), context, batch), name
     raise CompileError(f"cannot compile a {type(model).__name__}: expected a path, "
                        "an onnx.ModelProto or an ir.Module")

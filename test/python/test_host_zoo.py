@@ -146,7 +146,8 @@ def test_cli_failed_compile_leaves_no_outdir(tmp_path):
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  return %b\n}\n")
     done = cli("compile", bad, "-o", tmp_path / "out")
-    assert_one_line_error(done, "compile", "cannot parse")
+    assert_one_line_error(done, "compile", f"cannot parse '{bad}': {bad}:2:12: error: "
+                                           "expected ':'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.mlir"]
 
 
