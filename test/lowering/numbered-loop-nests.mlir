@@ -1,7 +1,7 @@
 // RUN: tinyml-opt --tinyml-lower-to-linalg --canonicalize --cse %s | FileCheck %s
 
 // Every scf.for of a tiled group's nest carries the group's number in the
-// function (tinyml.kernel), also once canonicalization has unwrapped the
+// function (tinyml.nest), also once canonicalization has unwrapped the
 // one-iteration batch loop: two same-shape groups read their inputs inside
 // the loops, so their nests would otherwise have the same operands (bounds,
 // CSE-merged tensor.empty) and CSE would compare them body against body.
@@ -9,11 +9,11 @@
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<1x6x6x4xf32>
 // CHECK:         %[[A:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E]])
 // CHECK:           scf.for
-// CHECK:         } {tinyml.kernel = 0 : i64}
-// CHECK:         } {tinyml.kernel = 0 : i64}
+// CHECK:         } {tinyml.nest = 0 : i64}
+// CHECK:         } {tinyml.nest = 0 : i64}
 // CHECK:         %[[B:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[E]])
-// CHECK:         } {tinyml.kernel = 1 : i64}
-// CHECK:         } {tinyml.kernel = 1 : i64}
+// CHECK:         } {tinyml.nest = 1 : i64}
+// CHECK:         } {tinyml.nest = 1 : i64}
 // CHECK:         return %[[B]]
 func.func @two_same_shape_groups(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x4xf32>) -> tensor<1x6x6x4xf32> {
   %a = tinyml.fused "conv_epilogue" (%x, %w) {tile = array<i64: 2, 4>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x6x6x4xf32> {

@@ -817,19 +817,19 @@ def lower_function(func: ir.Operation) -> None:
 
 def _number_loop_nest(value: ir.Value, kernel: int) -> None:
     """Marks every `scf.for` of the nest computing `value` (a tiled group)
-    with its op's number in the function. CSE hashes an op by its operands
-    and attributes, not its regions: the loops of same-shape groups (same
-    bounds, same `tensor.empty` init once CSE merged those) would all hash
-    alike, and CSE would compare every nest with every other, body and all
-    (a minute for 300 convolutions). Every loop, not just the outermost:
-    canonicalization unwraps a loop of one iteration (the batch)."""
+    with its op's number in the function (`tinyml.nest`). CSE hashes an op
+    by its operands and attributes, not its regions: the loops of same-shape
+    groups (same bounds, same `tensor.empty` init once CSE merged those)
+    would all hash alike, and CSE would compare every nest with every other,
+    body and all (a minute for 300 convolutions). Every loop, not just the
+    outermost: canonicalization unwraps a loop of one iteration (the batch)."""
     if not isinstance(value, ir.OpResult) or value.owner.operation.name != "scf.for":
         return
     number = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), kernel)
 
     def mark(op):
         if op.operation.name == "scf.for":
-            op.operation.attributes["tinyml.kernel"] = number
+            op.operation.attributes["tinyml.nest"] = number
         return ir.WalkResult.ADVANCE
 
     value.owner.operation.walk(mark, ir.WalkOrder.PRE_ORDER)
