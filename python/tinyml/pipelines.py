@@ -58,12 +58,12 @@ def lower_to_linalg() -> Pipeline:
 def bufferize(deallocate: bool = True, out_params: bool = True,
               hoist_static_allocs: bool = True) -> Pipeline:
     """One-shot bufferization of the whole module with identity-layout
-    function boundaries (after giving each group of uses of a CSE-merged
-    `tensor.empty` its own: see tinyml-split-empty-tensors). With `out_params` the results become out-params the
-    caller owns (`hoist_static_allocs`: the kernel writes straight into them
-    instead of copying). With `deallocate` every remaining alloc is freed
-    (the host JIT needs this; a planner that replaces allocs by arena views
-    does not)."""
+    function boundaries, after giving each group of uses of a CSE-merged
+    `tensor.empty` its own (see tinyml-split-empty-tensors). With
+    `out_params` the results become out-params the caller owns
+    (`hoist_static_allocs`: the kernel writes straight into them instead of
+    copying). With `deallocate` every remaining alloc is freed (the host JIT
+    needs this; a planner that replaces allocs by arena views does not)."""
     pipeline = Pipeline([
         "tinyml-split-empty-tensors",
         "eliminate-empty-tensors",
@@ -79,7 +79,7 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
     pipeline.add("canonicalize")
     if deallocate:
         pipeline.add("buffer-deallocation-pipeline")
-    pipeline.add("canonicalize")
+        pipeline.add("canonicalize")
     return pipeline
 
 
