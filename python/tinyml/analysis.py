@@ -5,6 +5,8 @@ import math
 
 from mlir import ir
 
+from .fusion import group_root
+
 LOOPS = frozenset({"scf.for", "scf.parallel", "scf.forall", "affine.for", "affine.parallel"})
 
 
@@ -54,3 +56,40 @@ def loop_nests(module: ir.Module | ir.Operation) -> int:
                 if op.operation.name in LOOPS or op.operation.name == "memref.copy":
                     count += 1
     return count
+
+
+def group_macs(op: ir.Operation) -> int:
+    """Multiply-accumulates of one top-level op: a fused group's members'."""
+    total = 0
+
+    def visit(inner):
+        nonlocal total
+        total += op_macs(inner.operation)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return total
+
+
+_POOLS = frozenset({"tinyml.avg_pool2d", "tinyml.max_pool2d", "tinyml.global_avg_pool"})
+_KINDS = {"tinyml.depthwise_conv2d": "depthwise", "tinyml.matmul": "fc",
+          "tinyml.softmax": "softmax", "tinyml.reshape": "reshape", "tinyml.pad": "pad",
+          "tinyml.transpose": "transpose", "tinyml.concat": "concat",
+          **dict.fromkeys(_POOLS, "pool"),
+          **dict.fromkeys(("tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max"),
+                          "reduction")}
+
+
+def kernel_kind(op: ir.Operation) -> str:
+    """What a top-level op (a kernel) computes, for the profile: `pointwise`
+    (1x1 conv), `conv3x3` (any KxK conv), `depthwise`, `fc` (matmul), `pool`,
+    `reduction`, `softmax`, `elementwise`, or the data movement it is
+    (`reshape`, `pad`, `transpose`, `concat`). A fused group is the kind of
+    its contraction or reduction, else `elementwise`."""
+    root = group_root(op) if op.name == "tinyml.fused" else op
+    if root is None:
+        return "elementwise"
+    if root.name == "tinyml.conv2d":
+        kh, kw = _shape(root.operands[1])[:2]
+        return "pointwise" if (kh, kw) == (1, 1) else f"conv{kh}x{kw}"
+    return _KINDS.get(root.name, "elementwise")

@@ -30,10 +30,13 @@ import numpy as np
 from mlir import ir
 
 from . import analysis, pipelines
+from . import profile as profiling
 from .context import make_context
 from .diagnostics import format_mlir_error
 from .parser_traps import parser_traps
-from .passes.registry import PassError, PipelineError
+from .passes.number_kernels import kernel_number
+from .passes.registry import PassError, PipelineError, lookup
+from .pipeline import Pipeline
 from .safe_io import replace_output_dir, unreadable_reason
 
 from .targets import TARGETS, TargetError, lookup_target  # noqa: F401  (re-exported)
@@ -407,13 +410,24 @@ class CompiledModel:
         return self.run(*inputs, arena_fill=arena_fill).outputs
 
     def run(self, *inputs: np.ndarray, arena_fill: bytes | None = None,
-            estimate_cycles: bool = False) -> "RunResult":
+            estimate_cycles: bool = False, profile: bool = False) -> "RunResult":
         """One inference. `arena_fill` poisons the arena first (a byte
-        pattern, repeated), which must not change the outputs."""
+        pattern, repeated), which must not change the outputs. `profile`
+        gives the per-layer profile (`tinyml.profile`; in the emulator with
+        the cycle estimate) as `RunResult.profile`; a model whose report has
+        no usable kernel map is a RunError."""
         arrays = self.check_inputs(inputs)
+        if profile:
+            try:
+                profiling.kernel_map(self.report_data)
+            except profiling.ProfileError as error:
+                raise RunError(f"cannot profile '{self.name}': {error}") from None
         if self.target == "host":
-            return RunResult(self._run_host(arrays, arena_fill))
-        return self._run_emulated(arrays, arena_fill, estimate_cycles)
+            result = RunResult(self._run_host(arrays, arena_fill))
+            if profile:
+                result.profile = profiling.build(self.name, self.target, self.report_data)
+            return result
+        return self._run_emulated(arrays, arena_fill, estimate_cycles or profile, profile)
 
     def _run_host(self, arrays, arena_fill) -> list[np.ndarray]:
         from mlir.runtime import get_ranked_memref_descriptor
@@ -426,7 +440,7 @@ class CompiledModel:
         engine.invoke(self.function, *[ctypes.pointer(ctypes.pointer(d)) for d in descriptors])
         return outputs
 
-    def _run_emulated(self, arrays, arena_fill, estimate_cycles) -> "RunResult":
+    def _run_emulated(self, arrays, arena_fill, estimate_cycles, profile) -> "RunResult":
         import tempfile
         try:
             from . import emulator
@@ -439,9 +453,12 @@ class CompiledModel:
             result = emulator.run_object(
                 obj, self.function, arrays, [tuple(o.shape) for o in self.outputs],
                 self.arena_bytes, cpu=self.target, arena_fill=arena_fill,
-                estimate_cycles=estimate_cycles)
+                estimate_cycles=estimate_cycles, profile=profile)
         return RunResult(result.outputs, result.instructions, result.stack_bytes,
-                         result.cycles_estimate)
+                         result.cycles_estimate,
+                         profiling.build(self.name, self.target, self.report_data,
+                                         result.attribution, result.instructions,
+                                         result.cycles_estimate) if profile else None)
 
     def warm_up(self) -> "CompiledModel":
         """JIT-compiles now rather than on the first call (host only)."""
@@ -504,6 +521,7 @@ class RunResult:
     instructions: int | None = None
     stack_bytes: int | None = None
     cycles_estimate: int | None = None
+    profile: dict[str, Any] | None = None  # `tinyml.profile.build`, when asked for
 
 
 _REPORT_KEYS = ("format", "model", "target", "function", "artefacts", "inputs", "outputs",
@@ -867,19 +885,25 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
                 report["macs"] = analysis.macs(module)
             elif stage_name == "plan-memory":
                 plan = stage.elements[0].plans[function]
+                step_locations = stage.elements[0].step_locations[function]
                 report.update(_memory_report(plan))
                 timeline = (plan.timeline_json(), plan.timeline_svg())
                 _check_budget(plan, sram_budget)
+            elif stage_name == "lower-to-linalg":
+                kernels = stage.elements[0].kernels[function]
             elif stage_name == "lower-to-loops":
                 report["kernels"] = analysis.loop_nests(module)
         llvm_mlir = str(module)
+        report["kernel_map"] = _kernel_map(kernels, plan, step_locations)
+        if not spec.is_host:
+            translation_input = _with_kernel_lines(module, name)
     report["stage_seconds"] = stage_seconds
     artefacts: dict[str, str | bytes] = {"memory.json": timeline[0], "memory.svg": timeline[1]}
     if spec.is_host:
         artefacts[f"{name}.mlir"] = llvm_mlir
     else:
-        artefacts.update(_build_cortex_m(llvm_mlir, name, function, spec, inputs, outputs,
-                                         report, emit_assembly, opt_level))
+        artefacts.update(_build_cortex_m(llvm_mlir, translation_input, name, function, spec,
+                                         inputs, outputs, report, emit_assembly, opt_level))
     compiled = CompiledModel(
         name=name, target=target, function=function, inputs=inputs, outputs=outputs,
         artefacts=artefacts, report_data=report, stages=stages,
@@ -926,8 +950,31 @@ def _check_budget(plan, budget: int | None) -> None:
             f"SRAM budget of {budget}; the peak is at {plan.peak_op or 'an unknown op'}")
 
 
-def _build_cortex_m(llvm_mlir: str, name: str, function: str, spec, inputs, outputs,
-                    report: dict[str, Any], emit_assembly: bool,
+def _kernel_map(kernels, plan, step_locations) -> list[dict[str, Any]]:
+    """Every kernel (see `tinyml-number-kernels`) with the arena bytes live
+    while it runs: the most of the planner's steps that belong to it."""
+    live: dict[int, int] = {}
+    for step, location in zip(plan.timeline()["steps"], step_locations):
+        number = kernel_number(location)
+        if number is not None:
+            live[number] = max(live.get(number, 0), step["live_bytes"])
+    return [{**kernel.to_json(), "live_bytes": live.get(kernel.number, 0)}
+            for kernel in kernels]
+
+
+def _with_kernel_lines(module: ir.Module, name: str) -> str:
+    """The LLVM-dialect module as `mlir-translate` reads it for a Cortex-M
+    object: every location made its kernel's line of `<name>.kernels`, in a
+    line-table-only debug scope, so the object maps code to kernels (in
+    `.debug_line`, which takes no flash) for the profile."""
+    pipeline = Pipeline([lookup("tinyml-kernel-lines")(file=f"{name}.kernels"),
+                         "ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly}"])
+    _run_stage("kernel-lines", pipeline, module)
+    return module.operation.get_asm(enable_debug_info=True)
+
+
+def _build_cortex_m(llvm_mlir: str, translation_input: str, name: str, function: str, spec,
+                    inputs, outputs, report: dict[str, Any], emit_assembly: bool,
                     opt_level: str) -> dict[str, str | bytes]:
     import tempfile
 
@@ -935,8 +982,8 @@ def _build_cortex_m(llvm_mlir: str, name: str, function: str, spec, inputs, outp
     from .toolchain import ToolchainError
     with tempfile.TemporaryDirectory(prefix="tinyml-build-") as tmp:
         try:
-            files = cortexm.build_object(llvm_mlir, name, spec, Path(tmp), emit_assembly,
-                                         opt_level)
+            files = cortexm.build_object(translation_input, name, spec, Path(tmp),
+                                         emit_assembly, opt_level)
             report["flash"] = cortexm.object_sizes(files.obj)
             report["stack_frames"] = cortexm.stack_frame_sizes(files.obj)
         except ToolchainError as error:

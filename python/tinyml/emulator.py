@@ -28,7 +28,10 @@ FPU) and M4/M7 (FPU enabled out of reset, no CPACR set-up needed).
 
 Measurements: instructions are counted per basic block (a code hook misses
 IT-block instructions whose condition fails), stack use by painting, and an
-optional cycle estimate prices each executed block with llvm-mca.
+optional cycle estimate prices each executed block with llvm-mca. A profile
+(`profile=True`) attributes every executed instruction to its kernel by the
+object's DWARF line table, whose line is the kernel's number (see
+`tinyml-kernel-lines`), and the rest by name (`Attribution`).
 """
 from __future__ import annotations
 
@@ -101,6 +104,27 @@ CPUS = {
 }
 
 
+#: Code of the model function outside every kernel (line 0): prologue,
+#: epilogue, the arena's views, code LLVM hoisted out of a kernel's loops.
+GLUE = "glue"
+#: Code in no function of the linked image.
+UNKNOWN_CODE = "unknown"
+
+
+@dataclass
+class Attribution:
+    """One run by where its code came from. A key is a kernel's number (its
+    line in the object's line table), `GLUE`, the symbol of a runtime helper
+    outside the model function (`memset`, `expf`, ...), or `UNKNOWN_CODE`.
+    `instructions` sums exactly to the run's count; `code_bytes` is the size
+    of each part's code (executed or not); `cycles`, with a cycle estimate,
+    splits it by the instructions each priced block holds."""
+
+    instructions: dict[int | str, int]
+    code_bytes: dict[int | str, int]
+    cycles: dict[int | str, int] | None = None
+
+
 @dataclass
 class RunResult:
     outputs: list[np.ndarray]
@@ -108,6 +132,7 @@ class RunResult:
     stack_bytes: int
     block_counts: dict[int, int] = field(repr=False)
     cycles_estimate: int | None = None
+    attribution: Attribution | None = None
 
 
 def lookup_cpu(name: str) -> Cpu:
@@ -271,14 +296,19 @@ class _BlockCounter:
 
 
 def count_thumb_instructions(code: bytes) -> int:
-    """Number of Thumb instructions in `code`: a halfword whose top five bits
-    are 0b11101, 0b11110 or 0b11111 starts a 32-bit encoding."""
-    count, offset = 0, 0
+    """Number of Thumb instructions in `code`."""
+    return len(thumb_instruction_offsets(code))
+
+
+def thumb_instruction_offsets(code: bytes) -> list[int]:
+    """Offset of each Thumb instruction in `code`: a halfword whose top five
+    bits are 0b11101, 0b11110 or 0b11111 starts a 32-bit encoding."""
+    offsets, offset = [], 0
     while offset < len(code):
+        offsets.append(offset)
         halfword = code[offset] | code[offset + 1] << 8
         offset += 4 if halfword >> 11 >= 0b11101 else 2
-        count += 1
-    return count
+    return offsets
 
 
 class _FaultRecorder:
@@ -424,9 +454,10 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
                arena_fill: bytes | None = None, estimate_cycles: bool = False,
                max_instructions: int = 2_000_000_000, *,
                output_dtype: np.dtype | type = np.float32,
-               stack_size: int = DEFAULT_STACK_SIZE) -> RunResult:
+               stack_size: int = DEFAULT_STACK_SIZE, profile: bool = False) -> RunResult:
     """Links `obj_path`, calls `function(*inputs, *outputs, arena)` on the
-    emulated `cpu` and returns the outputs and the measurements.
+    emulated `cpu` and returns the outputs and the measurements; with
+    `profile`, where the instructions (and cycles) went (`Attribution`).
 
     Inputs are passed as their raw bytes (float32 by contract); outputs are
     read back as `output_dtype` and start out as NaN. `arena_fill` (repeated
@@ -458,11 +489,101 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
 
         outputs = [np.frombuffer(machine.read(address, size), output_dtype).reshape(shape)
                    for address, size, shape in zip(layout.outputs, output_sizes, output_shapes)]
-        cycles = (estimate_block_cycles(elf_path, counter, cpu_info)
-                  if estimate_cycles else None)
+        priced = price_blocks(elf_path, counter, cpu_info) if estimate_cycles else None
+        attribution = attribute(elf_path, image, machine, counter, priced) if profile else None
         return RunResult(outputs=outputs, instructions=counter.executed,
                          stack_bytes=_painted_depth(machine, SRAM_BASE, sp),
-                         block_counts=counter.block_counts(), cycles_estimate=cycles)
+                         block_counts=counter.block_counts(),
+                         cycles_estimate=None if priced is None else round(priced.total()),
+                         attribution=attribution)
+
+
+# -------------------------------------------------------------- attribution
+
+def line_ranges(elf_path: Path) -> list[tuple[int, int, int]]:
+    """Sorted (start, end, line) address ranges of the linked image's DWARF
+    line table; [] without one."""
+    with open(elf_path, "rb") as stream:
+        elf = ELFFile(stream)
+        if not elf.has_dwarf_info():
+            return []
+        dwarf = elf.get_dwarf_info()
+        ranges = []
+        for unit in dwarf.iter_CUs():
+            program = dwarf.line_program_for_CU(unit)
+            previous = None
+            for entry in program.get_entries() if program is not None else ():
+                state = entry.state
+                if state is None:
+                    continue
+                # Of several rows at one address the last holds.
+                if previous is not None and state.address > previous.address:
+                    ranges.append((previous.address, state.address, previous.line))
+                previous = None if state.end_sequence else state
+    return _inside_kernels(sorted(ranges))
+
+
+def _inside_kernels(ranges: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The ranges with each run of line-0 code that lies between code of one
+    and the same line given that line: LLVM drops the line of what it hoists
+    out of a loop or strength-reduces (address arithmetic, loop counters),
+    which stays inside the loop nest it came from. Line-0 code between two
+    different lines (a function's prologue, the step from one kernel to the
+    next) keeps line 0."""
+    filled = list(ranges)
+    start = 0
+    while start < len(filled):
+        if filled[start][2] != 0:
+            start += 1
+            continue
+        end = start
+        while end < len(filled) and filled[end][2] == 0 and \
+                (end == start or filled[end][0] == filled[end - 1][1]):
+            end += 1
+        before = filled[start - 1] if start > 0 else None
+        after = filled[end] if end < len(filled) else None
+        if before and after and before[2] == after[2] and before[1] == filled[start][0] \
+                and filled[end - 1][1] == after[0]:
+            for k in range(start, end):
+                filled[k] = (filled[k][0], filled[k][1], before[2])
+        start = end
+    return filled
+
+
+def attribute(elf_path: Path, image: Image, machine: "_Machine", counter: _BlockCounter,
+              priced: "PricedBlocks | None") -> Attribution:
+    """Every executed instruction to the part of the code it belongs to
+    (see `Attribution`), instruction by instruction: a block may run from
+    the end of one kernel into the next."""
+    ranges = line_ranges(elf_path)
+    starts = [start for start, _, _ in ranges]
+
+    def part(address: int) -> int | str:
+        index = bisect.bisect_right(starts, address) - 1
+        if index >= 0 and address < ranges[index][1]:
+            return ranges[index][2] or GLUE
+        index = bisect.bisect_right(image.functions, (address, float("inf"), "")) - 1
+        if index >= 0 and image.functions[index][0] <= address < image.functions[index][1]:
+            return image.functions[index][2]
+        return UNKNOWN_CODE
+
+    instructions: dict[int | str, int] = {}
+    cycles: dict[int | str, float] = {}
+    for (address, size), count in counter.counts.items():
+        parts = [part(address + offset)
+                 for offset in thumb_instruction_offsets(machine.read(address, size))]
+        block_cycles = priced.cycles_of((address, size), count) if priced else 0.0
+        for name in parts:
+            instructions[name] = instructions.get(name, 0) + count
+            cycles[name] = cycles.get(name, 0.0) + block_cycles / len(parts)
+    code_bytes: dict[int | str, int] = {}
+    for start, end, line in ranges:
+        code_bytes[line or GLUE] = code_bytes.get(line or GLUE, 0) + end - start
+    for start, end, name in image.functions:  # the helpers: no line table
+        if part(start) == name:
+            code_bytes[name] = code_bytes.get(name, 0) + end - start
+    return Attribution(instructions, code_bytes,
+                       {name: round(value) for name, value in cycles.items()} if priced else None)
 
 
 # ------------------------------------------------------------ cycle estimate
@@ -526,13 +647,33 @@ def _mca_block_cycles(blocks: list[tuple[int, int]], lengths: dict[tuple[int, in
     return cycles
 
 
-def estimate_block_cycles(elf_path: Path, counter: _BlockCounter, cpu: Cpu) -> int | None:
-    """Σ executed count × llvm-mca cycles of the block, over the hot blocks,
-    scaled up to the run's instruction count; None without an mca model.
-    Branch penalties, flash wait states and memory contention are not modelled."""
+@dataclass
+class PricedBlocks:
+    """llvm-mca cycles per execution of the hot blocks, and the factor that
+    scales their cost up to the whole run."""
+
+    cycles: dict[tuple[int, int], float]
+    counts: dict[tuple[int, int], int]
+    scale: float
+
+    def cycles_of(self, block: tuple[int, int], count: int) -> float:
+        """The estimated cycles of `count` executions of `block` (0 for a
+        cold block: the scale accounts for those)."""
+        return count * self.cycles.get(block, 0.0) * self.scale
+
+    def total(self) -> float:
+        return sum(self.counts[block] * cycles for block, cycles in self.cycles.items()) \
+            * self.scale
+
+
+def price_blocks(elf_path: Path, counter: _BlockCounter, cpu: Cpu) -> PricedBlocks | None:
+    """The hot blocks priced by llvm-mca; None without an mca model or code.
+    The estimate is Σ executed count × llvm-mca cycles of the block over the
+    hot blocks, scaled up to the run's instruction count. Branch penalties,
+    flash wait states and memory contention are not modelled."""
     if cpu.mca_cpu is None or not counter.counts:
         return None
     blocks, scale = _hot_blocks(counter)
     per_block = _mca_block_cycles(blocks, counter.lengths, _disassembly(elf_path, cpu), cpu)
-    total = sum(counter.counts[key] * per_block[key] for key in blocks)
-    return round(total * scale)
+    return PricedBlocks({key: per_block[key] for key in blocks}, counter.counts, scale)
+

@@ -51,8 +51,9 @@ def fusion() -> Pipeline:
 
 
 def lower_to_linalg() -> Pipeline:
-    """Every tinyml op to linalg/tensor/arith/math, then a tidy-up."""
-    return Pipeline(["tinyml-lower-to-linalg", "canonicalize", "cse"])
+    """Every tinyml op (each a kernel, numbered in its location for the
+    profile) to linalg/tensor/arith/math, then a tidy-up."""
+    return Pipeline(["tinyml-number-kernels", "tinyml-lower-to-linalg", "canonicalize", "cse"])
 
 
 def bufferize(deallocate: bool = True, out_params: bool = True,

@@ -225,6 +225,30 @@ def replace_output_dir(outdir: str | os.PathLike, fill: Callable[[Path], None],
     return folder
 
 
+def add_to_output_dir(outdir: str | os.PathLike, files: dict[str, bytes | str]) -> list[Path]:
+    """Writes `files` (name: content) into an existing tinyml output folder
+    and lists them in its marker, so that a later compile may still replace
+    the folder. A file there that the marker does not list is the user's and
+    is never overwritten; a folder without a marker is not tinyml's. Raises
+    OutputError (one line) before writing anything when it may not write."""
+    folder = Path(outdir)
+    listed = _listed_files(folder)
+    if listed is None:
+        raise OutputError(f"cannot write into '{outdir}': it is not a tinyml output "
+                          f"(no readable {MARKER} marker)")
+    for name in files:
+        if os.path.lexists(folder / name) and name not in listed:
+            raise OutputError(f"cannot write '{folder / name}': a file tinyml did not write "
+                              f"is there (not listed in {MARKER})")
+    # The marker first: a failure below leaves a listed file missing, which
+    # is harmless, never an unlisted one, which would block the next compile.
+    write_file(folder / MARKER, json.dumps({"tool": "tinyml",
+                                           "files": sorted(listed | set(files))}) + "\n")
+    for name, data in files.items():
+        write_file(folder / name, data)
+    return [folder / name for name in files]
+
+
 def unreadable_reason(path: str | os.PathLike) -> str | None:
     """Why `path` cannot be read as an input file (`no such file`, `is a
     directory`, `is a FIFO, not a regular file`, ...), or None when it can

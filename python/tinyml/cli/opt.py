@@ -36,6 +36,7 @@ options:
   --mlir-elide-elementsattrs-if-larger=N
                                    print large constants as dense_resource<__elided__>
   --mlir-print-op-generic          print the generic op form
+  --mlir-print-debuginfo           print every op's location
   --import-onnx                    treat the input as an ONNX model
   --list-passes                    list the tinyml passes and their options
   -h, --help                       this text and the pass list
@@ -57,6 +58,7 @@ class Options:
     print_ir_after_all: bool = False
     elide_limit: int | None = None
     generic: bool = False
+    debug_info: bool = False
     import_onnx: bool = False
 
 
@@ -103,6 +105,8 @@ def parse_args(argv: list[str]) -> Options | None:
             options.print_ir_after_all = True
         elif arg == "--mlir-print-op-generic":
             options.generic = True
+        elif arg == "--mlir-print-debuginfo":
+            options.debug_info = True
         elif arg == "--import-onnx":
             options.import_onnx = True
         elif name == "--mlir-elide-elementsattrs-if-larger":
@@ -192,7 +196,8 @@ def process_chunk(chunk, filename: str, options: Options) -> tuple[str | None, l
             run_passes(module, options, where)
             phase(f"the MLIR printer crashed on {where}")
             return module.get_asm(large_elements_limit=options.elide_limit,
-                                  print_generic_op_form=options.generic), reported
+                                  print_generic_op_form=options.generic,
+                                  enable_debug_info=options.debug_info), reported
         except ir.MLIRError as error:
             for diagnostic in error.error_diagnostics:
                 _flatten(diagnostic, filename, reported)

@@ -1,6 +1,6 @@
 """tinyml-run: run a model compiled by tinyml-compile.
 
-    tinyml-run OUTDIR --input IN.npy [--input ...] [--output OUT.npy ...]
+    tinyml-run OUTDIR --input IN.npy [--input ...] [--output OUT.npy ...] [--profile]
 
 Inputs are .npy files in the model's own layout and dtype, one per model
 input in order; outputs are written as .npy, one path per model output.
@@ -8,6 +8,15 @@ The LAST line of stdout is a JSON object:
 
     {"target": "host", "model": ..., "outputs": [{"name", "shape", "dtype",
      "path"}], "seconds": <run time>, "jit_seconds": <JIT time>}
+
+With --profile the per-layer profile (see `tinyml.profile`) is printed
+first as a table sorted by instructions, and written beside the report as
+OUTDIR/profile.json and OUTDIR/profile.svg (listed in OUTDIR's marker, so a
+later compile still replaces the folder); the JSON line gets
+`"profile": {"json": ..., "svg": ..., "attributed": ..., "top": [...]}`.
+When OUTDIR cannot take them (not writable, or a file of the user's is
+there) nothing is written, one `tinyml-run: warning:` line on stderr says
+why, "json" and "svg" are null, and the run still succeeds.
 
 Errors print one line `tinyml-run: error: ...` and exit 1: bad inputs, an
 unwritable output, and a compiled folder that is damaged or edited (checked
@@ -27,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..safe_io import OutputError, write_file
+from ..safe_io import OutputError, add_to_output_dir, write_file
 from .crash_guard import phase, run_guarded
 
 
@@ -52,6 +61,9 @@ def make_parser() -> argparse.ArgumentParser:
                         help="fill the arena with NaN bytes before the inference")
     parser.add_argument("--cycles", action="store_true",
                         help="estimate cycles with llvm-mca (Cortex-M4/M7)")
+    parser.add_argument("--profile", action="store_true",
+                        help="print the per-layer profile and write profile.json and "
+                             "profile.svg into OUTDIR")
     return parser
 
 
@@ -118,7 +130,7 @@ def run(args) -> dict:
     start = time.perf_counter()
     try:
         result = model.run(*arrays, arena_fill=_poison(args.poison_arena),
-                           estimate_cycles=args.cycles)
+                           estimate_cycles=args.cycles, profile=args.profile)
     except (EmulatorError, ToolchainError, RunError) as error:
         raise UsageError(str(error)) from None
     seconds = time.perf_counter() - start
@@ -142,7 +154,27 @@ def run(args) -> dict:
                        arena_bytes=model.arena_bytes)
         if result.cycles_estimate is not None:
             summary["cycles_estimate"] = result.cycles_estimate
+    if result.profile is not None:
+        summary["profile"] = save_profile(args.outdir, result.profile)
     return summary
+
+
+def save_profile(outdir: str, profile: dict) -> dict:
+    """Prints the profile's table, writes profile.json and profile.svg into
+    `outdir` (a warning line instead when it cannot) and returns the JSON
+    line's summary of it."""
+    from ..profile import PROFILE_JSON, PROFILE_SVG, svg, table, top
+    print(table(profile), end="")
+    paths = {"json": None, "svg": None}
+    try:
+        add_to_output_dir(outdir, {PROFILE_JSON: json.dumps(profile, indent=2) + "\n",
+                                   PROFILE_SVG: svg(profile)})
+        paths = {"json": os.path.join(outdir, PROFILE_JSON),
+                 "svg": os.path.join(outdir, PROFILE_SVG)}
+    except OutputError as error:
+        print(f"tinyml-run: warning: the profile is not saved: {error}", file=sys.stderr)
+    return {**paths, "attributed": profile.get("attributed"),
+            "top": [row["name"] for row in top(profile)]}
 
 
 def npy_bytes(array: np.ndarray) -> bytes:

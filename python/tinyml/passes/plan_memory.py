@@ -56,7 +56,9 @@ The function gets `tinyml.arena_bytes`, `tinyml.arena_alignment`,
 `tinyml.naive_arena_bytes` (sum of all), `tinyml.lower_bound_bytes` (max
 bytes that must be live at one op) and `tinyml.peak_op` (the op where that
 maximum is reached). After `apply`, `self.plans[function name]` holds the
-`tinyml.planner.MemoryPlan` (report, timeline JSON and SVG); with
+`tinyml.planner.MemoryPlan` (report, timeline JSON and SVG) and
+`self.step_locations[function name]` the location of each step's op (the
+profile finds each kernel's steps by them); with
 `report-dir` the pass also writes `<function>.memory.json` / `.svg` there.
 """
 from __future__ import annotations
@@ -551,9 +553,11 @@ class PlanMemory(Pass):
             raise PipelineError(f"option 'alignment' of pass '{self.name}' must be a power "
                                 f"of two, got {self.alignment}")
         self.plans: dict[str, MemoryPlan] = {}
+        self.step_locations: dict[str, list[ir.Location]] = {}
 
     def apply(self, module):
         self.plans = {}
+        self.step_locations = {}
         calls = _calls(module)
         for func in list(functions(module)):
             if not _is_public(func):
@@ -588,6 +592,7 @@ class PlanMemory(Pass):
                             func.location) from None
         self._rewrite(func, analysis, plan)
         self.plans[analysis.name] = plan
+        self.step_locations[analysis.name] = [op.location for op in analysis.step_ops]
         if self.report_dir:
             stem = os.path.join(self.report_dir, f"{analysis.name}.memory")
             try:

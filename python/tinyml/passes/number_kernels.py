@@ -1,0 +1,127 @@
+"""tinyml-number-kernels: give every kernel of a function a number that its
+code keeps down to the object file.
+
+A kernel is one top-level tinyml op of a function: a `tinyml.fused` group
+(one loop nest once lowered) or an op left alone (a pooling, a softmax, a
+concat, a reshape...). The pass numbers them in execution order, from
+`first`, and sets the location of each and of every op nested in it to
+
+    loc(fused["tinyml.kernel":<number>:0, <the location of each member>])
+
+so the location names every ONNX node the kernel computes (a group's own
+location names only its root) and carries the number. Lowerings build
+their ops under the location of the op they lower, so the number reaches the
+LLVM dialect, where `tinyml-kernel-lines` turns it into a line of a DWARF
+line table. After `apply`, `self.kernels[function name]` lists the kernels
+(`Kernel`) in order. Running it again renumbers: old markers are dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .. import analysis
+from .registry import Option, Pass, functions, register
+
+MARKER_FILE = "tinyml.kernel"
+
+
+@dataclass
+class Kernel:
+    """One numbered kernel: its number, the ONNX node names it computes, its
+    kind (see `analysis.kernel_kind`) and its multiply-accumulates."""
+
+    number: int
+    names: list[str]
+    kind: str
+    macs: int
+
+    def to_json(self) -> dict:
+        return {"kernel": self.number, "names": self.names, "kind": self.kind,
+                "macs": self.macs}
+
+
+def _leaves(location: ir.Location) -> list[ir.Location]:
+    """The locations a (possibly fused) location is made of."""
+    if location.is_a_fused():
+        return [leaf for inner in location.locations for leaf in _leaves(inner)]
+    return [location]
+
+
+def _is_marker(location: ir.Location) -> bool:
+    return location.is_a_file() and location.filename == MARKER_FILE
+
+
+def kernel_number(location: ir.Location) -> int | None:
+    """The kernel number a location carries; None when it carries none, or
+    several (an op an upstream pass merged from two kernels)."""
+    numbers = {leaf.start_line for leaf in _leaves(location) if _is_marker(leaf)}
+    return numbers.pop() if len(numbers) == 1 else None
+
+
+def _node_name(location: ir.Location) -> str | None:
+    """The ONNX node a location names (`loc("Conv_0"(...))`), or None."""
+    while location.is_a_callsite():
+        location = location.callee
+    return location.name_str if location.is_a_name() else None
+
+
+def _member_locations(op: ir.Operation) -> list[ir.Location]:
+    """The op's own location, or for a group its members' in order (the
+    constants copied into the body and the yield are not members)."""
+    if op.name != "tinyml.fused":
+        return [op.location]
+    return [inner.operation.location for inner in op.regions[0].blocks[0].operations
+            if inner.operation.name.startswith("tinyml.") and inner.operation.name != "tinyml.yield"]
+
+
+def _unmarked(location: ir.Location) -> list[ir.Location]:
+    return [leaf for leaf in _leaves(location) if not _is_marker(leaf)]
+
+
+def _mark(location: ir.Location, number: int) -> ir.Location:
+    return ir.Location.fused([ir.Location.file(MARKER_FILE, number, 0), *_unmarked(location)])
+
+
+def _mark_nested(op: ir.Operation, number: int) -> None:
+    def visit(inner):
+        inner = inner.operation
+        if inner != op:
+            inner.location = _mark(inner.location, number)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+
+
+@register
+class NumberKernels(Pass):
+    name = "tinyml-number-kernels"
+    summary = "Number each top-level tinyml op (a kernel) in its location, naming all its ONNX nodes"
+    options = (
+        Option("first", int, 1, "the number of a function's first kernel (line 0 of the "
+                                "line table means code outside every kernel)", low=1),
+    )
+
+    def __init__(self, **values):
+        super().__init__(**values)
+        self.kernels: dict[str, list[Kernel]] = {}
+
+    def apply(self, module):
+        self.kernels = {}
+        for func in functions(module):
+            name = ir.StringAttr(func.attributes["sym_name"]).value
+            self.kernels[name] = self.number(func)
+
+    def number(self, func: ir.Operation) -> list[Kernel]:
+        kernels = []
+        ops = [op.operation for op in func.regions[0].blocks[0].operations
+               if op.operation.name.startswith("tinyml.")]
+        for number, op in enumerate(ops, start=self.first):
+            members = [leaf for location in _member_locations(op)
+                       for leaf in _unmarked(location)]
+            names = list(dict.fromkeys(filter(None, map(_node_name, members))))
+            kernels.append(Kernel(number, names, analysis.kernel_kind(op), analysis.group_macs(op)))
+            _mark_nested(op, number)
+            op.location = ir.Location.fused([ir.Location.file(MARKER_FILE, number, 0), *members])
+        return kernels

@@ -1,0 +1,47 @@
+// RUN: tinyml-opt %s --split-input-file --tinyml-number-kernels --mlir-print-debuginfo | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --tinyml-number-kernels="first=5" --mlir-print-debuginfo | FileCheck %s --check-prefix=FIRST
+
+// Each top-level tinyml op is a kernel, numbered in execution order. A
+// group's location names every member (its own names only the root) and
+// carries the number; the members keep their own names, with the number.
+// CHECK-LABEL: func.func @two_kernels
+// CHECK:         tinyml.fused "conv_epilogue"
+// CHECK:           tinyml.conv2d {{.*}} loc(#[[CONV:loc[0-9]+]])
+// CHECK:           tinyml.relu {{.*}} loc(#[[RELU:loc[0-9]+]])
+// CHECK:         } loc(#[[GROUP:loc[0-9]+]])
+// CHECK:         tinyml.softmax {{.*}} loc(#[[SOFTMAX:loc[0-9]+]])
+// CHECK:         return {{.*}} loc(#[[RETURN:loc[0-9]+]])
+// CHECK-DAG:   #[[K1:loc[0-9]+]] = loc("tinyml.kernel":1:0)
+// CHECK-DAG:   #[[K2:loc[0-9]+]] = loc("tinyml.kernel":2:0)
+// CHECK-DAG:   #[[RETURN]] = loc("model.onnx":0:0)
+// CHECK-DAG:   #[[CONV_NAME:loc[0-9]+]] = loc("Conv_0")
+// CHECK-DAG:   #[[RELU_NAME:loc[0-9]+]] = loc("Relu_0")
+// CHECK-DAG:   #[[CONV]] = loc(fused[#[[K1]], #[[CONV_NAME]]])
+// CHECK-DAG:   #[[RELU]] = loc(fused[#[[K1]], #[[RELU_NAME]]])
+// CHECK-DAG:   #[[GROUP]] = loc(fused[#[[K1]], #[[CONV_NAME]], #[[RELU_NAME]]])
+// CHECK-DAG:   #[[SOFTMAX]] = loc(fused[#[[K2]], #{{loc[0-9]+}}])
+// FIRST-LABEL: func.func @two_kernels
+// FIRST-DAG:   loc("tinyml.kernel":5:0)
+// FIRST-DAG:   loc("tinyml.kernel":6:0)
+func.func @two_kernels(%a: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
+  %0 = tinyml.fused "conv_epilogue"(%a, %w) : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
+  ^bb0(%x: tensor<1x4x4x2xf32>, %k: tensor<1x1x2x2xf32>):
+    %c = tinyml.conv2d %x, %k : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> loc("Conv_0")
+    %r = tinyml.relu %c : tensor<1x4x4x2xf32> loc("Relu_0")
+    tinyml.yield %r : tensor<1x4x4x2xf32> loc("Relu_0")
+  } loc("Relu_0")
+  %1 = tinyml.softmax %0 {axis = 3 : i64} : tensor<1x4x4x2xf32> loc("Softmax_0")
+  return %1 : tensor<1x4x4x2xf32> loc("model.onnx":0:0)
+}
+
+// -----
+
+// Not firing: a function without tinyml ops keeps every location.
+// CHECK-LABEL: func.func @no_kernel
+// CHECK-NOT:   tinyml.kernel
+// FIRST-LABEL: func.func @no_kernel
+// FIRST-NOT:   tinyml.kernel
+func.func @no_kernel(%a: f32) -> f32 {
+  %0 = arith.addf %a, %a : f32 loc("Add_0")
+  return %0 : f32
+}
