@@ -42,10 +42,6 @@ from .passes.registry import PassError
 ROOTS = CONTRACTIONS | REDUCTIONS
 
 
-def index_const(value: int) -> ir.Value:
-    return arith.ConstantOp(ir.IndexType.get(), value).result
-
-
 @dataclass
 class Context:
     """An index into a tensor of `shape`; `output` marks the generic's own
@@ -65,10 +61,21 @@ class GroupLowering:
         self.yielded = self.block.operations[len(self.block.operations) - 1].operands[0]
         self.scalars: dict[ir.Value, float] = {}
         self.packed: dict[ir.Value, ir.Value] = {}
+        self.index_constants: dict[int, ir.Value] = {}
         self.hoist_constants()
         self.leaves = self.output_leaves()
 
     # -- set-up, outside the generic ------------------------------------
+
+    def index(self, value: int) -> ir.Value:
+        """The index constant `value`, made once per group at the top of the
+        block (where canonicalize moves constants anyway): a tiled group
+        asks for about a hundred, one op per request would be that many
+        more for canonicalize to fold."""
+        if value not in self.index_constants:
+            with ir.InsertionPoint.at_block_begin(self.fused.block):
+                self.index_constants[value] = arith.ConstantOp(ir.IndexType.get(), value).result
+        return self.index_constants[value]
 
     def hoist_constants(self) -> None:
         """Splat constants become scalars; other constants are cloned before
@@ -159,13 +166,13 @@ class GroupLowering:
         tiles, each row runs a loop over the interior tiles, then one over
         the columns left (the padded borders), a pixel at a time."""
         shape = list(self.result_shape)
-        channel_tiles = (index_const(0), index_const(shape[-1] // channels))
+        channel_tiles = (self.index(0), self.index(shape[-1] // channels))
         self.b = ScalarBuilder()
         reused = self.dying_full_size_input()
         init = empty(shape) if reused is None else self.outer[reused]
         tile = partial(self.store_tile, channels=channels, reused=reused)
         if pixels == 1:
-            bounds = [(index_const(0), index_const(n)) for n in shape[:-1]] + [channel_tiles]
+            bounds = [(self.index(0), self.index(n)) for n in shape[:-1]] + [channel_tiles]
             return self.accumulate(bounds, [init], lambda ivs, carried: [
                 tile(ivs[:-2], [ivs[-2]], ivs[-1], carried[0], full_window=False)])[0]
 
@@ -175,26 +182,26 @@ class GroupLowering:
 
         def row(prefix, carried):
             def interior(ivs, inner):
-                start = arith.addi(arith.muli(ivs[0], index_const(pixels)), index_const(first))
-                xs = [arith.addi(start, index_const(p)) if p else start for p in range(pixels)]
+                start = arith.addi(arith.muli(ivs[0], self.index(pixels)), self.index(first))
+                xs = [arith.addi(start, self.index(p)) if p else start for p in range(pixels)]
                 return [tile(prefix, xs, ivs[1], inner[0], full_window=True)]
 
             def border(ivs, inner):
                 # Column r: the r-th of those left of the tiles, then right.
                 r = ivs[0]
-                shifted = arith.addi(r, index_const(tiles * pixels))
-                x = arith.select(arith.cmpi(arith.CmpIPredicate.slt, r, index_const(first)),
+                shifted = arith.addi(r, self.index(tiles * pixels))
+                x = arith.select(arith.cmpi(arith.CmpIPredicate.slt, r, self.index(first)),
                                  r, shifted)
                 return [tile(prefix, [x], ivs[1], inner[0], full_window=False)]
 
-            result = self.accumulate([(index_const(0), index_const(tiles)), channel_tiles],
+            result = self.accumulate([(self.index(0), self.index(tiles)), channel_tiles],
                                      carried, interior)
             if rest:
-                result = self.accumulate([(index_const(0), index_const(rest)), channel_tiles],
+                result = self.accumulate([(self.index(0), self.index(rest)), channel_tiles],
                                          result, border)
             return result
 
-        bounds = [(index_const(0), index_const(n)) for n in shape[:-2]]
+        bounds = [(self.index(0), self.index(n)) for n in shape[:-2]]
         return self.accumulate(bounds, [init], row)[0]
 
     def store_tile(self, prefix, xs, channel_tile, result, *, channels, reused, full_window):
@@ -202,8 +209,8 @@ class GroupLowering:
         elements, epilogue applied, into `result`."""
         shape = self.result_shape
         root = self.root()
-        first = arith.muli(channel_tile, index_const(channels))
-        columns = [arith.addi(first, index_const(i)) if i else first for i in range(channels)]
+        first = arith.muli(channel_tile, self.index(channels))
+        columns = [arith.addi(first, self.index(i)) if i else first for i in range(channels)]
         ctx = Context(tuple(shape), list(prefix) + [xs[0], channel_tile])
         accumulators = BLOCKED_EMITTERS[root.name](self, root, ctx, columns, xs, full_window)
         for (x, column), accumulator in zip(product(xs, columns), accumulators):
@@ -269,7 +276,7 @@ class GroupLowering:
         """tensor[index], broadcast numpy-style against the context shape."""
         shape = shape_of(tensor_value)
         offset = len(ctx.shape) - len(shape)
-        indices = [index_const(0) if size == 1 and ctx.shape[offset + i] != 1
+        indices = [self.index(0) if size == 1 and ctx.shape[offset + i] != 1
                    else ctx.indices[offset + i] for i, size in enumerate(shape)]
         return tensor.extract(tensor_value, indices)
 
@@ -290,7 +297,7 @@ class GroupLowering:
             if level == len(bounds):
                 return step_fn(ivs, carried)
             lower, upper = bounds[level]
-            loop = scf.ForOp(lower, upper, index_const(1), carried)
+            loop = scf.ForOp(lower, upper, self.index(1), carried)
             with ir.InsertionPoint(loop.body):
                 scf.YieldOp(nest(level + 1, ivs + [loop.induction_variable],
                                  list(loop.inner_iter_args)))
@@ -301,20 +308,20 @@ class GroupLowering:
         """[lo, hi) of the kernel taps whose input position
         out*stride + k*dilation - pad_low lies inside [0, size): padding is
         skipped by the bounds, so the loop body has no test."""
-        zero, k = index_const(0), index_const(kernel)
+        zero, k = self.index(0), self.index(kernel)
         if pad_low == 0 and pad_high == 0:
             return zero, k
-        origin = arith.subi(index_const(pad_low), arith.muli(out_index, index_const(stride)))
-        lo = arith.maxsi(zero, arith.ceildivsi(origin, index_const(dilation)))
-        last = arith.addi(origin, index_const(size - 1))
-        hi = arith.minsi(k, arith.addi(arith.floordivsi(last, index_const(dilation)),
-                                       index_const(1)))
+        origin = arith.subi(self.index(pad_low), arith.muli(out_index, self.index(stride)))
+        lo = arith.maxsi(zero, arith.ceildivsi(origin, self.index(dilation)))
+        last = arith.addi(origin, self.index(size - 1))
+        hi = arith.minsi(k, arith.addi(arith.floordivsi(last, self.index(dilation)),
+                                       self.index(1)))
         return lo, hi
 
     def input_position(self, out_index, tap, stride, dilation, pad_low):
-        position = arith.addi(arith.muli(out_index, index_const(stride)),
-                              arith.muli(tap, index_const(dilation)))
-        return arith.subi(position, index_const(pad_low)) if pad_low else position
+        position = arith.addi(arith.muli(out_index, self.index(stride)),
+                              arith.muli(tap, self.index(dilation)))
+        return arith.subi(position, self.index(pad_low)) if pad_low else position
 
 
 # ---------------------------------------------------------------------------
@@ -337,7 +344,7 @@ def _window(g: GroupLowering, op, ctx: Context, in_shape, full_window: bool = Fa
     top, left, bottom, right = attr_ints(attrs, "padding", [0, 0, 0, 0])
     kh, kw = shape_of(op.operands[1])[:2]
     bounds = [g.window_bounds(oy, sh, dh, top, bottom, in_shape[1], kh),
-              (index_const(0), index_const(kw)) if full_window
+              (g.index(0), g.index(kw)) if full_window
               else g.window_bounds(ox, sw, dw, left, right, in_shape[2], kw)]
 
     def position(ivs):
@@ -367,7 +374,7 @@ def channel_weights(g: GroupLowering, value: ir.Value, channels: list[ir.Value],
         def weight(i, at):
             if transposed:
                 return tensor.extract(weights, [channels[i], *at])
-            return tensor.extract(weights, [*at, channels[i]] + ([index_const(0)] if depthwise else []))
+            return tensor.extract(weights, [*at, channels[i]] + ([g.index(0)] if depthwise else []))
         return weight
     if weights not in g.packed:
         array = np.array(ir.DenseElementsAttr(definer.attributes["value"]), dtype=np.float32)
@@ -380,8 +387,8 @@ def channel_weights(g: GroupLowering, value: ir.Value, channels: list[ir.Value],
         with ir.InsertionPoint.at_block_begin(g.fused.block), definer.location:
             g.packed[weights] = dense_const(np.ascontiguousarray(tiles))
     packed = g.packed[weights]
-    tile = arith.divui(channels[0], index_const(block))
-    return lambda i, at: tensor.extract(packed, [tile, *at, index_const(i)])
+    tile = arith.divui(channels[0], g.index(block))
+    return lambda i, at: tensor.extract(packed, [tile, *at, g.index(i)])
 
 
 def emit_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value],
@@ -392,7 +399,7 @@ def emit_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value],
     weight = channel_weights(g, op.operands[1], channels)
     in_shape = shape_of(x)
     n, _, bounds, position = _window(g, op, ctx, in_shape, full_window)
-    bounds = bounds + [(index_const(0), index_const(in_shape[3]))]
+    bounds = bounds + [(g.index(0), g.index(in_shape[3]))]
     sw, dw = attr_ints(op.attributes, "strides", [1, 1])[1], \
         attr_ints(op.attributes, "dilations", [1, 1])[1]
     left = attr_ints(op.attributes, "padding", [0, 0, 0, 0])[1]
@@ -423,9 +430,9 @@ def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.
     left = attr_ints(op.attributes, "padding", [0, 0, 0, 0])[1]
     if multiplier > 1:
         (channel,) = channels
-        inputs = [arith.divui(channel, index_const(multiplier))]
+        inputs = [arith.divui(channel, g.index(multiplier))]
         w = g.leaf(op.operands[1])
-        m = arith.remui(channel, index_const(multiplier))
+        m = arith.remui(channel, g.index(multiplier))
         weight = lambda i, at: tensor.extract(w, [*at, inputs[0], m])  # noqa: E731
     else:
         inputs = channels
@@ -459,7 +466,7 @@ def emit_matmul(g: GroupLowering, op, ctx: Context, columns: list[ir.Value],
         (k,) = ivs
         lhs = tensor.extract(a, [k, i] if transpose_a else [i, k])
         return [fma(acc, lhs, weight(j, [k])) for j, acc in enumerate(carried)]
-    return g.accumulate([(index_const(0), index_const(k_size))],
+    return g.accumulate([(g.index(0), g.index(k_size))],
                         [_bias_or_zero(g, op, j) for j in columns], step)
 
 
@@ -473,7 +480,7 @@ def _reduction(g: GroupLowering, op, ctx: Context, axes, keep_dims, init, combin
         outer = {d: ctx.indices[d] for d in kept}
     else:
         outer = {d: ctx.indices[i] for i, d in enumerate(kept)}
-    bounds = [(index_const(0), index_const(in_shape[d])) for d in axes]
+    bounds = [(g.index(0), g.index(in_shape[d])) for d in axes]
 
     def step(ivs, carried):
         inner = dict(outer)
@@ -517,7 +524,7 @@ def emit_softmax(g: GroupLowering, op, ctx: Context) -> ir.Value:
         new_max = b.max(x, running_max)
         rescaled = b.mul(running_sum, b.exp(b.sub(running_max, new_max)))
         return [new_max, b.add(rescaled, b.exp(b.sub(x, new_max)))]
-    maximum, total = g.accumulate([(index_const(0), index_const(shape[axis]))],
+    maximum, total = g.accumulate([(g.index(0), g.index(shape[axis]))],
                                   [b.const(F32_LOWEST), b.const(0.0)], step)
     x_here = g.eval(operand, Context(shape, list(ctx.indices)))
     return b.div(b.exp(b.sub(x_here, maximum)), total)
