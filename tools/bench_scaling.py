@@ -1,4 +1,4 @@
-"""Compile time vs graph size: builds two model families of growing size and
+"""Compile time vs graph size: builds model families of growing size and
 prints how long each takes to compile, so a step that grows faster than the
 graph shows up as a row whose time grows faster than N.
 
@@ -13,9 +13,12 @@ Families (`tinyml.testing.scaling`, built with onnx.helper, fixed-seed weights):
   concat  one 1x4 input, N Relu branches of it, one Concat of all N (axis 1).
   branches  the same with N different branches Relu(x * (i + 1)).
 
-`--stages` adds the seconds of every stage of `pipelines.compile_stages`
-(the best of the repeats); `--profile FILE` writes a cProfile of the largest
-model of the run. Compiles with `warm_up=False` (the JIT is not timed).
+Each row is the fastest of `--repeat` compiles: its wall seconds and the
+CPU seconds of this process (the compiler is single-threaded, so on a
+machine others load too the CPU column is the steadier one). `--stages`
+adds the wall seconds of every stage of `pipelines.compile_stages`;
+`--profile FILE` writes a cProfile of the largest model of each family.
+Compiles with `warm_up=False` (the JIT is not timed).
 """
 from __future__ import annotations
 
@@ -32,10 +35,12 @@ from tinyml.testing.scaling import concat_branches, concat_fan_out, conv_chain
 FAMILIES = {"conv": conv_chain, "concat": concat_fan_out, "branches": concat_branches}
 
 
-def compile_once(model: onnx.ModelProto, target: str) -> tuple[float, dict[str, float]]:
-    start = time.perf_counter()
+def compile_once(model: onnx.ModelProto, target: str) -> tuple[float, float, dict[str, float]]:
+    """(wall seconds, CPU seconds of this process, wall seconds per stage)."""
+    start, start_cpu = time.perf_counter(), time.process_time()
     compiled = tinyml.compile(model, target=target, warm_up=False)
-    return time.perf_counter() - start, compiled.report_data["stage_seconds"]
+    return (time.perf_counter() - start, time.process_time() - start_cpu,
+            compiled.report_data["stage_seconds"])
 
 
 def measure(family: str, sizes: list[int], target: str, repeat: int,
@@ -44,8 +49,8 @@ def measure(family: str, sizes: list[int], target: str, repeat: int,
     for n in sizes:
         model = FAMILIES[family](n)
         runs = [compile_once(model, target) for _ in range(repeat)]
-        seconds, stage_seconds = min(runs, key=lambda run: run[0])
-        row = {"family": family, "n": n, "seconds": seconds,
+        seconds, cpu_seconds, stage_seconds = min(runs, key=lambda run: run[0])
+        row = {"family": family, "n": n, "seconds": seconds, "cpu_seconds": cpu_seconds,
                "stage_seconds": stage_seconds if stages else {}}
         rows.append(row)
         print(format_row(row, stages), file=sys.stderr, flush=True)
@@ -53,14 +58,14 @@ def measure(family: str, sizes: list[int], target: str, repeat: int,
 
 
 def format_row(row: dict, stages: bool) -> str:
-    cells = [row["family"], str(row["n"]), f"{row['seconds']:.2f}"]
+    cells = [row["family"], str(row["n"]), f"{row['seconds']:.2f}", f"{row['cpu_seconds']:.2f}"]
     if stages:
         cells += [f"{seconds:.2f}" for seconds in row["stage_seconds"].values()]
     return "| " + " | ".join(cells) + " |"
 
 
 def table(rows: list[dict], stages: bool) -> str:
-    header = ["family", "N", "seconds"]
+    header = ["family", "N", "seconds", "CPU seconds"]
     if stages and rows:
         header += list(rows[0]["stage_seconds"])
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
