@@ -9,7 +9,9 @@ tensors unfused vs fused; the arena planned by tinyml vs the TFLM-style
 greedy-by-size plan of the same buffers, the op-by-op lower bound, and the
 arena TensorFlow Lite Micro reports for the MLPerf Tiny float models; flash
 (text, rodata); executed instructions unfused vs fused, per MAC; an llvm-mca
-cycle estimate; measured stack; compile seconds.
+cycle estimate; measured stack; compile seconds. Then the per-layer profile
+of each fused model (`tinyml.profile`): its top-3 layers, instructions per
+MAC by layer type, and the whole per-layer table.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import sys
 import time
 
 import tinyml
+from tinyml import profile as profiling
 from tinyml import zoo
 
 # TFLM's arena for the MLPerf Tiny float models, measured with its
@@ -35,7 +38,7 @@ def measure(name: str, target: str, opt_level: str) -> dict:
         start = time.perf_counter()
         compiled = tinyml.compile(model, target=target, fuse=fuse, opt_level=opt_level)
         seconds = time.perf_counter() - start
-        result = compiled.run(*inputs, arena_fill=b"\xff", estimate_cycles=fuse)
+        result = compiled.run(*inputs, arena_fill=b"\xff", estimate_cycles=fuse, profile=fuse)
         report = compiled.report_data
         key = "fused" if fuse else "unfused"
         row[f"kernels_{key}"] = report["kernels"]
@@ -47,7 +50,7 @@ def measure(name: str, target: str, opt_level: str) -> dict:
                        tflm=TFLM_ARENA.get(name), peak_op=report["peak_op"],
                        text=report["flash"]["text"], rodata=report["flash"]["rodata"],
                        stack=result.stack_bytes, cycles=result.cycles_estimate,
-                       compile_seconds=round(seconds, 2))
+                       compile_seconds=round(seconds, 2), profile=result.profile)
     return row
 
 
@@ -84,6 +87,63 @@ def tables(rows: list[dict], target: str) -> str:
     ])
 
 
+# Layer types of the per-type table: the kernel kinds of `analysis.kernel_kind`.
+LAYER_TYPES = (("pointwise", "pointwise"), ("depthwise", "depthwise"),
+               ("KxK conv", "conv"), ("FC", "fc"), ("pooling", "pool"), ("softmax", "softmax"))
+
+
+def _kind_matches(kind: str, prefix: str) -> bool:
+    return kind == prefix or (prefix == "conv" and kind.startswith("conv"))
+
+
+def top_layers(rows: list[dict]) -> str:
+    lines = ["### Top-3 layers (fused)", "", "| model | 1st | 2nd | 3rd |", "|---|---|---|---|"]
+    for r in rows:
+        cells = [f"{t['name']} ({t['kind']}) {100 * t['share']:.1f}%"
+                 + (f", {t['instr_per_mac']:.2f}/MAC" if t["instr_per_mac"] else "")
+                 for t in profiling.top(r["profile"])]
+        lines.append(f"| {r['model']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def by_layer_type(rows: list[dict]) -> str:
+    """Instructions per MAC of each layer type (all its layers together) and
+    its share of the run; pooling and softmax have no MACs."""
+    header = ["model"] + [name for name, _ in LAYER_TYPES] + ["other code"]
+    lines = ["### Instructions per MAC by layer type (share of the run)", "",
+             "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for r in rows:
+        profile = r["profile"]
+        cells = [r["model"]]
+        for _, prefix in LAYER_TYPES:
+            layers = [l for l in profile["layers"] if _kind_matches(l["kind"], prefix)]
+            instructions = sum(l["instructions"] for l in layers)
+            macs = sum(l["macs"] for l in layers)
+            share = f"{100 * instructions / profile['instructions']:.1f}%"
+            cells.append("-" if not layers else
+                         f"{instructions / macs:.2f} ({share})" if macs else f"- ({share})")
+        cells.append(f"{100 * (1 - profile['attributed']):.2f}%")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def layer_table(row: dict) -> str:
+    header = ["layer(s)", "kind", "instructions", "%", "cum %", "MACs", "instr/MAC",
+              "cycles (mca)", "code (B)", "live arena (B)"]
+    lines = [f"#### {row['model']}", "", "| " + " | ".join(header) + " |",
+             "|" + "|".join("---" for _ in header) + "|"]
+    for layer in profiling.ranked(row["profile"]):
+        def number(key):
+            value = layer.get(key)
+            return "-" if value is None else f"{value:,}"
+        lines.append("| " + " | ".join([
+            layer["name"], layer["kind"], number("instructions"), f"{100 * layer['share']:.1f}",
+            f"{100 * layer['cumulative']:.1f}", number("macs"),
+            f"{layer['instr_per_mac']:.2f}" if layer.get("instr_per_mac") else "-",
+            number("cycles"), number("code_bytes"), number("live_bytes")]) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -100,6 +160,10 @@ def main() -> int:
         rows.append(measure(name, args.target, args.opt_level))
         print(f"measured {name}", file=sys.stderr)
     print(tables(rows, f"{args.target}, -{args.opt_level}"))
+    print(top_layers(rows))
+    print(by_layer_type(rows))
+    print(f"### Per-layer profile ({args.target}, -{args.opt_level})\n")
+    print("\n".join(layer_table(row) for row in rows))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)

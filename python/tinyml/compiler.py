@@ -891,6 +891,8 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
                 _check_budget(plan, sram_budget)
             elif stage_name == "lower-to-linalg":
                 kernels = stage.elements[0].kernels[function]
+            elif stage_name == "bufferize":  # its last pass numbers the copies
+                kernels += stage.elements[-1].kernels[function]
             elif stage_name == "lower-to-loops":
                 report["kernels"] = analysis.loop_nests(module)
         llvm_mlir = str(module)

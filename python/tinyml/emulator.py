@@ -114,15 +114,18 @@ UNKNOWN_CODE = "unknown"
 @dataclass
 class Attribution:
     """One run by where its code came from. A key is a kernel's number (its
-    line in the object's line table), `GLUE`, the symbol of a runtime helper
-    outside the model function (`memset`, `expf`, ...), or `UNKNOWN_CODE`.
+    line in the object's line table), `GLUE`, or `UNKNOWN_CODE`; a runtime
+    helper (`memset`, `expf`, ...) counts for the part that called it, and
+    `helpers[(part, helper)]` says how many of its instructions did.
     `instructions` sums exactly to the run's count; `code_bytes` is the size
-    of each part's code (executed or not); `cycles`, with a cycle estimate,
-    splits it by the instructions each priced block holds."""
+    of each part's own code (executed or not; a helper's under its name);
+    `cycles`, with a cycle estimate, splits it by the instructions each
+    priced block holds."""
 
     instructions: dict[int | str, int]
     code_bytes: dict[int | str, int]
     cycles: dict[int | str, int] | None = None
+    helpers: dict[tuple[int | str, str], int] = field(default_factory=dict)
 
 
 @dataclass
@@ -293,6 +296,32 @@ class _BlockCounter:
         for (address, _), count in self.counts.items():
             merged[address] = merged.get(address, 0) + count
         return merged
+
+
+class _CallTracingCounter(_BlockCounter):
+    """A `_BlockCounter` that also remembers, for every block run outside
+    the model function (a runtime helper: memset, expf...), the call in the
+    model function it runs for: the return address a helper finds in LR
+    when it is entered from the model function."""
+
+    def __init__(self, limit: int, model: tuple[int, int], entries: set[int]):
+        super().__init__(limit)
+        self.model = model
+        self.entries = entries
+        self.call_site: int | None = None
+        self.helper_counts: dict[tuple[int | None, int, int], int] = {}
+
+    def __call__(self, uc: unicorn.Uc, address: int, size: int, data) -> None:
+        super().__call__(uc, address, size, data)
+        start, end = self.model
+        if start <= address < end:
+            return
+        if address in self.entries:
+            returning_to = uc.reg_read(arm_const.UC_ARM_REG_LR) & ~1
+            if start <= returning_to < end:
+                self.call_site = returning_to - 2  # inside the BL (4 bytes) or BLX (2)
+        key = (self.call_site, address, size)
+        self.helper_counts[key] = self.helper_counts.get(key, 0) + 1
 
 
 def count_thumb_instructions(code: bytes) -> int:
@@ -484,7 +513,14 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
         args = [*layout.inputs, *layout.outputs, layout.arena]
         sp = _entry_sp(image.symbols["__tinyml_stack_top"], len(args))
         machine.write(SRAM_BASE, _tiled(STACK_PAINT, sp - SRAM_BASE))
-        counter = _BlockCounter(max_instructions)
+        if profile:
+            entry = image.symbols[function] & ~1
+            model = next((start, end) for start, end, name in image.functions
+                         if start == entry)
+            counter = _CallTracingCounter(max_instructions, model,
+                                          {start for start, _, _ in image.functions})
+        else:
+            counter = _BlockCounter(max_instructions)
         machine.call(image.symbols[function], args, sp, counter, _FaultRecorder(stack_size))
 
         outputs = [np.frombuffer(machine.read(address, size), output_dtype).reshape(shape)
@@ -550,11 +586,12 @@ def _inside_kernels(ranges: list[tuple[int, int, int]]) -> list[tuple[int, int, 
     return filled
 
 
-def attribute(elf_path: Path, image: Image, machine: "_Machine", counter: _BlockCounter,
-              priced: "PricedBlocks | None") -> Attribution:
+def attribute(elf_path: Path, image: Image, machine: "_Machine",
+              counter: _CallTracingCounter, priced: "PricedBlocks | None") -> Attribution:
     """Every executed instruction to the part of the code it belongs to
     (see `Attribution`), instruction by instruction: a block may run from
-    the end of one kernel into the next."""
+    the end of one kernel into the next. A runtime helper's instructions
+    belong to the kernel that called it (`helpers` says how many)."""
     ranges = line_ranges(elf_path)
     starts = [start for start, _, _ in ranges]
 
@@ -569,13 +606,26 @@ def attribute(elf_path: Path, image: Image, machine: "_Machine", counter: _Block
 
     instructions: dict[int | str, int] = {}
     cycles: dict[int | str, float] = {}
-    for (address, size), count in counter.counts.items():
-        parts = [part(address + offset)
-                 for offset in thumb_instruction_offsets(machine.read(address, size))]
-        block_cycles = priced.cycles_of((address, size), count) if priced else 0.0
+    helpers: dict[tuple[int | str, str], int] = {}
+
+    def add(parts: list[int | str], block: tuple[int, int], count: int) -> None:
+        block_cycles = priced.cycles_of(block, count) if priced else 0.0
         for name in parts:
             instructions[name] = instructions.get(name, 0) + count
             cycles[name] = cycles.get(name, 0.0) + block_cycles / len(parts)
+
+    model_start, model_end = counter.model
+    for (address, size), count in counter.counts.items():
+        if model_start <= address < model_end:
+            add([part(address + offset)
+                 for offset in thumb_instruction_offsets(machine.read(address, size))],
+                (address, size), count)
+    for (call_site, address, size), count in counter.helper_counts.items():
+        length = counter.lengths[(address, size)]
+        caller = UNKNOWN_CODE if call_site is None else part(call_site)
+        helper = part(address)
+        add([caller] * length, (address, size), count)
+        helpers[(caller, helper)] = helpers.get((caller, helper), 0) + count * length
     code_bytes: dict[int | str, int] = {}
     for start, end, line in ranges:
         code_bytes[line or GLUE] = code_bytes.get(line or GLUE, 0) + end - start
@@ -583,7 +633,8 @@ def attribute(elf_path: Path, image: Image, machine: "_Machine", counter: _Block
         if part(start) == name:
             code_bytes[name] = code_bytes.get(name, 0) + end - start
     return Attribution(instructions, code_bytes,
-                       {name: round(value) for name, value in cycles.items()} if priced else None)
+                       {name: round(value) for name, value in cycles.items()} if priced else None,
+                       helpers)
 
 
 # ------------------------------------------------------------ cycle estimate

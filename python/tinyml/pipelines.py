@@ -156,7 +156,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     stages += [
         ("schedule", schedule()),
         ("lower-to-linalg", lower_to_linalg()),
-        ("bufferize", bufferize(deallocate=False)),
+        # Copies bufferization made into the results' out-params are kernels too.
+        ("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         ("plan-memory", plan_memory(**(memory or {}))),
         ("lower-to-loops", lower_to_loops()),
         ("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),

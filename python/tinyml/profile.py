@@ -9,8 +9,9 @@ the rare layer computed by several kernels (a node rematerialized into two
 groups still names each group) shows them as the parts of its bar. In the
 emulator every executed instruction is attributed to a kernel by the
 object's line table (`emulator.Attribution`); what belongs to no kernel is
-`other`, by name (`glue`: the function's prologue, epilogue and code LLVM
-hoisted out of the kernels; `memset`, `expf`...: runtime helpers). The
+`other`, by name (`glue`: the function's prologue, epilogue and the steps
+between kernels). A runtime helper's instructions (`memset`, `expf`...)
+count for the kernel that called it, and its `helpers` says how many. The
 layers' instructions plus the other parts' sum to the run's count exactly.
 On the host there are no instructions: MACs and bytes only.
 
@@ -67,7 +68,7 @@ def kernel_map(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def layer_name(kernel: dict[str, Any]) -> str:
-    return "+".join(kernel["names"]) or f"kernel {kernel['kernel']}"
+    return "+".join(kernel["names"]) or f"{kernel['kind']} {kernel['kernel']}"
 
 
 def _per_mac(instructions: int | None, macs: int) -> float | None:
@@ -85,6 +86,9 @@ def build(name: str, target: str, report: dict[str, Any], attribution=None,
     by_kernel = dict(attribution.instructions) if measured else {}
     code = dict(attribution.code_bytes) if measured else {}
     cycle_parts = dict(attribution.cycles or {}) if measured else {}
+    helpers: dict[int | str, dict[str, int]] = {}
+    for (caller, helper), count in (attribution.helpers.items() if measured else ()):
+        helpers.setdefault(caller, {})[helper] = count
     layers: dict[str, dict[str, Any]] = {}
     for kernel in kernels:
         number = kernel["kernel"]
@@ -92,7 +96,8 @@ def build(name: str, target: str, report: dict[str, Any], attribution=None,
                 "live_bytes": kernel["live_bytes"]}
         if measured:
             part.update(instructions=by_kernel.pop(number, 0), code_bytes=code.pop(number, 0),
-                        cycles=cycle_parts.pop(number, 0) if attribution.cycles else None)
+                        cycles=cycle_parts.pop(number, 0) if attribution.cycles else None,
+                        helpers=helpers.get(number, {}))
         layer = layers.setdefault(layer_name(kernel), {
             "name": layer_name(kernel), "nodes": kernel["names"], "kernels": []})
         layer["kernels"].append(part)
@@ -118,7 +123,8 @@ def build(name: str, target: str, report: dict[str, Any], attribution=None,
         # Executed code the line table gave no kernel of the map: other, by name.
         other = [{"name": str(part) if isinstance(part, str) else f"line {part}",
                   "instructions": count, "code_bytes": code.pop(part, 0),
-                  "cycles": cycle_parts.get(part) if attribution.cycles else None}
+                  "cycles": cycle_parts.get(part) if attribution.cycles else None,
+                  "helpers": helpers.get(part, {})}
                  for part, count in by_kernel.items()]
         other.sort(key=lambda o: (-o["instructions"], o["name"]))
         profile["other"] = other

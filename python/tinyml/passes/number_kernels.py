@@ -3,17 +3,20 @@ code keeps down to the object file.
 
 A kernel is one top-level tinyml op of a function: a `tinyml.fused` group
 (one loop nest once lowered) or an op left alone (a pooling, a softmax, a
-concat, a reshape...). The pass numbers them in execution order, from
-`first`, and sets the location of each and of every op nested in it to
+concat, a reshape...); after bufferization also a `memref.copy` (a result
+copied into its out-parameter). The pass numbers those not numbered yet in
+execution order, after the function's highest number (from `first` when
+there is none), and sets the location of each and of every op nested in it to
 
     loc(fused["tinyml.kernel":<number>:0, <the location of each member>])
 
 so the location names every ONNX node the kernel computes (a group's own
-location names only its root) and carries the number. Lowerings build
+location names only its root; a copy, lacking names of its own, those of
+the kernel whose result it copies) and carries the number. Lowerings build
 their ops under the location of the op they lower, so the number reaches the
 LLVM dialect, where `tinyml-kernel-lines` turns it into a line of a DWARF
 line table. After `apply`, `self.kernels[function name]` lists the kernels
-(`Kernel`) in order. Running it again renumbers: old markers are dropped.
+(`Kernel`) it numbered, in order; running it again numbers nothing.
 """
 from __future__ import annotations
 
@@ -69,11 +72,20 @@ def _node_name(location: ir.Location) -> str | None:
 
 def _member_locations(op: ir.Operation) -> list[ir.Location]:
     """The op's own location, or for a group its members' in order (the
-    constants copied into the body and the yield are not members)."""
+    constants copied into the body and the yield are not members); for a
+    copy without a name, also the location of its source's producer."""
+    if op.name == "memref.copy" and not any(map(_node_name, _leaves(op.location))):
+        source = op.operands[0].owner
+        return [op.location] + ([] if isinstance(source, ir.Block)
+                                else [source.operation.location])
     if op.name != "tinyml.fused":
         return [op.location]
     return [inner.operation.location for inner in op.regions[0].blocks[0].operations
             if inner.operation.name.startswith("tinyml.") and inner.operation.name != "tinyml.yield"]
+
+
+def _is_kernel(op: ir.Operation) -> bool:
+    return op.name.startswith("tinyml.") or op.name == "memref.copy"
 
 
 def _unmarked(location: ir.Location) -> list[ir.Location]:
@@ -115,9 +127,11 @@ class NumberKernels(Pass):
 
     def number(self, func: ir.Operation) -> list[Kernel]:
         kernels = []
-        ops = [op.operation for op in func.regions[0].blocks[0].operations
-               if op.operation.name.startswith("tinyml.")]
-        for number, op in enumerate(ops, start=self.first):
+        top = [op.operation for op in func.regions[0].blocks[0].operations]
+        numbers = [kernel_number(op.location) for op in top]
+        ops = [op for op, number in zip(top, numbers) if number is None and _is_kernel(op)]
+        last = max((n for n in numbers if n is not None), default=self.first - 1)
+        for number, op in enumerate(ops, start=last + 1):
             members = [leaf for location in _member_locations(op)
                        for leaf in _unmarked(location)]
             names = list(dict.fromkeys(filter(None, map(_node_name, members))))

@@ -45,3 +45,21 @@ func.func @no_kernel(%a: f32) -> f32 {
   %0 = arith.addf %a, %a : f32 loc("Add_0")
   return %0 : f32
 }
+
+// -----
+
+// After bufferization a copy into an out-parameter is a kernel too, named
+// after the kernel whose result it copies; numbered kernels keep their
+// number and the copy takes the next one.
+// CHECK-LABEL: func.func @copy_after_kernels
+// CHECK:         memref.copy {{.*}} loc(#[[COPY:loc[0-9]+]])
+// CHECK-DAG:   #[[K8:loc[0-9]+]] = loc("tinyml.kernel":8:0)
+// CHECK-DAG:   #[[COPY]] = loc(fused[#[[K8]], #{{loc[0-9]+}}, #[[RESHAPE:loc[0-9]+]]])
+// CHECK-DAG:   #[[RESHAPE]] = loc("Reshape_0")
+// FIRST-LABEL: func.func @copy_after_kernels
+// FIRST:       loc("tinyml.kernel":8:0)
+func.func @copy_after_kernels(%a: memref<2x2xf32>, %out: memref<4xf32>) {
+  %0 = memref.collapse_shape %a [[0, 1]] : memref<2x2xf32> into memref<4xf32> loc(fused["tinyml.kernel":7:0, "Reshape_0"])
+  memref.copy %0, %out : memref<4xf32> to memref<4xf32> loc("model.onnx":0:0)
+  return
+}
