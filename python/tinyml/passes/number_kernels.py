@@ -20,6 +20,7 @@ line table. After `apply`, `self.kernels[function name]` lists the kernels
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from mlir import ir
@@ -52,22 +53,44 @@ def _leaves(location: ir.Location) -> list[ir.Location]:
     return [location]
 
 
-def _is_marker(location: ir.Location) -> bool:
-    return location.is_a_file() and location.filename == MARKER_FILE
+# Locations are read from their printed form: the bindings' accessors
+# (`name_str`, `filename`) abort the process on a name that is not UTF-8
+# (`loc("R\FFelu")` in a .mlir file), where the printer escapes it.
+_MARKER = re.compile(r'loc\("' + re.escape(MARKER_FILE) + r'":(\d+):0\)\Z')
+_NAME = re.compile(r'loc\("((?:[^"\\]|\\.)*)"')
+_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2})")
+
+
+def _marker_number(location: ir.Location) -> int | None:
+    match = _MARKER.match(str(location))
+    return int(match.group(1)) if match else None
+
+
+def is_marker(location: ir.Location) -> bool:
+    """Whether `location` is a kernel number (`loc("tinyml.kernel":N:0)`)."""
+    return _marker_number(location) is not None
 
 
 def kernel_number(location: ir.Location) -> int | None:
     """The kernel number a location carries; None when it carries none, or
     several (an op an upstream pass merged from two kernels)."""
-    numbers = {leaf.start_line for leaf in _leaves(location) if _is_marker(leaf)}
+    numbers = {_marker_number(leaf) for leaf in _leaves(location)} - {None}
     return numbers.pop() if len(numbers) == 1 else None
 
 
 def _node_name(location: ir.Location) -> str | None:
-    """The ONNX node a location names (`loc("Conv_0"(...))`), or None."""
+    """The ONNX node a location names (`loc("Conv_0"(...))`), or None; bytes
+    that are not UTF-8 become U+FFFD."""
     while location.is_a_callsite():
         location = location.callee
-    return location.name_str if location.is_a_name() else None
+    if not location.is_a_name():
+        return None
+    match = _NAME.match(str(location))
+    if match is None:
+        return None
+    raw = _ESCAPE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)) if int(m.group(1), 16) > 0x7F
+                      else chr(int(m.group(1), 16)), match.group(1))
+    return raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _member_locations(op: ir.Operation) -> list[ir.Location]:
@@ -89,7 +112,7 @@ def _is_kernel(op: ir.Operation) -> bool:
 
 
 def _unmarked(location: ir.Location) -> list[ir.Location]:
-    return [leaf for leaf in _leaves(location) if not _is_marker(leaf)]
+    return [leaf for leaf in _leaves(location) if not is_marker(leaf)]
 
 
 def _mark(location: ir.Location, number: int) -> ir.Location:

@@ -72,6 +72,7 @@ from mlir.dialects import arith, memref
 from ..diagnostics import location_prefix
 from ..planner import ALGORITHMS, Buffer, MemoryPlan, PlanError, make_plan
 from ..safe_io import OutputError, write_file
+from .number_kernels import is_marker
 from .registry import Option, Pass, PassError, PipelineError, functions, register
 
 ALLOC_OPS = ("memref.alloc", "memref.alloca")
@@ -97,8 +98,9 @@ def _where(location: ir.Location) -> str:
     try:
         if location.is_a_name():
             return location.name_str
-        if location.is_a_fused():
-            return "+".join(filter(None, (_where(loc) for loc in location.locations)))
+        if location.is_a_fused():  # a kernel's number is no place
+            return "+".join(filter(None, (_where(loc) for loc in location.locations
+                                          if not is_marker(loc))))
         if location.is_a_callsite():
             return _where(location.callee)
     except (AttributeError, ValueError):

@@ -63,3 +63,17 @@ func.func @copy_after_kernels(%a: memref<2x2xf32>, %out: memref<4xf32>) {
   memref.copy %0, %out : memref<4xf32> to memref<4xf32> loc("model.onnx":0:0)
   return
 }
+
+// -----
+
+// A node name that is not UTF-8 is numbered like any other (the bindings'
+// name accessor would abort on it).
+// CHECK-LABEL: func.func @undecodable_name
+// CHECK:         tinyml.relu {{.*}} loc(#[[RELU:loc[0-9]+]])
+// CHECK-DAG:   #[[RELU]] = loc(fused[#[[K:loc[0-9]+]], #[[NAME:loc[0-9]+]]])
+// CHECK-DAG:   #[[K]] = loc("tinyml.kernel":1:0)
+// CHECK-DAG:   #[[NAME]] = loc("R\FFelu")
+func.func @undecodable_name(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.relu %a : tensor<4xf32> loc("R\FFelu")
+  return %0 : tensor<4xf32>
+}
