@@ -418,14 +418,19 @@ class _Importer:
                 if count > 1:
                     raise self.fail(f"the graph lists {what} '{name}' {count} times")
 
-    def _input_shape(self, info: onnx.ValueInfoProto) -> tuple[int, ...]:
-        where = f"input '{info.name}'"
+    def _float_tensor_type(self, info: onnx.ValueInfoProto, where: str):
+        """The tensor type of a graph input or output, which must be float32."""
         if not info.type.HasField("tensor_type"):
             raise self.fail(f"{where} is not a tensor")
         tensor_type = info.type.tensor_type
         if tensor_type.elem_type != TensorProto.FLOAT:
             raise self.fail(f"{where} has element type {_dtype_name(tensor_type.elem_type)}; "
                             "only float32 is supported")
+        return tensor_type
+
+    def _input_shape(self, info: onnx.ValueInfoProto) -> tuple[int, ...]:
+        where = f"input '{info.name}'"
+        tensor_type = self._float_tensor_type(info, where)
         if not tensor_type.HasField("shape"):
             raise self.fail(f"{where} has no shape (rank unknown)")
         shape = []
@@ -444,12 +449,7 @@ class _Importer:
     def _check_outputs(self) -> None:
         for output in self.graph.output:
             where = f"output '{output.name}'"
-            if not output.type.HasField("tensor_type"):
-                raise self.fail(f"{where} is not a tensor")
-            tensor_type = output.type.tensor_type
-            if tensor_type.elem_type != TensorProto.FLOAT:
-                raise self.fail(f"{where} has element type {_dtype_name(tensor_type.elem_type)}; "
-                                "only float32 is supported")
+            tensor_type = self._float_tensor_type(output, where)
             dims = tensor_type.shape.dim
             if any(d.HasField("dim_value") and d.dim_value < 1 for d in dims):
                 shape = [d.dim_value if d.HasField("dim_value") else d.dim_param or "?"
