@@ -32,7 +32,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, scf, tensor
 
-from .fusion import CONTRACTIONS, REDUCTIONS, group_root, interior_columns
+from .fusion import CONTRACTIONS, REDUCTIONS, group_root, interior_columns, upstream_tiled
+from .lowering_config import ATTRIBUTE, LoweringConfig
 from .passes.lower_to_linalg import (F32_LOWEST, LOWERINGS, SCALAR_BODIES, ScalarBuilder,
                                      attr_flag, attr_int, attr_ints, broadcast_map,
                                      build_generic, dense_const, empty, identity_map,
@@ -113,15 +114,26 @@ class GroupLowering:
     # -- the generic --------------------------------------------------------
 
     def build(self) -> ir.Value:
-        """Untiled (one element per iteration) unless the group carries a
-        `tile = [pixels, channels]` chosen by tinyml-choose-tiles."""
-        if "tile" not in self.fused.attributes:
-            return self.build_single()
-        pixels, channels = list(ir.DenseI64ArrayAttr(self.fused.attributes["tile"]))
+        """A matmul or unpadded conv group becomes linalg on tensors for its
+        transform script to tile; other groups are untiled (one element per
+        iteration) unless they carry a lowering configuration from
+        tinyml-choose-tiles."""
         root = self.root()
+        config = LoweringConfig.of(self.fused)
+        if root is not None and root.name in CONTRACTIONS and upstream_tiled(root):
+            return self.build_linalg(root, config)
+        if config is None:
+            return self.build_single()
         if root is None or root.name not in BLOCKED_EMITTERS:
             raise PassError("a tile needs a conv2d, depthwise_conv2d or matmul group",
                             self.fused.location)
+        shape = (1, 1) if root.name == "tinyml.matmul" else (1, 1, 1, 1)
+        if len(config.tile) != len(shape) or any(s != 1 for s in config.tile[:-2]) or \
+                (root.name == "tinyml.matmul" and config.tile[0] != 1):
+            raise PassError(f"tile {list(config.tile)} must be [1, channels] for a matmul, "
+                            "[1, 1, pixels, channels] for a conv", self.fused.location)
+        pixels = 1 if root.name == "tinyml.matmul" else config.tile[-2]
+        channels = config.tile[-1]
         if pixels < 1 or channels < 1 or self.result_shape[-1] % channels:
             raise PassError(f"tile [{pixels}, {channels}] does not divide the "
                             f"{self.result_shape[-1]} output channels", self.fused.location)
@@ -129,18 +141,56 @@ class GroupLowering:
                 and channels > 1):
             raise PassError("a depthwise conv with a channel multiplier takes tiles of one "
                             "channel", self.fused.location)
-        if pixels > 1 and (root.name == "tinyml.matmul"
-                           or pixels > interior_columns(root)[1]):
+        if pixels > 1 and (root.name == "tinyml.matmul" or pixels > interior_columns(root)[1]):
             raise PassError(f"tile of {pixels} pixels is wider than the row's interior",
                             self.fused.location)
         if (pixels, channels) == (1, 1):
             return self.build_single()
         return self.build_blocked(pixels, channels)
 
+    def build_linalg(self, root: ir.Operation, config: LoweringConfig | None) -> ir.Value:
+        """The contraction as its linalg op, the epilogue as one element-wise
+        `linalg.generic` reading it first; a dying residual of the output's
+        shape is also the generic's `outs`, for bufferization to write over
+        in place. The epilogue carries the group's configuration. The
+        contraction starts from the bias, except in a group with no
+        epilogue, whose epilogue adds the bias instead: a copy would be
+        folded away, and with it the op the transform script starts from
+        (the script fuses the contraction and its initialisation into the
+        epilogue's tiles)."""
+        operands = [self.leaf(operand) for operand in root.operands]
+        result = root.results[0]
+        bias = operands[2] if len(operands) > 2 and self.yielded == result else None
+        with ir.InsertionPoint(self.fused), self.fused.location:
+            clone = ir.Operation.create(root.name, results=[result.type],
+                                        operands=operands[:2] if bias is not None else operands,
+                                        attributes={name: root.attributes[name] for name in root.attributes})
+            contraction = LOWERINGS[root.name](clone.opview)
+            clone.erase()
+            if bias is None and self.yielded == result:
+                return contraction  # no bias, no epilogue: nothing to anchor a tile to
+            if bias is not None:
+                shape = list(self.result_shape)
+                (epilogue,) = build_generic(
+                    [(contraction, identity_map(len(shape))),
+                     (bias, broadcast_map(shape_of(bias), shape))],
+                    [(empty(shape), identity_map(len(shape)))], ["parallel"] * len(shape),
+                    lambda b, args: b.add(args[0], args[1]))
+            else:
+                self.outer[result] = contraction
+                self.leaves = [result] + [leaf for leaf in self.output_leaves() if leaf != result]
+                reused = self.dying_full_size_input()
+                epilogue = self.build_single(None if reused is None else self.outer[reused])
+        if config is not None:
+            epilogue.owner.operation.attributes[ATTRIBUTE] = config.attribute()
+        return epilogue
+
     def root(self) -> ir.Operation | None:
         return group_root(self.fused)
 
-    def build_single(self) -> ir.Value:
+    def build_single(self, init: ir.Value | None = None) -> ir.Value:
+        """One `linalg.generic` over the output, one element per iteration,
+        written into `init` (default: a new tensor)."""
         shape = list(self.result_shape)
         inputs = [(self.outer[leaf], broadcast_map(shape_of(leaf), shape)) for leaf in self.leaves]
 
@@ -151,7 +201,8 @@ class GroupLowering:
             ctx.memo.update(zip(self.leaves, args[: len(self.leaves)]))
             return self.eval(self.yielded, ctx)
 
-        (result,) = build_generic(inputs, [(empty(shape), identity_map(len(shape)))],
+        outs = empty(shape) if init is None else init
+        (result,) = build_generic(inputs, [(outs, identity_map(len(shape)))],
                                   ["parallel"] * len(shape), body)
         return result
 
@@ -248,7 +299,9 @@ class GroupLowering:
         return None
 
     def needs_indices(self) -> bool:
-        return any(op.operation.name in ROOTS for op in self.block.operations)
+        """Whether a root is computed inside the generic (not its input)."""
+        return any(op.operation.name in ROOTS and op.results[0] not in self.outer
+                   for op in self.block.operations)
 
     # -- evaluation -----------------------------------------------------------
 

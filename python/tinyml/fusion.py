@@ -121,6 +121,22 @@ def interior_columns(conv: ir.Operation) -> tuple[int, int]:
     return first, max(0, last - first + 1)
 
 
+def upstream_tiled(root: ir.Operation) -> bool:
+    """Whether a contraction is tiled and vectorized by upstream MLIR (its
+    group's transform script) rather than by the hand-built generator: a
+    conv without padding (a depthwise one without channel multiplier).
+    Padded convs wait for a border split that costs no flash; matmuls (one
+    row: a matrix-vector product) for a schedule as fast as the hand-built
+    one (the upstream one measured 3.8 instructions per MAC, against 2.45)."""
+    if root.name == "tinyml.matmul":
+        return False
+    attrs = root.attributes
+    padding = list(ir.DenseI64ArrayAttr(attrs["padding"])) if "padding" in attrs else [0] * 4
+    if any(padding):
+        return False
+    return root.name == "tinyml.conv2d" or shape(root.operands[1])[3] == 1
+
+
 def group_root(fused: ir.Operation) -> ir.Operation | None:
     """The contraction or reduction a fused group is built around."""
     return next((op.operation for op in fused.regions[0].blocks[0].operations

@@ -56,6 +56,14 @@ def lower_to_linalg() -> Pipeline:
     return Pipeline(["tinyml-number-kernels", "tinyml-lower-to-linalg", "canonicalize", "cse"])
 
 
+def tile_and_vectorize() -> Pipeline:
+    """Each configured group's transform script (tinyml-attach-transform-script)
+    run by the upstream interpreter: tiled to its register tile, its
+    reduction stepped, vectorized, accumulators hoisted into registers."""
+    return Pipeline(["tinyml-attach-transform-script", "transform-interpreter",
+                     "tinyml-erase-transform-script", "canonicalize", "cse"])
+
+
 def bufferize(deallocate: bool = True, out_params: bool = True,
               hoist_static_allocs: bool = True) -> Pipeline:
     """One-shot bufferization of the whole module with identity-layout
@@ -107,6 +115,10 @@ def lower_to_loops(affine: bool = False) -> Pipeline:
         "tinyml-lower-copies",
         "func.func(convert-linalg-to-affine-loops)" if affine
         else "func.func(convert-linalg-to-loops)",
+        # The tiles' vectors: transfers unrolled to 1-D, then lowered.
+        "func.func(convert-vector-to-scf{full-unroll target-rank=1})",
+        "canonicalize",
+        "tinyml-lower-vectors",
         "canonicalize",
     ])
 
@@ -121,10 +133,16 @@ def lower_to_llvm(index_bitwidth: int = 64, bare_ptr: bool = False) -> Pipeline:
         "expand-strided-metadata",
         "lower-affine",
         "convert-scf-to-cf",
+        f"tinyml-set-index-width{{bits={index_bitwidth}}}",
         "convert-math-to-llvm",
         f"convert-arith-to-llvm{{{index}}}",
-        f"finalize-memref-to-llvm{{{index}}}",
         f"convert-func-to-llvm{{{func_options}}}",
+        # Memrefs and the 1-D vector loads and stores on them, with the
+        # module's index width (convert-vector-to-llvm alone uses 64 bits).
+        "convert-to-llvm{dynamic=true}",
+        # What the interface-based conversion leaves: index-free vector ops.
+        "convert-vector-to-llvm",
+        "convert-ub-to-llvm",
         f"convert-cf-to-llvm{{{index}}}",
         "reconcile-unrealized-casts",
     ])
@@ -136,6 +154,7 @@ STAGES: dict[str, Callable[..., Pipeline]] = {
     "tiling": tiling,
     "schedule": schedule,
     "lower-to-linalg": lower_to_linalg,
+    "tile-and-vectorize": tile_and_vectorize,
     "bufferize": bufferize,
     "plan-memory": plan_memory,
     "lower-to-loops": lower_to_loops,
@@ -156,6 +175,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     stages += [
         ("schedule", schedule()),
         ("lower-to-linalg", lower_to_linalg()),
+        ("tile-and-vectorize", tile_and_vectorize()),
         # Copies bufferization made into the results' out-params are kernels too.
         ("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         ("plan-memory", plan_memory(**(memory or {}))),

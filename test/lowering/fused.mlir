@@ -75,38 +75,30 @@ func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>, %b: t
 
 // -----
 
-// A group with a tile (chosen by tinyml-choose-tiles), here 2 neighbouring
-// pixels x 4 neighbouring channels per iteration: each input value
-// loaded feeds 4 accumulators, each weight 2, all carried by the reduction
-// loops. The group is a loop nest carrying the result tensor; the residual
-// input dies here, so the result is written over it, each element read
-// before it is overwritten.
+// An unpadded conv group becomes linalg on tensors for its transform
+// script: the conv as its named op, initialised with the bias, then the
+// epilogue as one generic reading the conv result first. It carries the
+// group's lowering configuration. The residual input dies here, so it is
+// also the generic's `outs`: bufferization writes the result over it.
 // CHECK-LABEL: func.func @register_blocked
-// CHECK:         %[[RES:.*]] = linalg.generic
-// CHECK-NOT:     tensor.empty
-// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[RES]]) -> (tensor<1x2x2x8xf32>)
-// CHECK:           scf.for
-// CHECK:             scf.for
-// CHECK:               scf.for {{.*}} -> (tensor<1x2x2x8xf32>)
-// CHECK:                 scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32)
-// CHECK:                       %[[X0:.*]] = tensor.extract %arg0
-// CHECK:                       %[[X1:.*]] = tensor.extract %arg0
-// CHECK-COUNT-4:               tensor.extract %arg1
-// CHECK-COUNT-4:               math.fma %[[X0]]
-// CHECK-COUNT-4:               math.fma %[[X1]]
-// CHECK-COUNT-8:         tensor.insert
+// CHECK:         %[[RES:.*]] = linalg.generic {{.*}} ins(%arg3
+// CHECK:         %[[BIAS:.*]] = linalg.broadcast ins(%arg2
+// CHECK:         %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%arg0, %arg1 : {{.*}}) outs(%[[BIAS]]
+// CHECK:         linalg.generic {{.*}} ins(%[[CONV]], %[[RES]] : {{.*}}) outs(%[[RES]] : tensor<1x2x2x8xf32>)
+// CHECK-SAME:      lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>
+// CHECK:           arith.addf
+// CHECK:           linalg.yield
 // CHECK-NOT:     linalg.
+// Untiled (no transform script here) the conv's accumulators are a buffer.
 // BUF-LABEL: func.func @register_blocked
-// BUF:         %[[BUF:.*]] = memref.alloc
-// BUF:         linalg.generic {{.*}} outs(%[[BUF]]
+// BUF:         linalg.conv_2d_nhwc_hwcf
 // BUF-NOT:     memref.alloc
-// BUF:         memref.store %{{.*}}, %[[BUF]]
-// BUF:         memref.copy %[[BUF]], %arg4
+// BUF:         linalg.generic {{.*}} outs(%arg4
 // BUF:         return
 func.func @register_blocked(%x: tensor<1x2x2x4xf32>, %w: tensor<1x1x4x8xf32>, %b: tensor<8xf32>,
                             %r: tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> {
   %s = tinyml.neg %r : tensor<1x2x2x8xf32>
-  %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s) {tile = array<i64: 2, 4>}
+  %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>}
       : (tensor<1x2x2x4xf32>, tensor<1x1x4x8xf32>, tensor<8xf32>, tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> {
   ^bb0(%xi: tensor<1x2x2x4xf32>, %wi: tensor<1x1x4x8xf32>, %bi: tensor<8xf32>, %si: tensor<1x2x2x8xf32>):
     %c = tinyml.conv2d %xi, %wi, %bi : (tensor<1x2x2x4xf32>, tensor<1x1x4x8xf32>, tensor<8xf32>) -> tensor<1x2x2x8xf32>
@@ -200,7 +192,7 @@ func.func @softmax(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
 // CHECK:         scf.for {{.*}} -> (f32, f32, f32, f32)
 // CHECK-NOT:     -> (f32, f32, f32, f32, f32
 func.func @padded_rows(%x: tensor<1x6x6x2xf32>, %w: tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w) {tile = array<i64: 4, 4>} : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 1]>} : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
   ^bb0(%xi: tensor<1x6x6x2xf32>, %wi: tensor<3x3x2x4xf32>):
     %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>}
         : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32>

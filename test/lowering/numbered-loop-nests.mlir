@@ -16,13 +16,13 @@
 // CHECK:         } {tinyml.nest = 1 : i64}
 // CHECK:         return %[[B]]
 func.func @two_same_shape_groups(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x4xf32>) -> tensor<1x6x6x4xf32> {
-  %a = tinyml.fused "conv_epilogue" (%x, %w) {tile = array<i64: 2, 4>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x6x6x4xf32> {
+  %a = tinyml.fused "conv_epilogue" (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 1]>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x6x6x4xf32> {
   ^bb0(%xi: tensor<1x6x6x4xf32>, %wi: tensor<3x3x4x4xf32>):
     %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>}
         : (tensor<1x6x6x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x6x6x4xf32>
     tinyml.yield %c : tensor<1x6x6x4xf32>
   }
-  %b = tinyml.fused "conv_epilogue" (%a, %w) {tile = array<i64: 2, 4>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x6x6x4xf32> {
+  %b = tinyml.fused "conv_epilogue" (%a, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 1]>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x6x6x4xf32> {
   ^bb0(%xi: tensor<1x6x6x4xf32>, %wi: tensor<3x3x4x4xf32>):
     %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>}
         : (tensor<1x6x6x4xf32>, tensor<3x3x4x4xf32>) -> tensor<1x6x6x4xf32>

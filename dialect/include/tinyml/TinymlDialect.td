@@ -23,6 +23,8 @@ def Tinyml_Dialect : Dialect {
   let cppNamespace = "::mlir::tinyml";
   // Folded constants (a reshape of a constant) become arith.constant.
   let hasConstantMaterializer = 1;
+  // #tinyml.lowering<...> prints and parses from its assemblyFormat.
+  let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 

@@ -12,6 +12,7 @@
 #define TINYML_OPS
 
 include "tinyml/TinymlDialect.td"
+include "tinyml/TinymlAttrs.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"

@@ -1,10 +1,22 @@
-"""tinyml-choose-tiles: pick each conv/matmul group's register tile (output
-pixels of a row x output channels computed per iteration) for the target's
-floating-point registers, and record it on the group as `tile = [pixels,
-channels]`, the lowering configuration the group's lowering follows."""
+"""tinyml-choose-tiles: pick each conv/matmul group's lowering configuration
+for the target's floating-point registers, and record it on the group as
+`lowering = #tinyml.lowering<tile = [...], reduction = [...]>`.
+
+The register tile is the part of the output computed per iteration, all of
+it held in accumulators: for a conv, output pixels of a row x output
+channels (`tile = [1, 1, pixels, channels]`); for a matmul, output columns
+of one row (`tile = [1, channels]`). A group lowered through the transform
+dialect needs tiles that divide its output (no partial tiles to mask), and
+gets reduction steps the vectorizer turns into straight-line FMAs: a conv
+walks its window a row at a time, all kw taps of it at once (the 1-D conv
+vectorizer reuses each loaded input across them) and `reduction-step` input
+channels per step; a depthwise conv one window row per step. A padded conv
+and a matmul keep the hand-built generator's tiling (pixels over the row's
+interior columns, one tap or one k per step)."""
 from mlir import ir
 
-from ..fusion import group_root, interior_columns, shape, top_level_ops
+from ..fusion import group_root, interior_columns, shape, top_level_ops, upstream_tiled
+from ..lowering_config import ATTRIBUTE, LoweringConfig
 from .registry import Option, Pass, functions, register
 
 TILED_ROOTS = ("tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul")
@@ -13,13 +25,15 @@ TILED_ROOTS = ("tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul")
 @register
 class ChooseTiles(Pass):
     name = "tinyml-choose-tiles"
-    summary = "Choose each conv/matmul group's register tile (pixels x channels) for the target"
+    summary = "Choose each conv/matmul group's lowering configuration (register tile, reduction steps)"
     options = (
         Option("max-accumulators", int, 20,
                "accumulators a tile may keep in registers (pixels x channels); an FPv4/FPv5 "
                "has 32 single-precision registers, some needed for the loads", low=1, high=64),
         Option("max-channels", int, 4, "output channels per tile", low=1, high=16),
         Option("max-pixels", int, 5, "output pixels of a row per tile", low=1, high=16),
+        Option("reduction-step", int, 8,
+               "input channels per reduction step of an unpadded conv", low=1, high=64),
     )
 
     def apply(self, module):
@@ -27,21 +41,37 @@ class ChooseTiles(Pass):
             for op in top_level_ops(func):
                 root = group_root(op) if op.name == "tinyml.fused" else None
                 if root is not None and root.name in TILED_ROOTS:
-                    tile = self.tile(root)
-                    if tile != (1, 1):  # one element per iteration: no tile
-                        op.attributes["tile"] = ir.DenseI64ArrayAttr.get(list(tile))
+                    config = self.config(root)
+                    if config is not None:
+                        op.attributes[ATTRIBUTE] = config.attribute()
 
-    def tile(self, root: ir.Operation) -> tuple[int, int]:
-        out_channels = shape(root.results[0])[-1]
+    def config(self, root: ir.Operation) -> LoweringConfig | None:
+        out_shape = shape(root.results[0])
+        channels = largest_divisor(out_shape[-1], min(self.max_channels, self.max_accumulators))
+        if root.name == "tinyml.matmul":  # hand-built: one k per step
+            return LoweringConfig((1, channels), (1,))
+        kh, kw = shape(root.operands[1])[:2]
+        limit = min(self.max_pixels, self.max_accumulators // channels)
+        if upstream_tiled(root):
+            pixels = largest_divisor(out_shape[2], limit)
+            if root.name == "tinyml.depthwise_conv2d":
+                return LoweringConfig((1, 1, pixels, channels), (1, 0))
+            in_channels = shape(root.operands[0])[3]
+            return LoweringConfig((1, 1, pixels, channels),
+                                  (1, kw, largest_divisor(in_channels, self.reduction_step)))
         if root.name == "tinyml.depthwise_conv2d" and shape(root.operands[1])[3] > 1:
-            return 1, 1  # a multiplier maps channels to inputs unevenly
-        channels = max(c for c in range(1, min(self.max_channels, self.max_accumulators) + 1)
-                       if out_channels % c == 0)
-        if root.name == "tinyml.matmul":
-            return 1, channels
+            return None  # a multiplier maps channels to inputs unevenly
         _, count = interior_columns(root)
         # Among real tiles (2+ pixels), the one covering most columns (the
         # rest run a pixel at a time), then the larger.
-        fits = [p for p in range(2, self.max_pixels + 1)
-                if p <= count and p * channels <= self.max_accumulators]
-        return max(fits, key=lambda p: (count // p * p, p), default=1), channels
+        fits = [p for p in range(2, limit + 1) if p <= count]
+        pixels = max(fits, key=lambda p: (count // p * p, p), default=1)
+        if (pixels, channels) == (1, 1):
+            return None  # one element per iteration: no tile
+        reduction = (1, 1) if root.name == "tinyml.depthwise_conv2d" else (1, 1, 1)
+        return LoweringConfig((1, 1, pixels, channels), reduction)
+
+
+def largest_divisor(size: int, limit: int) -> int:
+    """The largest divisor of `size` not above `limit`."""
+    return max(d for d in range(1, min(size, limit) + 1) if size % d == 0)

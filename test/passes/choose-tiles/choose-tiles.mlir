@@ -4,9 +4,9 @@
 // A 3x3 conv with padding 1 over 32 columns: 30 interior columns, tiled by
 // 5 pixels x 4 channels (20 accumulators); with room for 8, 2 x 4.
 // CHECK-LABEL: func.func @padded_conv
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {tile = array<i64: 5, 4>}
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 5, 4], reduction = [1, 1, 1]>}
 // SMALL-LABEL: func.func @padded_conv
-// SMALL:         tinyml.fused "conv_epilogue"(%arg0) {tile = array<i64: 2, 4>}
+// SMALL:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 1]>}
 func.func @padded_conv(%x: tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
   %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
   ^bb0(%xi: tensor<1x4x32x8xf32>):
@@ -20,11 +20,12 @@ func.func @padded_conv(%x: tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
 
 // -----
 
-// 6 interior columns: 3-pixel tiles cover all of them, 5 would leave one.
+// An unpadded conv over 6 columns: tiles must divide them (the transform
+// script tiles without remainders), so 3 pixels; 4 input channels a step.
 // A matmul tiles output columns only; 10 columns take tiles of 2.
 // CHECK-LABEL: func.func @row_and_matmul
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {tile = array<i64: 3, 4>}
-// CHECK:         tinyml.fused "conv_epilogue"(%arg1, %arg2) {tile = array<i64: 1, 2>}
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 1, 4]>}
+// CHECK:         tinyml.fused "conv_epilogue"(%arg1, %arg2) {lowering = #tinyml.lowering<tile = [1, 2], reduction = [1]>}
 func.func @row_and_matmul(%x: tensor<1x1x6x4xf32>, %a: tensor<1x8xf32>, %m: tensor<8x10xf32>)
     -> (tensor<1x1x6x8xf32>, tensor<1x10xf32>) {
   %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x1x6x4xf32>) -> tensor<1x1x6x8xf32> {
@@ -46,7 +47,7 @@ func.func @row_and_matmul(%x: tensor<1x1x6x4xf32>, %a: tensor<1x8xf32>, %m: tens
 // Not tiled: element-wise and reduction groups, a depthwise conv with a
 // channel multiplier, and ops outside groups.
 // CHECK-LABEL: func.func @untiled
-// CHECK-NOT:     tile =
+// CHECK-NOT:     lowering =
 func.func @untiled(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x2xf32>) {
   %d = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x4x4x4xf32> {
   ^bb0(%xi: tensor<1x4x4x2xf32>, %wi: tensor<3x3x2x2xf32>):

@@ -4,7 +4,7 @@
 // group in the function defined after it still gets its tile.
 // CHECK-LABEL: func.func private @external(tensor<1x1x6x4xf32>) -> tensor<1x1x6x8xf32>
 // CHECK-LABEL: func.func @row
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {tile = array<i64: 3, 4>}
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 1, 4]>}
 func.func private @external(%x: tensor<1x1x6x4xf32>) -> tensor<1x1x6x8xf32>
 func.func @row(%x: tensor<1x1x6x4xf32>) -> tensor<1x1x6x8xf32> {
   %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x1x6x4xf32>) -> tensor<1x1x6x8xf32> {

@@ -1,0 +1,42 @@
+"""The lowering configuration of a fusion group (`#tinyml.lowering`, declared
+in ODS with its verifier in dialect/include/tinyml/TinymlAttrs.td): the
+register tile of the group's output and the step of its reduction loops,
+chosen by tinyml-choose-tiles and read by the group's lowering and its
+transform script."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mlir import ir
+
+#: The attribute of a `tinyml.fused` group (and, after lowering, of the
+#: linalg op its transform script starts from) that holds its configuration.
+ATTRIBUTE = "lowering"
+
+_PRINTED = re.compile(r"#tinyml\.lowering<tile = \[([\d, ]*)\], reduction = \[([\d, ]*)\]>")
+
+
+@dataclass(frozen=True)
+class LoweringConfig:
+    tile: tuple[int, ...]
+    reduction: tuple[int, ...]
+
+    def attribute(self) -> ir.Attribute:
+        """The `#tinyml.lowering` attribute (the dialect's verifier checks it)."""
+        return ir.Attribute.parse(
+            f"#tinyml.lowering<tile = [{', '.join(map(str, self.tile))}], "
+            f"reduction = [{', '.join(map(str, self.reduction))}]>")
+
+    @classmethod
+    def of(cls, op: ir.Operation) -> "LoweringConfig | None":
+        """The configuration `op` carries, or None."""
+        if ATTRIBUTE not in op.attributes:
+            return None
+        # The bindings have no accessors for a dialect attribute; its
+        # printed form is the assemblyFormat declared in ODS.
+        match = _PRINTED.fullmatch(str(op.attributes[ATTRIBUTE]))
+        if match is None:
+            raise ValueError(f"'{ATTRIBUTE}' is not a #tinyml.lowering attribute")
+        tile, reduction = (tuple(int(s) for s in group.split(",")) for group in match.groups())
+        return cls(tile, reduction)

@@ -1,0 +1,47 @@
+// RUN: tinyml-opt %s --tinyml-choose-tiles --tinyml-lower-to-linalg --tinyml-attach-transform-script | FileCheck %s --check-prefix=SCRIPT
+// RUN: tinyml-opt %s --tinyml-choose-tiles --tinyml-lower-to-linalg --tinyml-attach-transform-script \
+// RUN:   --transform-interpreter --tinyml-erase-transform-script --canonicalize | FileCheck %s
+
+// A 1x1 conv + ReLU over a 25x5 map, 16 -> 8 channels. Its script tiles the
+// ReLU to 5 pixels x 4 channels, fuses the conv and the bias broadcast into
+// that tile, steps the reduction 8 input channels at a time, decomposes the
+// conv to 1-D and vectorizes.
+// SCRIPT:       module @tinyml_transform_script attributes {transform.with_named_sequence}
+// SCRIPT:         transform.named_sequence @tile_group_0(%[[EPILOGUE:.*]]: !transform.any_op {transform.consumed})
+// SCRIPT:           %[[CONV:.*]] = transform.get_producer_of_operand %[[EPILOGUE]][0]
+// SCRIPT:           %[[INIT:.*]] = transform.get_producer_of_operand %[[CONV]][2]
+// SCRIPT:           %{{.*}}, %[[LOOPS:.*]]:4 = transform.structured.tile_using_for %[[EPILOGUE]] tile_sizes [1, 1, 5, 4]
+// SCRIPT:           %[[TILE:.*]], %[[LOOP:.*]] = transform.structured.fuse_into_containing_op %[[CONV]] into %[[LOOPS]]#3
+// SCRIPT:           transform.structured.fuse_into_containing_op %[[INIT]] into %[[LOOP]]
+// SCRIPT:           transform.structured.tile_using_for %[[TILE]] tile_sizes [0, 0, 0, 0, 1, 1, 8]
+// SCRIPT:           transform.structured.decompose
+// SCRIPT:           transform.structured.vectorize
+// SCRIPT:         transform.named_sequence @__transform_main
+// SCRIPT:           transform.structured.match ops{["linalg.generic"]} attributes {lowering = #tinyml.lowering<tile = [1, 1, 5, 4], reduction = [1, 1, 8]>}
+// SCRIPT:           transform.apply_patterns.vector.lower_contraction
+// SCRIPT:           transform.loop.hoist_loop_invariant_subsets
+
+// After the script: tile loops over rows and channel tiles (the batch and
+// the one column tile fold away), the reduction loop carrying the 5x4
+// accumulators as a vector iter_arg, FMAs in its body, no new tensor inside.
+// CHECK-LABEL: func.func @pointwise
+// CHECK-NOT:     tinyml_transform_script
+// CHECK:         scf.for {{.*}} to %c25
+// CHECK:           scf.for {{.*}} to %c8 step %c4
+// CHECK-NOT:         tensor.empty
+// CHECK:             %[[BIAS:.*]] = tensor.extract_slice %arg2
+// CHECK:             vector.transfer_read %[[BIAS]]
+// CHECK:             scf.for {{.*}} to %c16 step %c8 iter_args(%{{.*}} = %{{.*}}) -> (vector<1x5x4xf32>)
+// CHECK:               vector.fma
+// CHECK:             arith.cmpf ugt
+// CHECK:             vector.transfer_write
+// CHECK-NOT:     linalg.
+func.func @pointwise(%x: tensor<1x25x5x16xf32>, %w: tensor<1x1x16x8xf32>, %b: tensor<8xf32>) -> tensor<1x25x5x8xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) : (tensor<1x25x5x16xf32>, tensor<1x1x16x8xf32>, tensor<8xf32>) -> tensor<1x25x5x8xf32> {
+  ^bb0(%xi: tensor<1x25x5x16xf32>, %wi: tensor<1x1x16x8xf32>, %bi: tensor<8xf32>):
+    %c = tinyml.conv2d %xi, %wi, %bi : (tensor<1x25x5x16xf32>, tensor<1x1x16x8xf32>, tensor<8xf32>) -> tensor<1x25x5x8xf32>
+    %r = tinyml.relu %c : tensor<1x25x5x8xf32>
+    tinyml.yield %r : tensor<1x25x5x8xf32>
+  }
+  return %y : tensor<1x25x5x8xf32>
+}
