@@ -1,4 +1,4 @@
-"""tinyml-choose-tiles: pick each conv/matmul group's lowering configuration
+"""tinyml-choose-tiles: pick each conv/matmul group's (and average pool's) lowering configuration
 for the target's floating-point registers, and record it on the group as
 `lowering = #tinyml.lowering<tile = [...], reduction = [...]>`.
 
@@ -20,6 +20,7 @@ from ..lowering_config import ATTRIBUTE, LoweringConfig
 from .registry import Option, Pass, functions, register
 
 TILED_ROOTS = ("tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul")
+POOLS = ("tinyml.avg_pool2d", "tinyml.global_avg_pool")
 
 
 @register
@@ -42,8 +43,23 @@ class ChooseTiles(Pass):
                 root = group_root(op) if op.name == "tinyml.fused" else None
                 if root is not None and root.name in TILED_ROOTS:
                     config = self.config(root)
-                    if config is not None:
-                        op.attributes[ATTRIBUTE] = config.attribute()
+                elif op.name in POOLS:
+                    config = self.pool_config(op)
+                else:
+                    config = None
+                if config is not None:
+                    op.attributes[ATTRIBUTE] = config.attribute()
+
+    def pool_config(self, pool: ir.Operation) -> LoweringConfig | None:
+        """An average pool (unpadded) computes `channels` outputs at a time,
+        summing its window a row per step: the sum and the division are one
+        loop nest."""
+        if "padding" in pool.attributes and any(ir.DenseI64ArrayAttr(pool.attributes["padding"])):
+            return None
+        channels = largest_divisor(shape(pool.results[0])[-1], self.max_channels)
+        if pool.name == "tinyml.global_avg_pool":
+            return LoweringConfig((1, channels), (1, 0))  # the mean over [n, c]
+        return LoweringConfig((1, 1, 1, channels), (1, 0))
 
     def config(self, root: ir.Operation) -> LoweringConfig | None:
         out_shape = shape(root.results[0])

@@ -43,6 +43,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, bufferization, linalg, math, memref, tensor
 
+from ..lowering_config import ATTRIBUTE
 from .registry import Option, Pass, PassError, functions, register
 
 # The lowest finite float32: the identity of max that padding never beats.
@@ -482,6 +483,14 @@ def _window_counts(size: int, out: int, kernel: int, stride: int, low: int) -> n
     return (np.minimum(starts + kernel, size) - np.maximum(starts, 0)).astype(np.float32)
 
 
+def configured(op, epilogue: ir.Value) -> ir.Value:
+    """`epilogue` (a generic whose first input is the op's reduction) with
+    the op's lowering configuration, for its transform script."""
+    if ATTRIBUTE in op.attributes:
+        epilogue.owner.operation.attributes[ATTRIBUTE] = op.attributes[ATTRIBUTE]
+    return epilogue
+
+
 def lower_avg_pool2d(op) -> ir.Value:
     (x,) = _operands(op)
     kernel, strides, padding = _pool_window(op)
@@ -494,8 +503,8 @@ def lower_avg_pool2d(op) -> ir.Value:
     include_pad = attr_flag(op.attributes, "count_include_pad") or not any(padding)
     if include_pad:
         count = float(kernel[0] * kernel[1])
-        return build_elementwise(_result_type(op), [sums],
-                                 lambda b, a: b.div(a[0], b.const(count)))
+        return configured(op, build_elementwise(_result_type(op), [sums],
+                                                lambda b, a: b.div(a[0], b.const(count))))
     # The divisor of position (y, x) is rows(y) * cols(x): two small
     # constant vectors computed now.
     rows = dense_const(_window_counts(h, oh, kernel[0], strides[0], padding[0]))
@@ -590,7 +599,8 @@ def lower_global_avg_pool(op) -> ir.Value:
     n, h, w, c = shape_of(x)
     sums = reduce(x, [1, 2], 0.0, lambda b, v, acc: b.add(acc, v))
     count = float(h * w)
-    mean = build_elementwise(tensor_type(sums), [sums], lambda b, a: b.div(a[0], b.const(count)))
+    mean = configured(op, build_elementwise(tensor_type(sums), [sums],
+                                            lambda b, a: b.div(a[0], b.const(count))))
     return expand(mean, [n, 1, 1, c], [[0, 1, 2], [3]])
 
 

@@ -21,6 +21,8 @@ transfer_read/write pair is hoisted out of the reduction loops
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mlir import ir
 from mlir.dialects import math
 from mlir.dialects.transform import interpreter
@@ -30,16 +32,20 @@ from .registry import Pass, PassError, register
 
 #: The symbol of the attached script module.
 SCRIPT = "tinyml_transform_script"
+#: The attribute telling which of the script's sequences tiles an epilogue.
+MARK = "tinyml.script"
 
-#: The parallel dimensions of each contraction, before its reduction ones.
+#: The loops of each named producer a script fuses: its parallel loops,
+#: then its reduction loops (a generic's iterator types say it).
 PARALLEL_DIMS = {
     "linalg.conv_2d_nhwc_hwcf": 4,
     "linalg.depthwise_conv_2d_nhwc_hwc": 4,
-    "linalg.matmul": 2,
+    "linalg.pooling_nhwc_sum": 4,
 }
-#: The operand of a contraction (ins, ins, outs) that initialises it.
-INIT_OPERAND = 2
-DECOMPOSABLE = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc")
+#: Windowed producers whose kh=1 tiles decompose to their 1-D form.
+DECOMPOSABLE = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc",
+                "linalg.pooling_nhwc_sum")
+
 
 ANY = "!transform.any_op"
 
@@ -52,29 +58,43 @@ def _handles(count: int) -> str:
     return ", ".join([ANY] * count)
 
 
-def group_sequence(name: str, contraction: str, config: LoweringConfig) -> list[str]:
+@dataclass(frozen=True)
+class Group:
+    """What a group's sequence depends on: the op computing its epilogue's
+    first input (a contraction, pooling or reduction), that op's loops
+    (True for a reduction loop), the operand initialising it, and the
+    group's configuration."""
+    producer: str
+    reductions: tuple[bool, ...]
+    init_operand: int
+    config: LoweringConfig
+
+
+def group_sequence(name: str, group: Group) -> list[str]:
     """The named sequence tiling one group: its epilogue generic (the op
-    carrying `config`) over a `contraction`."""
-    parallel = PARALLEL_DIMS[contraction]
+    carrying the configuration) over the group's producer."""
+    config = group.config
     loops = sum(1 for s in config.tile if s)
-    steps = [0] * parallel + list(config.reduction)
-    step_loops = sum(1 for s in config.reduction if s)
+    steps = iter(config.reduction)
+    step_sizes = [next(steps, 0) if reduction else 0 for reduction in group.reductions]
+    step_loops = sum(1 for s in step_sizes if s)
     lines = [f"  transform.named_sequence @{name}(%epilogue: {ANY} {{transform.consumed}}) {{"]
     emit = lines.append
-    emit(f"    %contraction = transform.get_producer_of_operand %epilogue[0] : ({ANY}) -> {ANY}")
-    emit(f"    %init = transform.get_producer_of_operand %contraction[{INIT_OPERAND}] : ({ANY}) -> {ANY}")
+    emit(f"    %producer = transform.get_producer_of_operand %epilogue[0] : ({ANY}) -> {ANY}")
+    emit(f"    %init = transform.get_producer_of_operand %producer[{group.init_operand}] : "
+         f"({ANY}) -> {ANY}")
     emit(f"    %tiled, %loops:{loops} = transform.structured.tile_using_for %epilogue "
          f"tile_sizes {_sizes(config.tile)} : ({ANY}) -> ({_handles(loops + 1)})")
-    emit(f"    %tile_contraction, %loop = transform.structured.fuse_into_containing_op "
-         f"%contraction into %loops#{loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+    emit(f"    %tile_producer, %loop = transform.structured.fuse_into_containing_op "
+         f"%producer into %loops#{loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
     emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
          f"%init into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
-    body = "%tile_contraction"
+    body = "%tile_producer"
     if step_loops:
         emit(f"    %stepped, %steps:{step_loops} = transform.structured.tile_using_for "
-             f"{body} tile_sizes {_sizes(steps)} : ({ANY}) -> ({_handles(step_loops + 1)})")
+             f"{body} tile_sizes {_sizes(step_sizes)} : ({ANY}) -> ({_handles(step_loops + 1)})")
         body = "%stepped"
-    if contraction in DECOMPOSABLE and config.reduction[0] == 1:
+    if group.producer in DECOMPOSABLE and config.reduction[0] == 1:
         emit(f"    %decomposed = transform.structured.decompose {body} : ({ANY}) -> {ANY}")
         body = "%decomposed"
     for handle in (body, "%tile_init", "%tiled"):
@@ -84,18 +104,16 @@ def group_sequence(name: str, contraction: str, config: LoweringConfig) -> list[
     return lines
 
 
-def build_script(groups: list[tuple[str, LoweringConfig]]) -> str:
-    """The script for `groups` (contraction name, config): one sequence per
-    distinct pair, applied to every epilogue carrying that configuration,
-    then the module-wide vector lowering and hoisting."""
+def build_script(groups: list[Group]) -> str:
+    """The script for `groups`: sequence N tiles every epilogue marked
+    `tinyml.script = N`, then the module-wide vector lowering and hoisting."""
     lines = [f"module @{SCRIPT} attributes {{transform.with_named_sequence}} {{"]
     main = [f"  transform.named_sequence @__transform_main(%module: {ANY} {{transform.readonly}}) {{"]
-    for index, (contraction, config) in enumerate(groups):
+    for index, group in enumerate(groups):
         name = f"tile_group_{index}"
-        lines += group_sequence(name, contraction, config)
+        lines += group_sequence(name, group)
         main.append(f"    %epilogues_{index} = transform.structured.match ops{{[\"linalg.generic\"]}} "
-                    f"attributes{{{ATTRIBUTE} = {config.attribute()}}} in %module : "
-                    f"({ANY}) -> {ANY}")
+                    f"attributes{{{MARK} = {index} : i64}} in %module : ({ANY}) -> {ANY}")
         main.append(f"    transform.foreach %epilogues_{index} : {ANY} {{")
         main.append(f"    ^bb0(%epilogue: {ANY}):")
         main.append(f"      transform.include @{name} failures(propagate) (%epilogue) : ({ANY}) -> ()")
@@ -119,27 +137,28 @@ def build_script(groups: list[tuple[str, LoweringConfig]]) -> str:
     return "\n".join(lines + main + ["}"])
 
 
-def configured_groups(module: ir.Operation) -> list[tuple[str, LoweringConfig]]:
-    """(contraction, config) of every distinct configured epilogue in the
-    module, in order of first appearance."""
-    found: list[tuple[str, LoweringConfig]] = []
-
-    def visit(op):
-        op = op.operation
-        config = LoweringConfig.of(op) if op.name == "linalg.generic" else None
-        if config is None:
-            return ir.WalkResult.ADVANCE
-        producer = op.operands[0].owner
-        contraction = None if isinstance(producer, ir.Block) else producer.operation.name
-        if contraction not in PARALLEL_DIMS:
-            raise PassError(f"'{ATTRIBUTE}' on a generic whose first input is not a contraction",
-                            op.location)
-        if (contraction, config) not in found:
-            found.append((contraction, config))
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
+    """The group a configured epilogue generic belongs to."""
+    producer = epilogue.operands[0].owner
+    if isinstance(producer, ir.Block):
+        raise PassError(f"'{ATTRIBUTE}' on a generic whose first input is a block argument",
+                        epilogue.location)
+    producer = producer.operation
+    if producer.name in PARALLEL_DIMS:
+        parallel = PARALLEL_DIMS[producer.name]
+        loops = parallel + len(config.reduction)
+        reductions = tuple(i >= parallel for i in range(loops))
+    elif producer.name == "linalg.generic":
+        reductions = tuple(str(kind) == "#linalg.iterator_type<reduction>"
+                           for kind in ir.ArrayAttr(producer.attributes["iterator_types"]))
+    else:
+        raise PassError(f"'{ATTRIBUTE}' on a generic reading '{producer.name}', which "
+                        "no script tiles", epilogue.location)
+    if sum(reductions) != len(config.reduction):
+        raise PassError(f"{len(config.reduction)} reduction steps for the "
+                        f"{sum(reductions)} reduction loops of '{producer.name}'",
+                        epilogue.location)
+    return Group(producer.name, reductions, len(producer.operands) - 1, config)
 
 
 @register
@@ -148,9 +167,24 @@ class AttachTransformScript(Pass):
     summary = "Attach the transform script that tiles and vectorizes each configured group"
 
     def apply(self, module):
-        script = ir.Module.parse(build_script(configured_groups(module)), module.context)
-        body = module.regions[0].blocks[0]
-        body.append(script.operation.clone())
+        groups: list[Group] = []
+        epilogues = []
+
+        def visit(op):
+            op = op.operation
+            config = LoweringConfig.of(op) if op.name == "linalg.generic" else None
+            if config is not None:
+                epilogues.append((op, group_of(op, config)))
+            return ir.WalkResult.ADVANCE
+
+        module.walk(visit, ir.WalkOrder.PRE_ORDER)
+        for op, group in epilogues:
+            if group not in groups:
+                groups.append(group)
+            op.attributes[MARK] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                     groups.index(group))
+        script = ir.Module.parse(build_script(groups), module.context)
+        module.regions[0].blocks[0].append(script.operation.clone())
 
 
 @register
@@ -164,6 +198,13 @@ class EraseTransformScript(Pass):
                     "sym_name" in op.operation.attributes and \
                     ir.StringAttr(op.operation.attributes["sym_name"]).value == SCRIPT:
                 op.operation.erase()
+
+        def unmark(op):
+            if MARK in op.operation.attributes:
+                del op.operation.attributes[MARK]
+            return ir.WalkResult.ADVANCE
+
+        module.walk(unmark, ir.WalkOrder.PRE_ORDER)
 
 
 #: Vector ops after bufferization (transfers already unrolled to 1-D by

@@ -1,11 +1,14 @@
-// RUN: tinyml-opt %s --tinyml-choose-tiles --tinyml-lower-to-linalg --tinyml-attach-transform-script | FileCheck %s --check-prefix=SCRIPT
-// RUN: tinyml-opt %s --tinyml-choose-tiles --tinyml-lower-to-linalg --tinyml-attach-transform-script \
+// RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles --tinyml-lower-to-linalg --tinyml-attach-transform-script | FileCheck %s --check-prefix=SCRIPT
+// RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles --tinyml-lower-to-linalg --tinyml-attach-transform-script \
 // RUN:   --transform-interpreter --tinyml-erase-transform-script --canonicalize | FileCheck %s
 
 // A 1x1 conv + ReLU over a 25x5 map, 16 -> 8 channels. Its script tiles the
 // ReLU to 5 pixels x 4 channels, fuses the conv and the bias broadcast into
 // that tile, steps the reduction 8 input channels at a time, decomposes the
 // conv to 1-D and vectorizes.
+// The epilogue carries the configuration and the number of its sequence.
+// SCRIPT-LABEL: func.func @pointwise
+// SCRIPT:         linalg.generic {{.*}} attrs = {lowering = #tinyml.lowering<tile = [1, 1, 5, 4], reduction = [1, 1, 8]>, tinyml.script = 0 : i64}
 // SCRIPT:       module @tinyml_transform_script attributes {transform.with_named_sequence}
 // SCRIPT:         transform.named_sequence @tile_group_0(%[[EPILOGUE:.*]]: !transform.any_op {transform.consumed})
 // SCRIPT:           %[[CONV:.*]] = transform.get_producer_of_operand %[[EPILOGUE]][0]
@@ -17,7 +20,9 @@
 // SCRIPT:           transform.structured.decompose
 // SCRIPT:           transform.structured.vectorize
 // SCRIPT:         transform.named_sequence @__transform_main
-// SCRIPT:           transform.structured.match ops{["linalg.generic"]} attributes {lowering = #tinyml.lowering<tile = [1, 1, 5, 4], reduction = [1, 1, 8]>}
+// SCRIPT:           %[[MARKED:.*]] = transform.structured.match ops{["linalg.generic"]} attributes {tinyml.script = 0 : i64}
+// SCRIPT:           transform.foreach %[[MARKED]]
+// SCRIPT:             transform.include @tile_group_0
 // SCRIPT:           transform.apply_patterns.vector.lower_contraction
 // SCRIPT:           transform.loop.hoist_loop_invariant_subsets
 
@@ -44,4 +49,25 @@ func.func @pointwise(%x: tensor<1x25x5x16xf32>, %w: tensor<1x1x16x8xf32>, %b: te
     tinyml.yield %r : tensor<1x25x5x8xf32>
   }
   return %y : tensor<1x25x5x8xf32>
+}
+
+// -----
+
+// An average pool: the division by the window is the epilogue, the pooling
+// sum is fused into its tiles of 4 channels and walks the window a row at
+// a time (a 1-D pooling per row); sum and division are one loop nest.
+// SCRIPT-LABEL: func.func @average
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 1, 1, 4]
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 0, 0, 1, 0]
+// SCRIPT:         transform.structured.decompose
+// CHECK-LABEL: func.func @average
+// CHECK:         scf.for {{.*}} to %c8 step %c4
+// CHECK:           scf.for {{.*}} to %c5 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<1x1x4xf32>)
+// CHECK:             vector.transfer_read {{.*}} vector<1x3x4xf32>
+// CHECK:             arith.addf {{.*}} : vector<1x1x4xf32>
+// CHECK:           arith.divf {{.*}} : vector<1x1x1x4xf32>
+// CHECK-NOT:     scf.for
+func.func @average(%x: tensor<1x5x3x8xf32>) -> tensor<1x1x1x8xf32> {
+  %y = tinyml.avg_pool2d %x {kernel = array<i64: 5, 3>} : (tensor<1x5x3x8xf32>) -> tensor<1x1x1x8xf32>
+  return %y : tensor<1x1x1x8xf32>
 }
