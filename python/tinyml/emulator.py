@@ -625,7 +625,8 @@ def attribute(elf_path: Path, image: Image, machine: "_Machine",
         caller = UNKNOWN_CODE if call_site is None else part(call_site)
         helper = part(address)
         add([caller] * length, (address, size), count)
-        helpers[(caller, helper)] = helpers.get((caller, helper), 0) + count * length
+        if not isinstance(helper, int):  # a numbered kernel's code is its own, not a helper
+            helpers[(caller, helper)] = helpers.get((caller, helper), 0) + count * length
     code_bytes: dict[int | str, int] = {}
     for start, end, line in ranges:
         code_bytes[line or GLUE] = code_bytes.get(line or GLUE, 0) + end - start

@@ -1,17 +1,23 @@
-"""Lowering of a `tinyml.fused` group to ONE loop nest with no intermediate
-tensor: a `linalg.generic` over the group's output, parallel in every
-dimension, whose body computes one output element and stores it once; or,
-for a conv/matmul group carrying a `tile = [pixels, channels]`, `scf.for`
-loops whose body computes a tile of outputs in registers (see
-`build_blocked`).
+"""Lowering of a `tinyml.fused` group to linalg on tensors.
+
+A conv, matmul or unpadded depthwise group (`fusion.upstream_tiled`)
+becomes its named linalg op plus one element-wise epilogue `linalg.generic`
+that carries the group's `#tinyml.lowering` configuration; the group's
+transform script (passes/transform_script.py) tiles, fuses and vectorizes
+them. Every other group becomes ONE loop nest with no intermediate tensor:
+a `linalg.generic` over the group's output, parallel in every dimension,
+whose body computes one output element and stores it once; or, for a padded
+depthwise conv group carrying a configuration, `scf.for` loops whose body
+computes a tile of outputs in registers (see `build_blocked`) -- the last
+part of tinyml's hand-built generator, kept until a border split for
+depthwise convs costs no flash.
 
 The body evaluates the group's value graph at an index:
 - an element-wise op is its scalar formula (`SCALAR_BODIES`) of its operands
   evaluated at the same index;
-- the root of a `conv_epilogue` group (conv2d, depthwise_conv2d, matmul)
-  is an accumulation loop (`scf.for` with the accumulator as iter_arg) over
-  the filter window or the contraction dimension, starting from the bias;
-  padding is skipped by the loop bounds, not tested per tap;
+- the root of a padded depthwise group is an accumulation loop over the
+  filter window (`scf.for` with the accumulator as iter_arg), starting from
+  the bias; padding is skipped by the loop bounds, not tested per tap;
 - the root of a `reduction` group (reduce_*, global_avg_pool, softmax) is a
   loop over the reduced dimensions that evaluates its element-wise prologue
   at each input index; softmax keeps a running maximum and a rescaled sum
@@ -114,34 +120,32 @@ class GroupLowering:
     # -- the generic --------------------------------------------------------
 
     def build(self) -> ir.Value:
-        """A matmul or unpadded conv group becomes linalg on tensors for its
-        transform script to tile; other groups are untiled (one element per
-        iteration) unless they carry a lowering configuration from
-        tinyml-choose-tiles."""
+        """A conv, matmul or unpadded depthwise group becomes linalg on
+        tensors for its transform script to tile; a padded depthwise group
+        is built as tile loops when it carries a lowering configuration;
+        other groups are untiled (one element per iteration)."""
         root = self.root()
         config = LoweringConfig.of(self.fused)
         if root is not None and root.name in CONTRACTIONS and upstream_tiled(root):
+            if config is not None:
+                check_config(config, root, self.fused.location)
             return self.build_linalg(root, config)
         if config is None:
             return self.build_single()
         if root is None or root.name not in BLOCKED_EMITTERS:
             raise PassError("a tile needs a conv2d, depthwise_conv2d or matmul group",
                             self.fused.location)
-        shape = (1, 1) if root.name == "tinyml.matmul" else (1, 1, 1, 1)
-        if len(config.tile) != len(shape) or any(s != 1 for s in config.tile[:-2]) or \
-                (root.name == "tinyml.matmul" and config.tile[0] != 1):
-            raise PassError(f"tile {list(config.tile)} must be [1, channels] for a matmul, "
-                            "[1, 1, pixels, channels] for a conv", self.fused.location)
-        pixels = 1 if root.name == "tinyml.matmul" else config.tile[-2]
-        channels = config.tile[-1]
+        if len(config.tile) != 4 or config.tile[:2] != (1, 1):
+            raise PassError(f"tile {list(config.tile)} must be [1, 1, pixels, channels]",
+                            self.fused.location)
+        pixels, channels = config.tile[2:]
         if pixels < 1 or channels < 1 or self.result_shape[-1] % channels:
             raise PassError(f"tile [{pixels}, {channels}] does not divide the "
                             f"{self.result_shape[-1]} output channels", self.fused.location)
-        if (root.name == "tinyml.depthwise_conv2d" and shape_of(root.operands[1])[3] > 1
-                and channels > 1):
+        if shape_of(root.operands[1])[3] > 1 and channels > 1:
             raise PassError("a depthwise conv with a channel multiplier takes tiles of one "
                             "channel", self.fused.location)
-        if pixels > 1 and (root.name == "tinyml.matmul" or pixels > interior_columns(root)[1]):
+        if pixels > 1 and pixels > interior_columns(root)[1]:
             raise PassError(f"tile of {pixels} pixels is wider than the row's interior",
                             self.fused.location)
         if (pixels, channels) == (1, 1):
@@ -179,8 +183,7 @@ class GroupLowering:
             else:
                 self.outer[result] = contraction
                 self.leaves = [result] + [leaf for leaf in self.output_leaves() if leaf != result]
-                reused = self.dying_full_size_input()
-                epilogue = self.build_single(None if reused is None else self.outer[reused])
+                epilogue = self.build_single(self.dying_full_size_input())
         if config is not None:
             epilogue.owner.operation.attributes[ATTRIBUTE] = config.attribute()
         return epilogue
@@ -188,20 +191,26 @@ class GroupLowering:
     def root(self) -> ir.Operation | None:
         return group_root(self.fused)
 
-    def build_single(self, init: ir.Value | None = None) -> ir.Value:
+    def build_single(self, reused: ir.Value | None = None) -> ir.Value:
         """One `linalg.generic` over the output, one element per iteration,
-        written into `init` (default: a new tensor)."""
+        written into a new tensor, or over the group input `reused` (a
+        dying residual), read through the generic's `outs` argument: a
+        tiled generic then reads and writes only its loop-carried tensor,
+        which bufferization can update in place."""
         shape = list(self.result_shape)
-        inputs = [(self.outer[leaf], broadcast_map(shape_of(leaf), shape)) for leaf in self.leaves]
+        leaves = [leaf for leaf in self.leaves if reused is None or leaf != reused]
+        inputs = [(self.outer[leaf], broadcast_map(shape_of(leaf), shape)) for leaf in leaves]
 
         def body(b: ScalarBuilder, args):
             self.b = b
             indices = [linalg.IndexOp(d).result for d in range(len(shape))] if self.needs_indices() else []
             ctx = Context(self.result_shape, indices, output=True)
-            ctx.memo.update(zip(self.leaves, args[: len(self.leaves)]))
+            ctx.memo.update(zip(leaves, args[: len(leaves)]))
+            if reused is not None:
+                ctx.memo[reused] = args[-1]
             return self.eval(self.yielded, ctx)
 
-        outs = empty(shape) if init is None else init
+        outs = empty(shape) if reused is None else self.outer[reused]
         (result,) = build_generic(inputs, [(outs, identity_map(len(shape)))],
                                   ["parallel"] * len(shape), body)
         return result
@@ -377,6 +386,22 @@ class GroupLowering:
         return arith.subi(position, self.index(pad_low)) if pad_low else position
 
 
+def check_config(config: LoweringConfig, root: ir.Operation, location: ir.Location) -> None:
+    """A configuration the transform script can follow: one tile size per
+    output dimension, dividing it (the script leaves no partial tiles), and
+    one step per reduction dimension of the contraction (kh, kw, c of a
+    conv; kh, kw of a depthwise conv; k of a matmul)."""
+    out_shape = shape_of(root.results[0])
+    if len(config.tile) != len(out_shape) or any(
+            size and dim % size for size, dim in zip(config.tile, out_shape)):
+        raise PassError(f"tile {list(config.tile)} does not divide the output "
+                        f"{'x'.join(map(str, out_shape))}", location)
+    steps = {"tinyml.conv2d": 3, "tinyml.depthwise_conv2d": 2, "tinyml.matmul": 1}[root.name]
+    if len(config.reduction) != steps:
+        raise PassError(f"{len(config.reduction)} reduction steps for the {steps} reduction "
+                        f"dimensions of '{root.name}'", location)
+
+
 # ---------------------------------------------------------------------------
 # Roots: one scalar of the root's result at the output index
 # ---------------------------------------------------------------------------
@@ -412,29 +437,19 @@ def fma(accumulator: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
     return math.fma(a, b, accumulator)
 
 
-def channel_weights(g: GroupLowering, value: ir.Value, channels: list[ir.Value],
-                    transposed: bool = False, depthwise: bool = False):
-    """`weight(i, reduction_indices)`: the weight of output channel
-    `channels[i]` (the last axis; the first with `transposed`; the one
-    before the unit multiplier of a depthwise HWC1 filter) at a point of the
-    reduction. Constant weights of a tile of channels are packed at compile
-    time as [C/tile, ..., tile], so that the reduction walks them
-    contiguously, a tile's weights side by side."""
+def depthwise_weights(g: GroupLowering, value: ir.Value, channels: list[ir.Value]):
+    """`weight(i, [ky, kx])`: the weight of output channel `channels[i]` in a
+    depthwise HWC1 filter. Constant weights of a tile of channels are packed
+    at compile time as [C/tile, kh, kw, tile], so that the window walks
+    them contiguously, a tile's weights side by side."""
     weights = g.leaf(value)
     block = len(channels)
     definer = weights.owner.operation if not isinstance(weights.owner, ir.Block) else None
     if block == 1 or definer is None or definer.name != "arith.constant":
-        def weight(i, at):
-            if transposed:
-                return tensor.extract(weights, [channels[i], *at])
-            return tensor.extract(weights, [*at, channels[i]] + ([g.index(0)] if depthwise else []))
-        return weight
+        return lambda i, at: tensor.extract(weights, [*at, channels[i], g.index(0)])
     if weights not in g.packed:
         array = np.array(ir.DenseElementsAttr(definer.attributes["value"]), dtype=np.float32)
-        if transposed:
-            array = np.moveaxis(array, 0, -1)
-        if depthwise:
-            array = array[..., 0]
+        array = array[..., 0]
         tiles = np.moveaxis(array.reshape(*array.shape[:-1], -1, block), -2, 0)
         # At the top of the function: the loop nest using it already exists.
         with ir.InsertionPoint.at_block_begin(g.fused.block), definer.location:
@@ -442,31 +457,6 @@ def channel_weights(g: GroupLowering, value: ir.Value, channels: list[ir.Value],
     packed = g.packed[weights]
     tile = arith.divui(channels[0], g.index(block))
     return lambda i, at: tensor.extract(packed, [tile, *at, g.index(i)])
-
-
-def emit_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value],
-                pixels: list[ir.Value], full_window: bool = False) -> list[ir.Value]:
-    """Accumulators for every (pixel, channel) of a tile, pixel-major: the
-    input values and weights of one tap are loaded once for the tile."""
-    x = g.leaf(op.operands[0])
-    weight = channel_weights(g, op.operands[1], channels)
-    in_shape = shape_of(x)
-    n, _, bounds, position = _window(g, op, ctx, in_shape, full_window)
-    bounds = bounds + [(g.index(0), g.index(in_shape[3]))]
-    sw, dw = attr_ints(op.attributes, "strides", [1, 1])[1], \
-        attr_ints(op.attributes, "dilations", [1, 1])[1]
-    left = attr_ints(op.attributes, "padding", [0, 0, 0, 0])[1]
-
-    def step(ivs, carried):
-        ky, kx, c = ivs
-        iy, _ = position(ivs)
-        values = [tensor.extract(x, [n, iy, g.input_position(px, kx, sw, dw, left), c])
-                  for px in pixels]
-        weights = [weight(i, [ky, kx, c]) for i in range(len(channels))]
-        return [fma(acc, value, weight)
-                for acc, (value, weight) in zip(carried, product(values, weights))]
-    biases = [_bias_or_zero(g, op, f) for f in channels]
-    return g.accumulate(bounds, biases * len(pixels), step)
 
 
 def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.Value],
@@ -489,7 +479,7 @@ def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.
         weight = lambda i, at: tensor.extract(w, [*at, inputs[0], m])  # noqa: E731
     else:
         inputs = channels
-        weight = channel_weights(g, op.operands[1], channels, depthwise=True)
+        weight = depthwise_weights(g, op.operands[1], channels)
 
     def step(ivs, carried):
         ky, kx = ivs
@@ -502,25 +492,6 @@ def emit_depthwise_conv2d(g: GroupLowering, op, ctx: Context, channels: list[ir.
         return [fma(acc, value, w) for acc, (value, w) in zip(carried, products)]
     biases = [_bias_or_zero(g, op, f) for f in channels]
     return g.accumulate(bounds, biases * len(pixels), step)
-
-
-def emit_matmul(g: GroupLowering, op, ctx: Context, columns: list[ir.Value],
-                rows: list[ir.Value], full_window: bool = False) -> list[ir.Value]:
-    """One accumulator per output column in `columns` (one row: `rows` is
-    the current row alone)."""
-    a = g.leaf(op.operands[0])
-    i = ctx.indices[0]
-    transpose_a = attr_flag(op.attributes, "transpose_lhs")
-    weight = channel_weights(g, op.operands[1], columns,
-                             transposed=attr_flag(op.attributes, "transpose_rhs"))
-    k_size = shape_of(a)[0 if transpose_a else 1]
-
-    def step(ivs, carried):
-        (k,) = ivs
-        lhs = tensor.extract(a, [k, i] if transpose_a else [i, k])
-        return [fma(acc, lhs, weight(j, [k])) for j, acc in enumerate(carried)]
-    return g.accumulate([(g.index(0), g.index(k_size))],
-                        [_bias_or_zero(g, op, j) for j in columns], step)
 
 
 def _reduction(g: GroupLowering, op, ctx: Context, axes, keep_dims, init, combine):
@@ -583,18 +554,15 @@ def emit_softmax(g: GroupLowering, op, ctx: Context) -> ir.Value:
     return b.div(b.exp(b.sub(x_here, maximum)), total)
 
 
-#: Contractions that compute several output channels per iteration.
-BLOCKED_EMITTERS = {"tinyml.conv2d": emit_conv2d, "tinyml.depthwise_conv2d": emit_depthwise_conv2d,
-                    "tinyml.matmul": emit_matmul}
+#: Contractions the hand-built generator tiles (padded depthwise convs).
+BLOCKED_EMITTERS = {"tinyml.depthwise_conv2d": emit_depthwise_conv2d}
 
 def _single(emitter):
     return lambda g, op, ctx: emitter(g, op, ctx, [ctx.indices[-1]], [ctx.indices[-2]])[0]
 
 
 ROOT_EMITTERS = {
-    "tinyml.conv2d": _single(emit_conv2d),
     "tinyml.depthwise_conv2d": _single(emit_depthwise_conv2d),
-    "tinyml.matmul": _single(emit_matmul),
     "tinyml.reduce_sum": emit_reduce("sum"),
     "tinyml.reduce_mean": emit_reduce("mean"),
     "tinyml.reduce_max": emit_reduce("max"),

@@ -7,13 +7,17 @@ as p; print(p.bufferize())')" in.mlir`) and composes with the others:
     cleanup()          tinyml graph clean-up: canonicalize, transpose
                        cancelling, constant folding, BN folding, DCE, CSE
     lower_to_linalg()  tinyml -> linalg on tensors
+    tile_and_vectorize()  each configured group's transform script: tiles,
+                       fusion, reduction steps, vectors, registers
     bufferize()        tensors -> memrefs; results become caller-owned
                        out-params; deallocation
-    lower_to_loops()   linalg -> scf (or affine) loops
+    lower_to_loops()   linalg -> scf (or affine) loops, vectors -> 1-D loads
+                       and FMAs, each loop nest -> a function of its own
     lower_to_llvm()    everything -> the LLVM dialect
 
     fusion()           dispatch-region formation: tinyml.fused groups
-    tiling()           the register tile (pixels x channels) of each conv/matmul group
+    tiling()           the lowering configuration (register tile, reduction
+                       steps) of each conv/matmul group and average pool
     schedule()         an execution order that lowers the peak of live bytes
     plan_memory()      every intermediate buffer -> a view of one arena
 
@@ -61,7 +65,10 @@ def tile_and_vectorize() -> Pipeline:
     run by the upstream interpreter: tiled to its register tile, its
     reduction stepped, vectorized, accumulators hoisted into registers."""
     return Pipeline(["tinyml-attach-transform-script", "transform-interpreter",
-                     "tinyml-erase-transform-script", "canonicalize", "cse"])
+                     "tinyml-erase-transform-script", "canonicalize", "cse",
+                     # A padded tile's guard against an empty input window is
+                     # never taken: integer ranges of the loop bounds prove it.
+                     "lower-affine", "int-range-optimizations", "canonicalize"])
 
 
 def bufferize(deallocate: bool = True, out_params: bool = True,
@@ -78,6 +85,8 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
         "eliminate-empty-tensors",
         "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map}",
+        # A tile's staging buffer (its padded input) once, not per iteration.
+        "func.func(buffer-loop-hoisting)",
     ])
     if out_params:
         # Folding loop-carried buffers first lets a result computed by a loop
@@ -120,6 +129,8 @@ def lower_to_loops(affine: bool = False) -> Pipeline:
         "canonicalize",
         "tinyml-lower-vectors",
         "canonicalize",
+        "tinyml-outline-kernels",
+        "canonicalize",
     ])
 
 
@@ -135,13 +146,13 @@ def lower_to_llvm(index_bitwidth: int = 64, bare_ptr: bool = False) -> Pipeline:
         "convert-scf-to-cf",
         f"tinyml-set-index-width{{bits={index_bitwidth}}}",
         "convert-math-to-llvm",
-        f"convert-arith-to-llvm{{{index}}}",
         f"convert-func-to-llvm{{{func_options}}}",
         # Memrefs and the 1-D vector loads and stores on them, with the
         # module's index width (convert-vector-to-llvm alone uses 64 bits).
         "convert-to-llvm{dynamic=true}",
         # What the interface-based conversion leaves: index-free vector ops.
         "convert-vector-to-llvm",
+        f"convert-arith-to-llvm{{{index}}}",
         "convert-ub-to-llvm",
         f"convert-cf-to-llvm{{{index}}}",
         "reconcile-unrealized-casts",

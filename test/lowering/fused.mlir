@@ -34,10 +34,10 @@ func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32
 
 // -----
 
-// Conv + residual add + ReLU without a tile: one generic; the
-// accumulation loops (window taps, then input channels) run inside it on a
-// scalar accumulator that starts at the bias, with fused multiply-adds;
-// padding is skipped by the loop bounds.
+// A padded depthwise conv (the hand-built generator's) + residual add +
+// ReLU without a tile: one generic; the accumulation loops over the window
+// taps run inside it on a scalar accumulator that starts at the bias, with
+// fused multiply-adds; padding is skipped by the loop bounds.
 // CHECK-LABEL: func.func @conv_epilogue
 // CHECK:         linalg.generic {{.*}} ins(%arg3 : tensor<1x4x4x3xf32>)
 // CHECK:           linalg.index 1
@@ -46,10 +46,9 @@ func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32
 // CHECK:           %[[BIAS:.*]] = tensor.extract %arg2
 // CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[BIAS]])
 // CHECK:             scf.for
-// CHECK:               scf.for
-// CHECK:                 tensor.extract %arg0
-// CHECK:                 tensor.extract %arg1
-// CHECK:                 math.fma
+// CHECK:               tensor.extract %arg1
+// CHECK:               tensor.extract %arg0
+// CHECK:               math.fma
 // CHECK:           arith.addf
 // CHECK:           arith.select
 // CHECK:           linalg.yield
@@ -59,13 +58,13 @@ func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32
 // BUF:         linalg.generic
 // BUF-NOT:     memref.alloc
 // BUF:         return
-func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>, %b: tensor<3xf32>,
+func.func @conv_epilogue(%x: tensor<1x4x4x3xf32>, %w: tensor<3x3x3x1xf32>, %b: tensor<3xf32>,
                          %s: tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
   %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s)
-      : (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>, tensor<3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
-  ^bb0(%xi: tensor<1x4x4x2xf32>, %wi: tensor<3x3x2x3xf32>, %bi: tensor<3xf32>, %si: tensor<1x4x4x3xf32>):
-    %c = tinyml.conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>}
-        : (tensor<1x4x4x2xf32>, tensor<3x3x2x3xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
+      : (tensor<1x4x4x3xf32>, tensor<3x3x3x1xf32>, tensor<3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
+  ^bb0(%xi: tensor<1x4x4x3xf32>, %wi: tensor<3x3x3x1xf32>, %bi: tensor<3xf32>, %si: tensor<1x4x4x3xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x4x4x3xf32>, tensor<3x3x3x1xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
     %a = tinyml.add %c, %si : (tensor<1x4x4x3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32>
     %r = tinyml.relu %a : tensor<1x4x4x3xf32>
     tinyml.yield %r : tensor<1x4x4x3xf32>
@@ -79,14 +78,17 @@ func.func @conv_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x3xf32>, %b: t
 // script: the conv as its named op, initialised with the bias, then the
 // epilogue as one generic reading the conv result first. It carries the
 // group's lowering configuration. The residual input dies here, so it is
-// also the generic's `outs`: bufferization writes the result over it.
+// the generic's `outs`, read through the body's out argument: tiled, the
+// generic reads and writes only its loop-carried tensor, and bufferization
+// writes the result over the residual.
 // CHECK-LABEL: func.func @register_blocked
 // CHECK:         %[[RES:.*]] = linalg.generic {{.*}} ins(%arg3
 // CHECK:         %[[BIAS:.*]] = linalg.broadcast ins(%arg2
 // CHECK:         %[[CONV:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%arg0, %arg1 : {{.*}}) outs(%[[BIAS]]
-// CHECK:         linalg.generic {{.*}} ins(%[[CONV]], %[[RES]] : {{.*}}) outs(%[[RES]] : tensor<1x2x2x8xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[CONV]] : {{.*}}) outs(%[[RES]] : tensor<1x2x2x8xf32>)
 // CHECK-SAME:      lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>
-// CHECK:           arith.addf
+// CHECK:           ^bb0(%[[ACC:.*]]: f32, %[[OLD:.*]]: f32)
+// CHECK:           arith.addf %[[ACC]], %[[OLD]]
 // CHECK:           linalg.yield
 // CHECK-NOT:     linalg.
 // Untiled (no transform script here) the conv's accumulators are a buffer.
@@ -110,14 +112,13 @@ func.func @register_blocked(%x: tensor<1x2x2x4xf32>, %w: tensor<1x1x4x8xf32>, %b
 
 // -----
 
-// A matmul with 3 columns (not blocked) and its sigmoid epilogue; without
-// padding the loops have constant bounds.
+// A matmul and its sigmoid epilogue: linalg.matmul from a zero fill (no
+// bias), then the epilogue generic reading it.
 // CHECK-LABEL: func.func @matmul_epilogue
-// CHECK:         linalg.generic
-// CHECK-NOT:       arith.maxsi
-// CHECK:           scf.for %{{.*}} = %c0 to %c8
-// CHECK:             tensor.extract %arg0
-// CHECK:             tensor.extract %arg1
+// CHECK:         %[[ZERO:.*]] = linalg.fill
+// CHECK:         %[[P:.*]] = linalg.matmul ins(%arg0, %arg1 : {{.*}}) outs(%[[ZERO]]
+// CHECK:         linalg.generic {{.*}} ins(%[[P]] :
+// CHECK:           math.exp
 // CHECK:           arith.divf
 // CHECK:           linalg.yield
 // CHECK-NOT:     linalg.
@@ -179,10 +180,10 @@ func.func @softmax(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
 
 // -----
 
-// With horizontal padding, each output row runs the interior columns (whose
-// windows lie inside the input) as pixel tiles with constant tap bounds,
-// then the columns left over (here the two padded borders) one pixel at a
-// time with bounds that skip the padding.
+// A padded depthwise conv (the hand-built generator's): each output row runs
+// the interior columns (whose windows lie inside the input) as pixel tiles
+// with constant tap bounds, then the columns left over (here the two padded
+// borders) one pixel at a time with bounds that skip the padding.
 // CHECK-LABEL: func.func @padded_rows
 // CHECK:         scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
 // CHECK-NEXT:      scf.for %{{.*}} = %c0{{[_0-9]*}} to %c3{{[_0-9]*}} step
@@ -191,11 +192,11 @@ func.func @softmax(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
 // CHECK:         arith.maxsi
 // CHECK:         scf.for {{.*}} -> (f32, f32, f32, f32)
 // CHECK-NOT:     -> (f32, f32, f32, f32, f32
-func.func @padded_rows(%x: tensor<1x6x6x2xf32>, %w: tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 1]>} : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32> {
-  ^bb0(%xi: tensor<1x6x6x2xf32>, %wi: tensor<3x3x2x4xf32>):
-    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>}
-        : (tensor<1x6x6x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x6x6x4xf32>
+func.func @padded_rows(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1]>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
+  ^bb0(%xi: tensor<1x6x6x4xf32>, %wi: tensor<3x3x4x1xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32>
     tinyml.yield %c : tensor<1x6x6x4xf32>
   }
   return %y : tensor<1x6x6x4xf32>

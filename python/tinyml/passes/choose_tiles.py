@@ -9,9 +9,11 @@ of one row (`tile = [1, channels]`). A group lowered through the transform
 dialect needs tiles that divide its output (no partial tiles to mask), and
 gets reduction steps the vectorizer turns into straight-line FMAs: a conv
 walks its window a row at a time, all kw taps of it at once (the 1-D conv
-vectorizer reuses each loaded input across them) and `reduction-step` input
-channels per step; a depthwise conv one window row per step. A padded conv
-and a matmul keep the hand-built generator's tiling (pixels over the row's
+vectorizer reuses each loaded input across them) and as many input channels
+as keep a step near `reduction-taps` input values (8 for a 1x1 conv, 4 for
+a 3x3 one: more unrolls code for little, fewer pays the loop per few FMAs);
+a depthwise conv one window row per step. A padded depthwise conv and a
+matmul keep the hand-built generator's tiling (pixels over the row's
 interior columns, one tap or one k per step)."""
 from mlir import ir
 
@@ -33,8 +35,11 @@ class ChooseTiles(Pass):
                "has 32 single-precision registers, some needed for the loads", low=1, high=64),
         Option("max-channels", int, 4, "output channels per tile", low=1, high=16),
         Option("max-pixels", int, 5, "output pixels of a row per tile", low=1, high=16),
-        Option("reduction-step", int, 8,
-               "input channels per reduction step of an unpadded conv", low=1, high=64),
+        Option("max-columns", int, 8, "output columns per matmul tile", low=1, high=32),
+        Option("matmul-step", int, 4, "k per reduction step of a matmul", low=1, high=64),
+        Option("reduction-taps", int, 12,
+               "input values (window columns x channels) per reduction step of a conv",
+               low=1, high=64),
     )
 
     def apply(self, module):
@@ -64,8 +69,12 @@ class ChooseTiles(Pass):
     def config(self, root: ir.Operation) -> LoweringConfig | None:
         out_shape = shape(root.results[0])
         channels = largest_divisor(out_shape[-1], min(self.max_channels, self.max_accumulators))
-        if root.name == "tinyml.matmul":  # hand-built: one k per step
-            return LoweringConfig((1, channels), (1,))
+        if root.name == "tinyml.matmul":
+            # One row (a matrix-vector product): each weight is used once,
+            # so wider tiles only amortise the row's load and the loop.
+            columns = largest_divisor(out_shape[-1], min(self.max_columns, self.max_accumulators))
+            k = shape(root.operands[0])[0 if "transpose_lhs" in root.attributes else 1]
+            return LoweringConfig((1, columns), (largest_divisor(k, self.matmul_step),))
         kh, kw = shape(root.operands[1])[:2]
         limit = min(self.max_pixels, self.max_accumulators // channels)
         if upstream_tiled(root):
@@ -74,7 +83,7 @@ class ChooseTiles(Pass):
                 return LoweringConfig((1, 1, pixels, channels), (1, 0))
             in_channels = shape(root.operands[0])[3]
             return LoweringConfig((1, 1, pixels, channels),
-                                  (1, kw, largest_divisor(in_channels, self.reduction_step)))
+                                  (1, kw, largest_divisor(in_channels, max(1, self.reduction_taps // kw))))
         if root.name == "tinyml.depthwise_conv2d" and shape(root.operands[1])[3] > 1:
             return None  # a multiplier maps channels to inputs unevenly
         _, count = interior_columns(root)

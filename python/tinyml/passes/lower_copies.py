@@ -5,7 +5,7 @@ host runtime function that no Cortex-M image has."""
 from mlir import ir
 from mlir.dialects import linalg
 
-from .registry import Pass, functions, register
+from .registry import Pass, functions, ops_named, register
 
 
 @register
@@ -15,15 +15,7 @@ class LowerCopies(Pass):
 
     def apply(self, module):
         for func in functions(module):
-            copies = []
-
-            def collect(op):
-                if op.operation.name == "memref.copy":
-                    copies.append(op.operation)
-                return ir.WalkResult.ADVANCE
-
-            func.walk(collect, ir.WalkOrder.PRE_ORDER)
-            for copy in copies:
+            for copy in ops_named(func, "memref.copy"):
                 with ir.InsertionPoint(copy), copy.location:
                     linalg.copy(copy.operands[0], outs=[copy.operands[1]])
                 copy.erase()

@@ -8,7 +8,11 @@ epilogue `linalg.generic` whose first input is the group's contraction:
 
 1. tile it to the register tile (`tile_using_for`, one loop per tiled dim);
 2. fuse the contraction and the op initialising its accumulator (the bias
-   broadcast or zero fill) into the innermost tile loop;
+   broadcast or zero fill) into the innermost tile loop; a padded conv is
+   tiled in two levels, pixels then channels, and its `tensor.pad` fused
+   into the pixel loop: the padded window of a pixel tile is staged in a
+   small buffer once for all its channel tiles, so no padded copy of the
+   whole input exists and the reduction loops have no test per tap;
 3. tile the contraction's reduction dimensions to their steps, so a tile's
    accumulators stay live across the reduction loops;
 4. decompose a conv whose window row is one step into a 1-D conv;
@@ -17,15 +21,15 @@ epilogue `linalg.generic` whose first input is the group's contraction:
 Then, for the whole module: contractions become outer products and those
 FMAs (`lower_contraction`, `lower_outerproduct`); the accumulator's
 transfer_read/write pair is hoisted out of the reduction loops
-(`hoist_loop_invariant_subsets`), which keeps it in registers.
+(`hoist_loop_invariant_subsets`), which keeps it in registers; last, the
+slices between a tile's vector writes and reads fold away, so the bias and
+the accumulators reach the epilogue in registers, not through memory.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import math
-from mlir.dialects.transform import interpreter
 
 from ..lowering_config import ATTRIBUTE, LoweringConfig
 from .registry import Pass, PassError, register
@@ -40,6 +44,7 @@ MARK = "tinyml.script"
 PARALLEL_DIMS = {
     "linalg.conv_2d_nhwc_hwcf": 4,
     "linalg.depthwise_conv_2d_nhwc_hwc": 4,
+    "linalg.matmul": 2,
     "linalg.pooling_nhwc_sum": 4,
 }
 #: Windowed producers whose kh=1 tiles decompose to their 1-D form.
@@ -68,6 +73,7 @@ class Group:
     reductions: tuple[bool, ...]
     init_operand: int
     config: LoweringConfig
+    padded: bool  # the producer reads a tensor.pad (a padded conv)
 
 
 def group_sequence(name: str, group: Group) -> list[str]:
@@ -83,12 +89,34 @@ def group_sequence(name: str, group: Group) -> list[str]:
     emit(f"    %producer = transform.get_producer_of_operand %epilogue[0] : ({ANY}) -> {ANY}")
     emit(f"    %init = transform.get_producer_of_operand %producer[{group.init_operand}] : "
          f"({ANY}) -> {ANY}")
-    emit(f"    %tiled, %loops:{loops} = transform.structured.tile_using_for %epilogue "
-         f"tile_sizes {_sizes(config.tile)} : ({ANY}) -> ({_handles(loops + 1)})")
-    emit(f"    %tile_producer, %loop = transform.structured.fuse_into_containing_op "
-         f"%producer into %loops#{loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
-    emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
-         f"%init into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+    if group.padded:
+        # Two levels: a pixel tile (all output channels) stages its padded
+        # input window once, for all the channel tiles inside that read it.
+        outer = list(config.tile[:-1]) + [0]
+        outer_loops = sum(1 for s in outer if s)
+        inner = [0] * (len(config.tile) - 1) + [config.tile[-1]]
+        emit(f"    %pad = transform.get_producer_of_operand %producer[0] : ({ANY}) -> {ANY}")
+        emit(f"    %pixels, %pixel_loops:{outer_loops} = transform.structured.tile_using_for "
+             f"%epilogue tile_sizes {_sizes(outer)} : ({ANY}) -> ({_handles(outer_loops + 1)})")
+        emit(f"    %pixel_producer, %p1 = transform.structured.fuse_into_containing_op "
+             f"%producer into %pixel_loops#{outer_loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %pixel_init, %p2 = transform.structured.fuse_into_containing_op "
+             f"%init into %p1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %window, %p3 = transform.structured.fuse_into_containing_op "
+             f"%pad into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %tiled, %loops:1 = transform.structured.tile_using_for %pixels "
+             f"tile_sizes {_sizes(inner)} : ({ANY}) -> ({_handles(2)})")
+        emit(f"    %tile_producer, %loop = transform.structured.fuse_into_containing_op "
+             f"%pixel_producer into %loops#0 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
+             f"%pixel_init into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+    else:
+        emit(f"    %tiled, %loops:{loops} = transform.structured.tile_using_for %epilogue "
+             f"tile_sizes {_sizes(config.tile)} : ({ANY}) -> ({_handles(loops + 1)})")
+        emit(f"    %tile_producer, %loop = transform.structured.fuse_into_containing_op "
+             f"%producer into %loops#{loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
+             f"%init into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
     body = "%tile_producer"
     if step_loops:
         emit(f"    %stepped, %steps:{step_loops} = transform.structured.tile_using_for "
@@ -97,7 +125,11 @@ def group_sequence(name: str, group: Group) -> list[str]:
     if group.producer in DECOMPOSABLE and config.reduction[0] == 1:
         emit(f"    %decomposed = transform.structured.decompose {body} : ({ANY}) -> {ANY}")
         body = "%decomposed"
-    for handle in (body, "%tile_init", "%tiled"):
+    # A matmul vectorizes to a vector.contract (by default a multiply and a
+    # multi-reduction, which become dot products: 3.8 instructions per MAC).
+    contraction = " {create_named_contraction}" if group.producer == "linalg.matmul" else ""
+    emit(f"    transform.structured.vectorize {body}{contraction} : {ANY}")
+    for handle in ("%tile_init", "%tiled"):
         emit(f"    transform.structured.vectorize {handle} : {ANY}")
     emit("    transform.yield")
     emit("  }")
@@ -131,6 +163,13 @@ def build_script(groups: list[Group]) -> str:
         f"    }} : {ANY}",
         f"    %loops = transform.structured.match ops{{[\"scf.for\"]}} in %module : ({ANY}) -> {ANY}",
         f"    transform.loop.hoist_loop_invariant_subsets %loops : {ANY}",
+        # After hoisting: folding the slices first would hide the read/write
+        # pairs the hoisting matches.
+        f"    transform.apply_patterns to %functions {{",
+        "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers",
+        "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim",
+        "      transform.apply_patterns.canonicalization",
+        f"    }} : {ANY}",
         "    transform.yield",
         "  }",
     ]
@@ -158,7 +197,11 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
         raise PassError(f"{len(config.reduction)} reduction steps for the "
                         f"{sum(reductions)} reduction loops of '{producer.name}'",
                         epilogue.location)
-    return Group(producer.name, reductions, len(producer.operands) - 1, config)
+    source = producer.operands[0].owner
+    padded = not isinstance(source, ir.Block) and source.operation.name == "tensor.pad"
+    if padded and producer.name != "linalg.conv_2d_nhwc_hwcf":
+        raise PassError(f"no script tiles a padded '{producer.name}'", epilogue.location)
+    return Group(producer.name, reductions, len(producer.operands) - 1, config, padded)
 
 
 @register
@@ -205,68 +248,3 @@ class EraseTransformScript(Pass):
             return ir.WalkResult.ADVANCE
 
         module.walk(unmark, ir.WalkOrder.PRE_ORDER)
-
-
-#: Vector ops after bufferization (transfers already unrolled to 1-D by
-#: convert-vector-to-scf) down to what the LLVM conversions take: 1-D loads
-#: and stores, element-wise arithmetic, FMAs, extracts and inserts.
-LOWER_VECTORS = f"""
-module attributes {{transform.with_named_sequence}} {{
-  transform.named_sequence @lower_vectors(%module: {ANY} {{transform.readonly}}) {{
-    %functions = transform.structured.match ops{{["func.func"]}} in %module : ({ANY}) -> {ANY}
-    transform.apply_patterns to %functions {{
-      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
-      transform.apply_patterns.vector.lower_outerproduct
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerparallel"
-      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
-      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
-      transform.apply_patterns.vector.lower_shape_cast
-      transform.apply_patterns.vector.lower_transpose
-      transform.apply_patterns.canonicalization
-    }} : {ANY}
-    // lower_broadcast and canonicalization undo each other (an insert into
-    // a unit dimension folds back into a broadcast): apply it alone.
-    transform.apply_patterns to %functions {{
-      transform.apply_patterns.vector.lower_broadcast
-      transform.apply_patterns.vector.lower_shape_cast
-      transform.apply_patterns.vector.unroll_from_elements
-      transform.apply_patterns.vector.unroll_to_elements
-    }} : {ANY}
-    transform.yield
-  }}
-}}
-"""
-
-
-@register
-class LowerVectors(Pass):
-    name = "tinyml-lower-vectors"
-    summary = "Lower the vector ops of tiled groups to 1-D loads, stores and FMAs (after bufferization)"
-
-    def apply(self, module):
-        script = ir.Module.parse(LOWER_VECTORS, module.context)
-        sequence = script.body.operations[0]
-        interpreter.apply_named_sequence(module, sequence, script)
-        fma_to_math(module)
-
-
-def fma_to_math(module: ir.Operation) -> None:
-    """`vector.fma` -> `math.fma`. The first becomes `llvm.fmuladd`, which
-    llc splits into VMUL + VADD on a Cortex-M4 (its CPU model marks VFMA
-    slow); the second becomes `llvm.fma`, always one VFMA.F32 per element,
-    as the hand-built kernels emit. Upstream has no such pattern."""
-    found = []
-
-    def visit(op):
-        if op.operation.name == "vector.fma":
-            found.append(op.operation)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
-    for op in found:
-        lhs, rhs, accumulator = op.operands
-        with ir.InsertionPoint(op), op.location:
-            fused = math.fma(lhs, rhs, accumulator)
-        op.results[0].replace_all_uses_with(fused)
-        op.erase()

@@ -42,7 +42,9 @@ def build_object(llvm_dialect: str, name: str, target: Target, workdir: Path,
     (workdir / raw).write_text(run_tool("mlir-translate", "--mlir-to-llvmir", input=llvm_dialect))
     run_tool("llvm-link", raw, RUNTIME, "-o", linked, cwd=workdir)
     target_flags = [f"-mtriple={target.triple}", f"-mcpu={target.cpu}"]
-    run_tool("opt", f"-{opt_level}", *target_flags, "-S", linked, "-o", optimized, cwd=workdir)
+    # Function merging folds kernels that differ only in their buffers.
+    run_tool("opt", f"-{opt_level}", "-enable-merge-functions", *target_flags, "-S", linked,
+             "-o", optimized, cwd=workdir)
     (workdir / raw).unlink()
     (workdir / linked).unlink()
     llc = ["llc", "-O3" if opt_level == "O3" else "-O2", *target_flags, f"-float-abi={target.float_abi}",

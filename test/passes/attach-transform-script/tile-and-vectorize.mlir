@@ -1,6 +1,13 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles --tinyml-lower-to-linalg --tinyml-attach-transform-script | FileCheck %s --check-prefix=SCRIPT
-// RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles --tinyml-lower-to-linalg --tinyml-attach-transform-script \
-// RUN:   --transform-interpreter --tinyml-erase-transform-script --canonicalize | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --pass-pipeline="builtin.module(tinyml-choose-tiles, \
+// RUN:   tinyml-lower-to-linalg,tinyml-attach-transform-script,transform-interpreter, \
+// RUN:   tinyml-erase-transform-script,canonicalize,cse,lower-affine,int-range-optimizations,canonicalize)" \
+// RUN:   | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --pass-pipeline="builtin.module(tinyml-choose-tiles, \
+// RUN:   tinyml-lower-to-linalg,tinyml-attach-transform-script,transform-interpreter, \
+// RUN:   tinyml-erase-transform-script,canonicalize,cse,lower-affine,int-range-optimizations,canonicalize, \
+// RUN:   one-shot-bufferize{bufferize-function-boundaries},canonicalize,func.func(buffer-loop-hoisting))" \
+// RUN:   | FileCheck %s --check-prefix=BUF
 
 // A 1x1 conv + ReLU over a 25x5 map, 16 -> 8 channels. Its script tiles the
 // ReLU to 5 pixels x 4 channels, fuses the conv and the bias broadcast into
@@ -34,9 +41,9 @@
 // CHECK:         scf.for {{.*}} to %c25
 // CHECK:           scf.for {{.*}} to %c8 step %c4
 // CHECK-NOT:         tensor.empty
-// CHECK:             %[[BIAS:.*]] = tensor.extract_slice %arg2
-// CHECK:             vector.transfer_read %[[BIAS]]
-// CHECK:             scf.for {{.*}} to %c16 step %c8 iter_args(%{{.*}} = %{{.*}}) -> (vector<1x5x4xf32>)
+// CHECK:             %[[BIAS:.*]] = vector.transfer_read %arg2
+// CHECK:             %[[ACC:.*]] = vector.broadcast %[[BIAS]]
+// CHECK:             scf.for {{.*}} to %c16 step %c8 iter_args(%{{.*}} = %[[ACC]]) -> (vector<1x5x4xf32>)
 // CHECK:               vector.fma
 // CHECK:             arith.cmpf ugt
 // CHECK:             vector.transfer_write
@@ -63,11 +70,57 @@ func.func @pointwise(%x: tensor<1x25x5x16xf32>, %w: tensor<1x1x16x8xf32>, %b: te
 // CHECK-LABEL: func.func @average
 // CHECK:         scf.for {{.*}} to %c8 step %c4
 // CHECK:           scf.for {{.*}} to %c5 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<1x1x4xf32>)
-// CHECK:             vector.transfer_read {{.*}} vector<1x3x4xf32>
-// CHECK:             arith.addf {{.*}} : vector<1x1x4xf32>
-// CHECK:           arith.divf {{.*}} : vector<1x1x1x4xf32>
+// CHECK:             vector.transfer_read %arg0{{.*}} vector<3x4xf32>
+// CHECK-COUNT-3:     arith.addf {{.*}} : vector<4xf32>
+// CHECK:           arith.divf {{.*}} : vector<4xf32>
+// CHECK:           vector.transfer_write
 // CHECK-NOT:     scf.for
 func.func @average(%x: tensor<1x5x3x8xf32>) -> tensor<1x1x1x8xf32> {
   %y = tinyml.avg_pool2d %x {kernel = array<i64: 5, 3>} : (tensor<1x5x3x8xf32>) -> tensor<1x1x1x8xf32>
   return %y : tensor<1x1x1x8xf32>
+}
+
+// -----
+
+// A padded 3x3 conv: tiled in two levels, 4 pixels of a row then 4 output
+// channels. The pad is fused into the pixel loop: each pixel tile stages its
+// padded 3x6 window of all 8 input channels once for both channel tiles,
+// whose reduction (a window row, 4 input channels a step) reads it with no
+// test per tap. The guard against an empty window is proved never taken;
+// after bufferization the staging buffer is allocated once, outside the
+// loops.
+// SCRIPT-LABEL: func.func @padded
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 1, 4, 0]
+// SCRIPT:         transform.structured.fuse_into_containing_op
+// SCRIPT:         transform.structured.fuse_into_containing_op
+// SCRIPT:         transform.structured.fuse_into_containing_op
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 0, 4]
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 0, 0, 1, 3, 4]
+// CHECK-LABEL: func.func @padded
+// CHECK:         scf.for {{.*}} to %c8 step %c1
+// CHECK:           scf.for {{.*}} to %c8 step %c4
+// CHECK-NOT:         scf.if
+// CHECK:             %[[WINDOW:.*]] = tensor.pad
+// CHECK:             } : tensor<1x?x?x8xf32> to tensor<1x3x6x8xf32>
+// CHECK:             scf.for {{.*}} to %c8 step %c4
+// CHECK:               scf.for {{.*}} to %c3 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<1x4x4xf32>)
+// CHECK:                 scf.for {{.*}} to %c8 step %c4
+// CHECK:                   vector.transfer_read %[[WINDOW]]
+// CHECK:                   vector.fma
+// BUF-LABEL: func.func @padded
+// BUF:         %[[STAGE:.*]] = memref.alloc() {{.*}} : memref<1x3x6x8xf32>
+// BUF:         scf.for
+// BUF-NOT:       memref.alloc
+// BUF:           linalg.map outs(%[[STAGE]]
+// BUF:           memref.copy %{{.*}}, %{{.*}} : memref<1x?x?x8xf32, {{.*}}> to memref<1x?x?x8xf32
+// BUF-NOT:       memref.alloc
+// BUF:         return
+func.func @padded(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8x8xf32>, %b: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) : (tensor<1x8x8x8xf32>, tensor<3x3x8x8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  ^bb0(%xi: tensor<1x8x8x8xf32>, %wi: tensor<3x3x8x8xf32>, %bi: tensor<8xf32>):
+    %c = tinyml.conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>, tensor<3x3x8x8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+    %r = tinyml.relu %c : tensor<1x8x8x8xf32>
+    tinyml.yield %r : tensor<1x8x8x8xf32>
+  }
+  return %y : tensor<1x8x8x8xf32>
 }

@@ -1,12 +1,14 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles | FileCheck %s
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='max-accumulators=8' | FileCheck %s --check-prefix=SMALL
 
-// A 3x3 conv with padding 1 over 32 columns: 30 interior columns, tiled by
-// 5 pixels x 4 channels (20 accumulators); with room for 8, 2 x 4.
+// A 3x3 conv with padding 1 over 32 columns: tiles must divide the row (the
+// transform script leaves no partial tiles), so 4 pixels x 4 channels; with
+// room for 8 accumulators, 2 x 4. A step of the reduction takes a window
+// row: 3 taps x 4 input channels, about 12 input values.
 // CHECK-LABEL: func.func @padded_conv
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 5, 4], reduction = [1, 1, 1]>}
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>}
 // SMALL-LABEL: func.func @padded_conv
-// SMALL:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 1]>}
+// SMALL:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 4]>}
 func.func @padded_conv(%x: tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
   %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
   ^bb0(%xi: tensor<1x4x32x8xf32>):
@@ -20,12 +22,12 @@ func.func @padded_conv(%x: tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
 
 // -----
 
-// An unpadded conv over 6 columns: tiles must divide them (the transform
-// script tiles without remainders), so 3 pixels; 4 input channels a step.
-// A matmul tiles output columns only; 10 columns take tiles of 2.
+// A 1x1 conv over 6 columns: 3-pixel tiles; all 4 input channels a step.
+// A matmul (one row) tiles output columns only, up to 8: 10 columns take
+// tiles of 5; 4 of k a step.
 // CHECK-LABEL: func.func @row_and_matmul
 // CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 1, 4]>}
-// CHECK:         tinyml.fused "conv_epilogue"(%arg1, %arg2) {lowering = #tinyml.lowering<tile = [1, 2], reduction = [1]>}
+// CHECK:         tinyml.fused "conv_epilogue"(%arg1, %arg2) {lowering = #tinyml.lowering<tile = [1, 5], reduction = [4]>}
 func.func @row_and_matmul(%x: tensor<1x1x6x4xf32>, %a: tensor<1x8xf32>, %m: tensor<8x10xf32>)
     -> (tensor<1x1x6x8xf32>, tensor<1x10xf32>) {
   %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x1x6x4xf32>) -> tensor<1x1x6x8xf32> {
@@ -40,6 +42,22 @@ func.func @row_and_matmul(%x: tensor<1x1x6x4xf32>, %a: tensor<1x8xf32>, %m: tens
     tinyml.yield %p : tensor<1x10xf32>
   }
   return %y, %z : tensor<1x1x6x8xf32>, tensor<1x10xf32>
+}
+
+// -----
+
+// A padded depthwise conv keeps the hand-built generator's tiling: pixel
+// tiles over the 4 interior columns of the row (the two padded ones run a
+// pixel at a time), one tap per step.
+// CHECK-LABEL: func.func @padded_depthwise
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1]>}
+func.func @padded_depthwise(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
+  ^bb0(%xi: tensor<1x6x6x4xf32>, %wi: tensor<3x3x4x1xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32>
+    tinyml.yield %c : tensor<1x6x6x4xf32>
+  }
+  return %y : tensor<1x6x6x4xf32>
 }
 
 // -----
