@@ -42,9 +42,12 @@ def build_object(llvm_dialect: str, name: str, target: Target, workdir: Path,
     (workdir / raw).write_text(run_tool("mlir-translate", "--mlir-to-llvmir", input=llvm_dialect))
     run_tool("llvm-link", raw, RUNTIME, "-o", linked, cwd=workdir)
     target_flags = [f"-mtriple={target.triple}", f"-mcpu={target.cpu}"]
-    # Function merging folds kernels that differ only in their buffers.
-    run_tool("opt", f"-{opt_level}", "-enable-merge-functions", *target_flags, "-S", linked,
-             "-o", optimized, cwd=workdir)
+    # Kernels that differ only in their buffers are one function: merged
+    # first, while they still are identical (at -Os, interprocedural
+    # constant propagation would give each its own weights' addresses).
+    pipeline = f"mergefunc,default<{opt_level}>"
+    run_tool("opt", f"-passes={pipeline}", *target_flags, "-S", linked, "-o", optimized,
+             cwd=workdir)
     (workdir / raw).unlink()
     (workdir / linked).unlink()
     llc = ["llc", "-O3" if opt_level == "O3" else "-O2", *target_flags, f"-float-abi={target.float_abi}",
