@@ -343,11 +343,16 @@ class GroupLowering:
         return tensor.extract(tensor_value, indices)
 
     def leaf(self, value: ir.Value) -> ir.Value:
-        """The tensor behind a root operand that must be a group input."""
+        """The tensor behind a root operand that must be a group input or a
+        constant (a splat one, kept as a scalar for element-wise use, is
+        made again before the group: a one-channel bias is a splat)."""
         if value not in self.outer:
             op = self.definer(value)
-            raise PassError("a contraction's operands must be group inputs",
-                            op.location if op is not None else self.fused.location)
+            if op is not None and op.name == "arith.constant":
+                self.outer[value] = op.clone(ir.InsertionPoint(self.fused)).results[0]
+            else:
+                raise PassError("a contraction's operands must be group inputs",
+                                op.location if op is not None else self.fused.location)
         return self.outer[value]
 
     # -- loops ------------------------------------------------------------------

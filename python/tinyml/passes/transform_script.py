@@ -198,10 +198,25 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
                         f"{sum(reductions)} reduction loops of '{producer.name}'",
                         epilogue.location)
     source = producer.operands[0].owner
-    padded = not isinstance(source, ir.Block) and source.operation.name == "tensor.pad"
+    padded = (not isinstance(source, ir.Block) and source.operation.name == "tensor.pad"
+              and window_always_overlaps(source.operation, producer))
     if padded and producer.name != "linalg.conv_2d_nhwc_hwcf":
         raise PassError(f"no script tiles a padded '{producer.name}'", epilogue.location)
     return Group(producer.name, reductions, len(producer.operands) - 1, config, padded)
+
+
+def window_always_overlaps(pad: ir.Operation, conv: ir.Operation) -> bool:
+    """Whether every output row's and column's window overlaps the unpadded
+    input: each padding amount is less than the window's extent. Then a
+    tile's padded window is never all padding, the guard for that case is
+    proved dead, and the window can be staged per tile in a buffer
+    allocated once; otherwise the pad stays a whole tensor (a copy)."""
+    low = list(ir.DenseI64ArrayAttr(pad.attributes["static_low"]))[1:3]
+    high = list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))[1:3]
+    dilations = [int(d) for d in ir.DenseIntElementsAttr(conv.attributes["dilations"])]
+    kernel = ir.RankedTensorType(conv.operands[1].type).shape[:2]
+    extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    return all(lo < extent and hi < extent for lo, hi, extent in zip(low, high, extents))
 
 
 @register
