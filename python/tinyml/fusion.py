@@ -124,21 +124,14 @@ def interior_columns(conv: ir.Operation) -> tuple[int, int]:
 def upstream_tiled(root: ir.Operation) -> bool:
     """Whether a contraction is tiled and vectorized by upstream MLIR (its
     group's transform script) rather than by the hand-built generator: a
-    conv, or a depthwise conv without padding or channel multiplier. A
-    padded depthwise conv waits for a border split that costs no flash:
-    staging each tile's padded window (what a padded conv does) costs a
-    depthwise conv, which reuses no input across channels, 50% more
-    instructions on VWW. Matmuls wait
-    for kernels compiled apart: through the script (a vector.contract per
-    tile of 8 columns x 4 k) FC-AE runs 3% fewer instructions, but llc then
-    allocates the registers of KWS's pointwise loops, in the same function,
-    worse (18 more instructions per iteration, +2% in all)."""
-    if root.name == "tinyml.matmul":
+    matmul, a conv, or a depthwise conv without padding or channel
+    multiplier. A padded depthwise conv waits for a border split: staging
+    each tile's padded window, as a padded conv does, costs a depthwise conv
+    (which reuses no input across channels) 50% more instructions on VWW."""
+    if root.name in ("tinyml.matmul", "tinyml.conv2d"):
         return True
-    attrs = root.attributes
-    padding = list(ir.DenseI64ArrayAttr(attrs["padding"])) if "padding" in attrs else [0] * 4
-    if root.name == "tinyml.conv2d":
-        return True
+    padding = list(ir.DenseI64ArrayAttr(root.attributes["padding"])) \
+        if "padding" in root.attributes else [0] * 4
     return not any(padding) and shape(root.operands[1])[3] == 1
 
 
