@@ -21,31 +21,41 @@ from .registry import Pass, functions, register
 COPIED = ("arith.constant", "ub.poison")
 
 
-def _inside(op: ir.Operation, ancestor: ir.Operation) -> bool:
-    while op is not None:
-        if op == ancestor:
-            return True
-        parent = op.parent
-        op = parent.operation if parent is not None else None
-    return False
+def _from_outside(value: ir.Value, top: ir.Block) -> bool:
+    """Whether `value`, used in a nest at the top of block `top`, comes from
+    outside it: an argument of `top`, or the result of an op in `top`."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return owner == top
+    return owner.operation.block == top
 
 
-def _captured(nest: ir.Operation) -> list[ir.Value]:
-    """Values the nest uses that are defined outside it, in first-use order."""
-    found: list[ir.Value] = []
+def _captured(nest: ir.Operation, top: ir.Block) -> list[ir.Value]:
+    """Values the nest uses that come from outside it, in first-use order."""
+    found: dict[ir.Value, None] = {}
 
     def visit(op):
         for operand in op.operation.operands:
-            owner = operand.owner
-            definer = owner if isinstance(owner, ir.Block) else owner.operation
-            inside = (_inside(owner.owner.operation, nest) if isinstance(owner, ir.Block)
-                      else _inside(definer, nest))
-            if not inside and operand not in found:
-                found.append(operand)
+            if _from_outside(operand, top):
+                found.setdefault(operand)
         return ir.WalkResult.ADVANCE
 
     nest.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
+    return list(found)
+
+
+def _rebind(nest: ir.Operation, replacements: dict[ir.Value, ir.Value]) -> None:
+    """Every use inside `nest` of a key of `replacements` uses its value; one
+    walk of the nest (the values' other uses, in other nests, are not
+    visited: a value every kernel uses would make that quadratic)."""
+    def visit(op):
+        operands = op.operation.operands
+        for index, operand in enumerate(operands):
+            if operand in replacements:
+                operands[index] = replacements[operand]
+        return ir.WalkResult.ADVANCE
+
+    nest.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
 @register
@@ -74,7 +84,7 @@ class OutlineKernels(Pass):
     @staticmethod
     def outline(nest: ir.Operation, symbol: str, module_body: ir.Block,
                 caller: ir.Operation) -> None:
-        captured = _captured(nest)
+        captured = _captured(nest, nest.block)
         arguments = [v for v in captured
                      if isinstance(v.owner, ir.Block) or v.owner.operation.name not in COPIED]
         with nest.location:
@@ -95,8 +105,5 @@ class OutlineKernels(Pass):
                         replacements[value] = value.owner.operation.clone(
                             ir.InsertionPoint(entry)).results[0]
                 terminator = func.ReturnOp([])
+            _rebind(nest, replacements)
             nest.move_before(terminator.operation)
-            for value, replacement in replacements.items():
-                for use in list(value.uses):
-                    if _inside(use.owner.operation, nest):
-                        use.owner.operation.operands[use.operand_number] = replacement
