@@ -32,20 +32,20 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..lowering_config import ATTRIBUTE, LoweringConfig
-from .registry import Pass, PassError, register
+from .registry import Pass, PassError, ops_named, register
 
 #: The symbol of the attached script module.
 SCRIPT = "tinyml_transform_script"
 #: The attribute telling which of the script's sequences tiles an epilogue.
 MARK = "tinyml.script"
 
-#: The loops of each named producer a script fuses: its parallel loops,
-#: then its reduction loops (a generic's iterator types say it).
-PARALLEL_DIMS = {
-    "linalg.conv_2d_nhwc_hwcf": 4,
-    "linalg.depthwise_conv_2d_nhwc_hwc": 4,
-    "linalg.matmul": 2,
-    "linalg.pooling_nhwc_sum": 4,
+#: (parallel, reduction) loop counts of each named producer a script fuses:
+#: its parallel loops come first (a generic's iterator types say it).
+LOOPS = {
+    "linalg.conv_2d_nhwc_hwcf": (4, 3),
+    "linalg.depthwise_conv_2d_nhwc_hwc": (4, 2),
+    "linalg.matmul": (2, 1),
+    "linalg.pooling_nhwc_sum": (4, 2),
 }
 #: Windowed producers whose kh=1 tiles decompose to their 1-D form.
 DECOMPOSABLE = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc",
@@ -183,10 +183,9 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
         raise PassError(f"'{ATTRIBUTE}' on a generic whose first input is a block argument",
                         epilogue.location)
     producer = producer.operation
-    if producer.name in PARALLEL_DIMS:
-        parallel = PARALLEL_DIMS[producer.name]
-        loops = parallel + len(config.reduction)
-        reductions = tuple(i >= parallel for i in range(loops))
+    if producer.name in LOOPS:
+        parallel, reduction = LOOPS[producer.name]
+        reductions = (False,) * parallel + (True,) * reduction
     elif producer.name == "linalg.generic":
         reductions = tuple(str(kind) == "#linalg.iterator_type<reduction>"
                            for kind in ir.ArrayAttr(producer.attributes["iterator_types"]))
@@ -226,16 +225,10 @@ class AttachTransformScript(Pass):
 
     def apply(self, module):
         groups: list[Group] = []
-        epilogues = []
-
-        def visit(op):
-            op = op.operation
-            config = LoweringConfig.of(op) if op.name == "linalg.generic" else None
-            if config is not None:
-                epilogues.append((op, group_of(op, config)))
-            return ir.WalkResult.ADVANCE
-
-        module.walk(visit, ir.WalkOrder.PRE_ORDER)
+        # Grouped outside the walk: an error raised in a walk's callback
+        # would reach the user as an internal error.
+        epilogues = [(op, group_of(op, config)) for op in ops_named(module, "linalg.generic")
+                     if (config := LoweringConfig.of(op)) is not None]
         for op, group in epilogues:
             if group not in groups:
                 groups.append(group)
