@@ -106,35 +106,6 @@ def _is_constant(op: ir.Operation | None) -> bool:
     return op is not None and op.name == "arith.constant"
 
 
-def interior_columns(conv: ir.Operation) -> tuple[int, int]:
-    """(first, count) of the output columns of a conv2d/depthwise_conv2d
-    whose window needs no horizontal padding: every pixel of a tile of them
-    reads the same taps."""
-    attrs = conv.attributes
-    _, stride = list(ir.DenseI64ArrayAttr(attrs["strides"])) if "strides" in attrs else [1, 1]
-    _, dilation = list(ir.DenseI64ArrayAttr(attrs["dilations"])) if "dilations" in attrs else [1, 1]
-    left = list(ir.DenseI64ArrayAttr(attrs["padding"]))[1] if "padding" in attrs else 0
-    kernel, width = shape(conv.operands[1])[1], shape(conv.operands[0])[2]
-    out_width = shape(conv.results[0])[2]
-    first = -(-left // stride)
-    last = min((width - 1 + left - (kernel - 1) * dilation) // stride, out_width - 1)
-    return first, max(0, last - first + 1)
-
-
-def upstream_tiled(root: ir.Operation) -> bool:
-    """Whether a contraction is tiled and vectorized by upstream MLIR (its
-    group's transform script) rather than by the hand-built generator: a
-    matmul, a conv, or a depthwise conv without padding or channel
-    multiplier. A padded depthwise conv waits for a border split: staging
-    each tile's padded window, as a padded conv does, costs a depthwise conv
-    (which reuses no input across channels) 50% more instructions on VWW."""
-    if root.name in ("tinyml.matmul", "tinyml.conv2d"):
-        return True
-    padding = list(ir.DenseI64ArrayAttr(root.attributes["padding"])) \
-        if "padding" in root.attributes else [0] * 4
-    return not any(padding) and shape(root.operands[1])[3] == 1
-
-
 def group_root(fused: ir.Operation) -> ir.Operation | None:
     """The contraction or reduction a fused group is built around."""
     return next((op.operation for op in fused.regions[0].blocks[0].operations

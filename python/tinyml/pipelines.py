@@ -49,7 +49,8 @@ def cleanup() -> Pipeline:
 def fusion() -> Pipeline:
     """Dispatch-region formation: conv/matmul epilogues first (they claim the
     activations and residual adds), then reductions, then what element-wise
-    chains remain. Each `tinyml.fused` group becomes one loop nest."""
+    chains remain. Each `tinyml.fused` group becomes one kernel: one loop
+    nest (a reduction group's reductions and epilogue: one each)."""
     return Pipeline(["tinyml-fuse-conv-epilogue", "tinyml-fuse-reduction",
                      "tinyml-fuse-elementwise", "tinyml-dce"])
 
@@ -63,12 +64,15 @@ def lower_to_linalg() -> Pipeline:
 def tile_and_vectorize() -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
-    reduction stepped, vectorized, accumulators hoisted into registers."""
+    reduction stepped, vectorized, accumulators hoisted into registers; then
+    the padded windows the tiles stage are a copy plus fills of their
+    padding only (tinyml-decompose-pads)."""
     return Pipeline(["tinyml-attach-transform-script", "transform-interpreter",
                      "tinyml-erase-transform-script", "canonicalize", "cse",
                      # A padded tile's guard against an empty input window is
                      # never taken: integer ranges of the loop bounds prove it.
-                     "lower-affine", "int-range-optimizations", "canonicalize"])
+                     "lower-affine", "int-range-optimizations", "canonicalize",
+                     "tinyml-decompose-pads", "canonicalize"])
 
 
 def bufferize(deallocate: bool = True, out_params: bool = True,
@@ -87,6 +91,9 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
         "function-boundary-type-conversion=identity-layout-map}",
         # A tile's staging buffer (its padded input) once, not per iteration.
         "func.func(buffer-loop-hoisting)",
+        # One subview per slice, so that the copies in-place bufferization
+        # leaves between a slice and itself fold away.
+        "cse",
     ])
     if out_params:
         # Folding loop-carried buffers first lets a result computed by a loop

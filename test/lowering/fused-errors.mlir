@@ -40,14 +40,15 @@ func.func @steps(%a: tensor<1x8xf32>, %m: tensor<8x4xf32>) -> tensor<1x4xf32> {
 
 // -----
 
-// A channel multiplier maps output channels to inputs unevenly (the
-// hand-built generator's depthwise tiles).
-// CHECK: error: tinyml-lower-to-linalg: a depthwise conv with a channel multiplier takes tiles of one channel
-func.func @multiplier_tile(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>) -> tensor<1x4x4x4xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 1, 2], reduction = [1, 1]>} : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x4x4x4xf32> {
-  ^bb0(%xi: tensor<1x4x4x2xf32>, %wi: tensor<3x3x2x2xf32>):
-    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x4x4x4xf32>
-    tinyml.yield %c : tensor<1x4x4x4xf32>
+// Only a contraction group is tiled: a configuration on a reduction group
+// has no contraction to tile.
+// CHECK: error: tinyml-lower-to-linalg: a tile needs a conv2d, depthwise_conv2d or matmul group
+func.func @reduction_tile(%x: tensor<4x16xf32>) -> tensor<4xf32> {
+  %y = tinyml.fused "reduction" (%x) {lowering = #tinyml.lowering<tile = [1], reduction = [1]>} : (tensor<4x16xf32>) -> tensor<4xf32> {
+  ^bb0(%xi: tensor<4x16xf32>):
+    %sq = tinyml.mul %xi, %xi : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+    %s = tinyml.reduce_sum %sq {axes = array<i64: 1>} : (tensor<4x16xf32>) -> tensor<4xf32>
+    tinyml.yield %s : tensor<4xf32>
   }
-  return %y : tensor<1x4x4x4xf32>
+  return %y : tensor<4xf32>
 }

@@ -1,5 +1,7 @@
-// Each tinyml.fused group lowers to exactly one linalg.generic, parallel
-// over the group's output, with no intermediate tensor.
+// Each tinyml.fused group lowers to linalg on tensors: its root (a
+// contraction or a reduction) as the op alone lowers, with any prologue
+// evaluated inside the reduction, then its epilogue as one element-wise
+// linalg.generic.
 // RUN: tinyml-opt --split-input-file --tinyml-lower-to-linalg %s | FileCheck %s
 // After bufferization, nothing is allocated between the ops of a group.
 // RUN: tinyml-opt --split-input-file --tinyml-lower-to-linalg --canonicalize \
@@ -34,29 +36,22 @@ func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32
 
 // -----
 
-// A padded depthwise conv (the hand-built generator's) + residual add +
-// ReLU without a tile: one generic; the accumulation loops over the window
-// taps run inside it on a scalar accumulator that starts at the bias, with
-// fused multiply-adds; padding is skipped by the loop bounds.
+// A padded depthwise conv + residual add + ReLU without a tile: the conv
+// on its padded input, from the bias, then the epilogue generic reading
+// the conv result first (where a transform script would find it) and the
+// residual (a function argument: read, never written over).
 // CHECK-LABEL: func.func @conv_epilogue
-// CHECK:         linalg.generic {{.*}} ins(%arg3 : tensor<1x4x4x3xf32>)
-// CHECK:           linalg.index 1
-// CHECK:           arith.maxsi
-// CHECK:           arith.minsi
-// CHECK:           %[[BIAS:.*]] = tensor.extract %arg2
-// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %[[BIAS]])
-// CHECK:             scf.for
-// CHECK:               tensor.extract %arg1
-// CHECK:               tensor.extract %arg0
-// CHECK:               math.fma
+// CHECK:         %[[PAD:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:         %[[BIAS:.*]] = linalg.broadcast ins(%arg2
+// CHECK:         %[[CONV:.*]] = linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[PAD]], %{{.*}} : {{.*}}) outs(%[[BIAS]]
+// CHECK:         linalg.generic {{.*}} ins(%[[CONV]], %arg3 : {{.*}}) outs(%{{.*}} : tensor<1x4x4x3xf32>)
 // CHECK:           arith.addf
 // CHECK:           arith.select
 // CHECK:           linalg.yield
 // CHECK-NOT:     linalg.
 // BUF-LABEL: func.func @conv_epilogue
-// BUF-NOT:     memref.alloc
-// BUF:         linalg.generic
-// BUF-NOT:     memref.alloc
+// BUF:         linalg.depthwise_conv_2d_nhwc_hwc
+// BUF:         linalg.generic {{.*}} outs(%arg4
 // BUF:         return
 func.func @conv_epilogue(%x: tensor<1x4x4x3xf32>, %w: tensor<3x3x3x1xf32>, %b: tensor<3xf32>,
                          %s: tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
@@ -135,13 +130,15 @@ func.func @matmul_epilogue(%a: tensor<1x8xf32>, %m: tensor<8x3xf32>) -> tensor<1
 // -----
 
 // A reduction with a prologue (x*x) and an epilogue (x 1/16): the prologue
-// is evaluated inside the reduction loop at each input index.
+// is evaluated in the reduction's body at each input element (no tensor of
+// squares), the epilogue is a generic on the sums.
 // CHECK-LABEL: func.func @sum_of_squares
-// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel"]}
-// CHECK:           scf.for
-// CHECK:             %[[E:.*]] = tensor.extract %arg0
-// CHECK:             %[[SQ:.*]] = arith.mulf %[[E]], %[[E]]
-// CHECK:             arith.addf %{{.*}}, %[[SQ]]
+// CHECK:         %[[ZERO:.*]] = linalg.fill
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<4x16xf32>) outs(%[[ZERO]] : tensor<4xf32>)
+// CHECK:           ^bb0(%[[E:.*]]: f32, %[[ACC:.*]]: f32)
+// CHECK:           %[[SQ:.*]] = arith.mulf %[[E]], %[[E]]
+// CHECK:           arith.addf %[[ACC]], %[[SQ]]
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[SUM]] :
 // CHECK:           arith.mulf
 // CHECK:           linalg.yield
 // CHECK-NOT:     linalg.
@@ -159,12 +156,16 @@ func.func @sum_of_squares(%x: tensor<4x16xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Softmax in one pass: a running max and a rescaled running sum.
+// Softmax as upstream decomposes linalg.softmax: the row maximum, the sum
+// of exp(x - max) (the subtraction and exponential in the sum's body), then
+// exp(x - max) / sum.
 // CHECK-LABEL: func.func @softmax
-// CHECK:         linalg.generic
-// CHECK:           scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (f32, f32)
-// CHECK:             math.exp
-// CHECK:             math.exp
+// CHECK:         %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
+// CHECK:           arith.cmpf ugt
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0, %[[MAX]] :
+// CHECK:           math.exp
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%arg0, %[[MAX]], %[[SUM]] :
 // CHECK:           math.exp
 // CHECK:           arith.divf
 // CHECK:           linalg.yield
@@ -180,23 +181,21 @@ func.func @softmax(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
 
 // -----
 
-// A padded depthwise conv (the hand-built generator's): each output row runs
-// the interior columns (whose windows lie inside the input) as pixel tiles
-// with constant tap bounds, then the columns left over (here the two padded
-// borders) one pixel at a time with bounds that skip the padding.
-// CHECK-LABEL: func.func @padded_rows
-// CHECK:         scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
-// CHECK-NEXT:      scf.for %{{.*}} = %c0{{[_0-9]*}} to %c3{{[_0-9]*}} step
-// CHECK:         arith.select
-// CHECK:         arith.maxsi
-// CHECK:         arith.maxsi
-// CHECK:         scf.for {{.*}} -> (f32, f32, f32, f32)
-// CHECK-NOT:     -> (f32, f32, f32, f32, f32
-func.func @padded_rows(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1]>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
-  ^bb0(%xi: tensor<1x6x6x4xf32>, %wi: tensor<3x3x4x1xf32>):
-    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>}
-        : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32>
+// A padded depthwise conv with a configuration: its input padded by a
+// `tensor.pad`, which the transform script fuses into the tiles; the
+// epilogue carries the configuration.
+// CHECK-LABEL: func.func @padded_depthwise
+// CHECK:         %[[PAD:.*]] = tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:         %[[CONV:.*]] = linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[PAD]], %{{.*}} : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[CONV]], %arg2 :
+// CHECK-SAME:      lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 0]>
+// CHECK:           linalg.yield
+// CHECK-NOT:     linalg.
+func.func @padded_depthwise(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x1xf32>, %b: tensor<4xf32>) -> tensor<1x6x6x4xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 0]>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32> {
+  ^bb0(%xi: tensor<1x6x6x4xf32>, %wi: tensor<3x3x4x1xf32>, %bi: tensor<4xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>}
+        : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>
     tinyml.yield %c : tensor<1x6x6x4xf32>
   }
   return %y : tensor<1x6x6x4xf32>

@@ -1,7 +1,9 @@
 """Convolutions whose tiles the transform script stages and vectorizes, on
 the host, against onnxruntime: strides, dilations, asymmetric padding, a
 padding as wide as the window (some tiles see only padding: the pad stays a
-whole tensor), one channel (a splat bias), depthwise, residual epilogues."""
+whole tensor), one channel (a splat bias), depthwise (padded, strided,
+dilated, with a channel multiplier), residual epilogues, and a depthwise conv
+staging bands of several rows."""
 import numpy as np
 import onnxruntime as ort
 import pytest
@@ -20,6 +22,10 @@ CASES = {
     "padded-3x3-stride-2": (3, 8, (12, 12), (3, 3), (2, 2), (1, 1), [1, 1, 1, 1], 1, "Relu"),
     "padded-depthwise": (4, 4, (6, 6), (3, 3), (1, 1), (1, 1), [1, 1, 1, 1], 4, "Relu"),
     "unpadded-depthwise": (8, 8, (7, 5), (3, 3), (1, 1), (1, 1), [0, 0, 0, 0], 8, None),
+    "depthwise-stride-2-same": (8, 8, (9, 9), (3, 3), (2, 2), (1, 1), [0, 0, 1, 1], 8, "Relu"),
+    "depthwise-dilated": (4, 4, (7, 6), (3, 3), (1, 1), (2, 2), [2, 2, 2, 2], 4, "Add"),
+    "depthwise-pad-wider-than-kernel": (4, 4, (4, 5), (3, 3), (1, 1), (1, 1), [3, 0, 3, 1], 4, None),
+    "depthwise-multiplier-2": (3, 6, (5, 5), (3, 3), (1, 1), (1, 1), [1, 1, 1, 1], 3, "Relu"),
     "pointwise-residual": (16, 8, (5, 5), (1, 1), (1, 1), (1, 1), [0, 0, 0, 0], 1, "Add"),
 }
 
@@ -56,4 +62,30 @@ def test_conv_matches_onnxruntime(case):
     model, feed = conv_model(*CASES[case], np.random.default_rng(0))
     expected = ort.InferenceSession(model.SerializeToString()).run(None, feed)[0]
     (actual,) = tinyml.compile(model, target="host")(*feed.values())
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_depthwise_band_matches_onnxruntime():
+    """A padded depthwise conv after a 4 -> 32 -> 4 channel pair of 1x1 convs:
+    the peak of live bytes is at the wide map, so the depthwise conv stages
+    bands of several rows beside its input and output."""
+    rng = np.random.default_rng(1)
+    c, wide, h, w = 4, 32, 8, 6
+
+    def init(name, *shape):
+        return numpy_helper.from_array(rng.standard_normal(shape).astype(np.float32), name)
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["a"], kernel_shape=[1, 1]),
+             helper.make_node("Conv", ["a", "w2"], ["b"], kernel_shape=[1, 1]),
+             helper.make_node("Conv", ["b", "w3", "b3"], ["y"], kernel_shape=[3, 3],
+                              pads=[1, 1, 1, 1], group=c)]
+    graph = helper.make_graph(
+        nodes, "band", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, h, w])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [init("w1", wide, c, 1, 1), init("w2", c, wide, 1, 1), init("w3", c, 1, 3, 3),
+         init("b3", c)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = rng.standard_normal((1, c, h, w)).astype(np.float32)
+    expected = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})[0]
+    (actual,) = tinyml.compile(model, target="host")(x)
     np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)

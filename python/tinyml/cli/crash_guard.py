@@ -21,6 +21,7 @@ then ends by the same signal, as the child did.
 """
 from __future__ import annotations
 
+import gc
 import mmap
 import os
 import signal
@@ -83,6 +84,10 @@ def run_guarded(tool_name: str, main: Callable[[Sequence[str]], int | None],
         warnings.simplefilter("ignore", DeprecationWarning)
         pid = os.fork()
     if pid == 0:
+        # A caller with MLIR contexts (a test harness running the tool in a
+        # process of its own) left its garbage to its own collector: here,
+        # destroying a context would join threads the fork did not copy.
+        gc.freeze()
         os.close(stderr_read)
         os.dup2(stderr_write, sys.stderr.fileno())
         os.close(stderr_write)

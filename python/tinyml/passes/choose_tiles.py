@@ -12,12 +12,11 @@ walks its window a row at a time, all kw taps of it at once (the 1-D conv
 vectorizer reuses each loaded input across them) and as many input channels
 as keep a step near `reduction-taps` input values (8 for a 1x1 conv, 4 for
 a 3x3 one: more unrolls code for little, fewer pays the loop per few FMAs);
-a depthwise conv one window row per step. A padded depthwise conv and a
-matmul keep the hand-built generator's tiling (pixels over the row's
-interior columns, one tap or one k per step)."""
+a depthwise conv one window row per step, a matmul `matmul-step` k. A
+depthwise conv with a channel multiplier is not tiled."""
 from mlir import ir
 
-from ..fusion import group_root, interior_columns, shape, top_level_ops, upstream_tiled
+from ..fusion import group_root, shape, top_level_ops
 from ..lowering_config import ATTRIBUTE, LoweringConfig
 from .registry import Option, Pass, functions, register
 
@@ -75,26 +74,15 @@ class ChooseTiles(Pass):
             columns = largest_divisor(out_shape[-1], min(self.max_columns, self.max_accumulators))
             k = shape(root.operands[0])[0 if "transpose_lhs" in root.attributes else 1]
             return LoweringConfig((1, columns), (largest_divisor(k, self.matmul_step),))
-        kh, kw = shape(root.operands[1])[:2]
-        limit = min(self.max_pixels, self.max_accumulators // channels)
-        if upstream_tiled(root):
-            pixels = largest_divisor(out_shape[2], limit)
-            if root.name == "tinyml.depthwise_conv2d":
-                return LoweringConfig((1, 1, pixels, channels), (1, 0))
-            in_channels = shape(root.operands[0])[3]
-            return LoweringConfig((1, 1, pixels, channels),
-                                  (1, kw, largest_divisor(in_channels, max(1, self.reduction_taps // kw))))
         if root.name == "tinyml.depthwise_conv2d" and shape(root.operands[1])[3] > 1:
             return None  # a multiplier maps channels to inputs unevenly
-        _, count = interior_columns(root)
-        # Among real tiles (2+ pixels), the one covering most columns (the
-        # rest run a pixel at a time), then the larger.
-        fits = [p for p in range(2, limit + 1) if p <= count]
-        pixels = max(fits, key=lambda p: (count // p * p, p), default=1)
-        if (pixels, channels) == (1, 1):
-            return None  # one element per iteration: no tile
-        reduction = (1, 1) if root.name == "tinyml.depthwise_conv2d" else (1, 1, 1)
-        return LoweringConfig((1, 1, pixels, channels), reduction)
+        pixels = largest_divisor(out_shape[2], min(self.max_pixels, self.max_accumulators // channels))
+        if root.name == "tinyml.depthwise_conv2d":
+            return LoweringConfig((1, 1, pixels, channels), (1, 0))
+        kw = shape(root.operands[1])[1]
+        in_channels = shape(root.operands[0])[3]
+        return LoweringConfig((1, 1, pixels, channels),
+                              (1, kw, largest_divisor(in_channels, max(1, self.reduction_taps // kw))))
 
 
 def largest_divisor(size: int, limit: int) -> int:

@@ -37,6 +37,7 @@ reason max pooling is a `linalg.generic` with the pooling maps rather than
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -533,29 +534,47 @@ def lower_max_pool2d(op) -> ir.Value:
     return result
 
 
-def reduce(value: ir.Value, axes: Sequence[int], init: float,
+@dataclass(frozen=True)
+class Elements:
+    """A tensor of `shape` as a reduction reads it, element by element:
+    generic `inputs` (tensors with maps over the tensor's loops) and
+    `scalar(b, args)`, one element from their values. A tensor reads
+    itself; a fused reduction group's input is its element-wise prologue,
+    computed as the reduction reads it instead of stored first."""
+    shape: list[int]
+    inputs: list[tuple[ir.Value, ir.AffineMap]]
+    scalar: Callable[[ScalarBuilder, Sequence[ir.Value]], ir.Value]
+
+    @staticmethod
+    def of(value: ir.Value) -> "Elements":
+        shape = shape_of(value)
+        return Elements(shape, [(value, identity_map(len(shape)))], lambda b, args: args[0])
+
+
+def reduce(elements: Elements, axes: Sequence[int], init: float,
            combine: Callable[[ScalarBuilder, ir.Value, ir.Value], ir.Value],
            extra: Sequence[tuple[ir.Value, ir.AffineMap]] = (),
            element: Callable[[ScalarBuilder, ir.Value, Sequence[ir.Value]], ir.Value] | None = None
            ) -> ir.Value:
-    """A generic reducing `value` over `axes` (dropped from the result).
+    """A generic reducing `elements` over `axes` (dropped from the result).
     `combine(b, element, acc)`; `element(b, x, extras)` transforms each
     element first, reading `extra` operands given with maps over the
     input's loops."""
-    shape = shape_of(value)
+    shape = elements.shape
     rank = len(shape)
     axes = sorted(set(axes))
     kept = [d for d in range(rank) if d not in axes]
     out_shape = [shape[d] for d in kept]
+    count = len(elements.inputs)
 
     def body(b, args):
-        x, extras, acc = args[0], args[1:-1], args[-1]
+        x, extras, acc = elements.scalar(b, args[:count]), args[count:-1], args[-1]
         if element is not None:
             x = element(b, x, extras)
         return combine(b, x, acc)
 
     (result,) = build_generic(
-        [(value, identity_map(rank))] + list(extra),
+        list(elements.inputs) + list(extra),
         [(filled(out_shape, init), projection_map(rank, kept))],
         ["reduction" if d in axes else "parallel" for d in range(rank)], body)
     return result
@@ -567,59 +586,66 @@ def _keep_dims(value: ir.Value, in_shape: Sequence[int], axes: Sequence[int]) ->
     return reshape(value, kept_shape)
 
 
-def _lower_reduce(op, init, combine, mean=False) -> ir.Value:
-    (x,) = _operands(op)
-    attrs = op.attributes
-    axes = attr_ints(attrs, "axes")
-    in_shape = shape_of(x)
-    result = reduce(x, axes, init, combine)
-    if mean:
-        count = float(np.prod([in_shape[a] for a in axes], dtype=np.int64))
-        result = build_elementwise(tensor_type(result), [result],
-                                   lambda b, a: b.div(a[0], b.const(count)))
-    if attr_flag(attrs, "keep_dims"):
-        result = _keep_dims(result, in_shape, axes)
-    return result
+def _reduce_op(init, combine, mean=False):
+    def lower(op, elements: Elements) -> ir.Value:
+        axes = attr_ints(op.attributes, "axes")
+        result = reduce(elements, axes, init, combine)
+        if mean:
+            count = float(np.prod([elements.shape[a] for a in axes], dtype=np.int64))
+            result = build_elementwise(tensor_type(result), [result],
+                                       lambda b, a: b.div(a[0], b.const(count)))
+        if attr_flag(op.attributes, "keep_dims"):
+            result = _keep_dims(result, elements.shape, axes)
+        return result
+    return lower
 
 
-def lower_reduce_sum(op):
-    return _lower_reduce(op, 0.0, lambda b, x, acc: b.add(acc, x))
-
-
-def lower_reduce_mean(op):
-    return _lower_reduce(op, 0.0, lambda b, x, acc: b.add(acc, x), mean=True)
-
-
-def lower_reduce_max(op):
-    return _lower_reduce(op, F32_LOWEST, lambda b, x, acc: b.max(x, acc))
-
-
-def lower_global_avg_pool(op) -> ir.Value:
-    (x,) = _operands(op)
-    n, h, w, c = shape_of(x)
-    sums = reduce(x, [1, 2], 0.0, lambda b, v, acc: b.add(acc, v))
+def global_avg_pool(op, elements: Elements) -> ir.Value:
+    n, h, w, c = elements.shape
+    sums = reduce(elements, [1, 2], 0.0, lambda b, v, acc: b.add(acc, v))
     count = float(h * w)
     mean = configured(op, build_elementwise(tensor_type(sums), [sums],
                                             lambda b, a: b.div(a[0], b.const(count))))
     return expand(mean, [n, 1, 1, c], [[0, 1, 2], [3]])
 
 
-def lower_softmax(op) -> ir.Value:
-    (x,) = _operands(op)
+def softmax(op, elements: Elements) -> ir.Value:
+    """The running maximum, the sum of exp(x - max), then each exp(x - max)
+    divided by the sum: three generics, as upstream's decomposition of
+    `linalg.softmax` (with its subtraction and exponential fused into the
+    sum)."""
     axis = attr_int(op.attributes, "axis")
-    shape = shape_of(x)
+    shape = elements.shape
     rank = len(shape)
-    kept = [d for d in range(rank) if d != axis]
-    row_map = projection_map(rank, kept)
-    peak = reduce(x, [axis], F32_LOWEST, lambda b, v, acc: b.max(v, acc))
-    total = reduce(x, [axis], 0.0, lambda b, v, acc: b.add(acc, v),
+    row_map = projection_map(rank, [d for d in range(rank) if d != axis])
+    peak = reduce(elements, [axis], F32_LOWEST, lambda b, v, acc: b.max(v, acc))
+    total = reduce(elements, [axis], 0.0, lambda b, v, acc: b.add(acc, v),
                    extra=[(peak, row_map)],
                    element=lambda b, v, ex: b.exp(b.sub(v, ex[0])))
+    count = len(elements.inputs)
+
+    def normalise(b, args):
+        x = elements.scalar(b, args[:count])
+        return b.div(b.exp(b.sub(x, args[count])), args[count + 1])
     (result,) = build_generic(
-        [(x, identity_map(rank)), (peak, row_map), (total, row_map)],
-        [(empty(shape), identity_map(rank))], ["parallel"] * rank,
-        lambda b, a: b.div(b.exp(b.sub(a[0], a[1])), a[2]))
+        list(elements.inputs) + [(peak, row_map), (total, row_map)],
+        [(empty(shape), identity_map(rank))], ["parallel"] * rank, normalise)
     return result
+
+
+#: The reductions, by op name, as functions of the op and the elements
+#: they reduce (their operand, or a fused group's prologue of it).
+REDUCTION_LOWERINGS: dict[str, Callable[[ir.Operation, Elements], ir.Value]] = {
+    "tinyml.reduce_sum": _reduce_op(0.0, lambda b, x, acc: b.add(acc, x)),
+    "tinyml.reduce_mean": _reduce_op(0.0, lambda b, x, acc: b.add(acc, x), mean=True),
+    "tinyml.reduce_max": _reduce_op(F32_LOWEST, lambda b, x, acc: b.max(x, acc)),
+    "tinyml.global_avg_pool": global_avg_pool,
+    "tinyml.softmax": softmax,
+}
+
+
+def _of_operand(reduction):
+    return lambda op: reduction(op, Elements.of(_operands(op)[0]))
 
 
 def lower_reshape(op) -> ir.Value:
@@ -734,11 +760,7 @@ LOWERINGS: dict[str, Lowering] = {
     "tinyml.matmul": lower_matmul,
     "tinyml.avg_pool2d": lower_avg_pool2d,
     "tinyml.max_pool2d": lower_max_pool2d,
-    "tinyml.global_avg_pool": lower_global_avg_pool,
-    "tinyml.reduce_sum": lower_reduce_sum,
-    "tinyml.reduce_mean": lower_reduce_mean,
-    "tinyml.reduce_max": lower_reduce_max,
-    "tinyml.softmax": lower_softmax,
+    **{name: _of_operand(reduction) for name, reduction in REDUCTION_LOWERINGS.items()},
     "tinyml.reshape": lower_reshape,
     "tinyml.transpose": lower_transpose,
     "tinyml.pad": lower_pad,
@@ -820,29 +842,8 @@ def lower_function(func: ir.Operation) -> None:
             for op in _tinyml_ops(block):
                 if op.name == "tinyml.fused":
                     inline_fused(op)
-        for kernel, op in enumerate(_tinyml_ops(block)):
-            for value in lower_op(op):
-                _number_loop_nest(value, kernel)
-
-
-def _number_loop_nest(value: ir.Value, kernel: int) -> None:
-    """Marks every `scf.for` of the nest computing `value` (a tiled group)
-    with its op's number in the function (`tinyml.nest`). CSE hashes an op
-    by its operands and attributes, not its regions: the loops of same-shape
-    groups (same bounds, same `tensor.empty` init once CSE merged those)
-    would all hash alike, and CSE would compare every nest with every other,
-    body and all (a minute for 300 convolutions). Every loop, not just the
-    outermost: canonicalization unwraps a loop of one iteration (the batch)."""
-    if not isinstance(value, ir.OpResult) or value.owner.operation.name != "scf.for":
-        return
-    number = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), kernel)
-
-    def mark(op):
-        if op.operation.name == "scf.for":
-            op.operation.attributes["tinyml.nest"] = number
-        return ir.WalkResult.ADVANCE
-
-    value.owner.operation.walk(mark, ir.WalkOrder.PRE_ORDER)
+        for op in _tinyml_ops(block):
+            lower_op(op)
 
 
 @register

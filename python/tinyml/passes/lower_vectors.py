@@ -58,8 +58,8 @@ class LowerVectors(Pass):
 def fma_to_math(module: ir.Operation) -> None:
     """`vector.fma` -> `math.fma`. The first becomes `llvm.fmuladd`, which
     llc splits into VMUL + VADD on a Cortex-M4 (its CPU model marks VFMA
-    slow); the second becomes `llvm.fma`, always one VFMA.F32 per element,
-    as the hand-built kernels emit. Upstream has no such pattern."""
+    slow); the second becomes `llvm.fma`, always one VFMA.F32 per element.
+    Upstream has no such pattern."""
     for op in ops_named(module, "vector.fma"):
         lhs, rhs, accumulator = op.operands
         with ir.InsertionPoint(op), op.location:

@@ -2,7 +2,7 @@
 code keeps down to the object file.
 
 A kernel is one top-level tinyml op of a function: a `tinyml.fused` group
-(one loop nest once lowered) or an op left alone (a pooling, a softmax, a
+(its loop nests once lowered) or an op left alone (a pooling, a softmax, a
 concat, a reshape...); after bufferization also a `memref.copy` (a result
 copied into its out-parameter). The pass numbers those not numbered yet in
 execution order, after the function's highest number (from `first` when

@@ -49,6 +49,10 @@ PURE_DIALECTS = ("tinyml", "arith", "math", "tensor")
 ALIAS_OPS = ("tinyml.reshape", "tensor.expand_shape", "tensor.collapse_shape", "tensor.cast")
 
 
+#: The function attribute holding the peak of live bytes of its schedule.
+PEAK = "tinyml.schedule_peak_bytes"
+
+
 def tensor_bytes(value: ir.Value) -> int:
     """Bytes of a statically shaped tensor value, 0 for anything else."""
     t = value.type
@@ -296,7 +300,7 @@ class ScheduleForMemory(Pass):
                               "method": method}
         with func.context:
             i64 = ir.IntegerType.get_signless(64)
-            func.attributes["tinyml.schedule_peak_bytes"] = ir.IntegerAttr.get(i64, peak)
+            func.attributes[PEAK] = ir.IntegerAttr.get(i64, peak)
             func.attributes["tinyml.schedule_original_peak_bytes"] = \
                 ir.IntegerAttr.get(i64, original_peak)
             func.attributes["tinyml.schedule_method"] = ir.StringAttr.get(method)

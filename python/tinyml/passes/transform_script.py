@@ -9,10 +9,15 @@ epilogue `linalg.generic` whose first input is the group's contraction:
 1. tile it to the register tile (`tile_using_for`, one loop per tiled dim);
 2. fuse the contraction and the op initialising its accumulator (the bias
    broadcast or zero fill) into the innermost tile loop; a padded conv is
-   tiled in two levels, pixels then channels, and its `tensor.pad` fused
-   into the pixel loop: the padded window of a pixel tile is staged in a
-   small buffer once for all its channel tiles, so no padded copy of the
-   whole input exists and the reduction loops have no test per tap;
+   tiled in two levels and its `tensor.pad` fused into the outer one, so
+   that a padded window is staged in a small buffer once for the inner
+   tiles reading it, no padded copy of the whole input exists and the
+   reduction loops have no test per tap. A conv's outer level is a pixel
+   tile (all output channels share its window); a depthwise conv's is a
+   band of output rows of the tile's channels (a channel's window serves
+   only that channel: the band amortises the staging instead, each input
+   row staged once per band it falls in), as many rows as fit beside the
+   conv's operands under the function's peak of live bytes;
 3. tile the contraction's reduction dimensions to their steps, so a tile's
    accumulators stay live across the reduction loops;
 4. decompose a conv whose window row is one step into a 1-D conv;
@@ -33,6 +38,7 @@ from mlir import ir
 
 from ..lowering_config import ATTRIBUTE, LoweringConfig
 from .registry import Pass, PassError, ops_named, register
+from .reorder import PEAK, tensor_bytes
 
 #: The symbol of the attached script module.
 SCRIPT = "tinyml_transform_script"
@@ -74,6 +80,7 @@ class Group:
     init_operand: int
     config: LoweringConfig
     padded: bool  # the producer reads a tensor.pad (a padded conv)
+    band: int = 1  # output rows per staged window of a padded depthwise conv
 
 
 def group_sequence(name: str, group: Group) -> list[str]:
@@ -90,11 +97,15 @@ def group_sequence(name: str, group: Group) -> list[str]:
     emit(f"    %init = transform.get_producer_of_operand %producer[{group.init_operand}] : "
          f"({ANY}) -> {ANY}")
     if group.padded:
-        # Two levels: a pixel tile (all output channels) stages its padded
-        # input window once, for all the channel tiles inside that read it.
-        outer = list(config.tile[:-1]) + [0]
+        # Two levels: the outer tile stages its padded input window once,
+        # for the inner tiles that read it.
+        if group.producer == "linalg.depthwise_conv_2d_nhwc_hwc":
+            outer = [1, group.band, 0, config.tile[3]]
+            inner = [0, 1, config.tile[2], 0]
+        else:
+            outer = list(config.tile[:-1]) + [0]
+            inner = [0] * (len(config.tile) - 1) + [config.tile[-1]]
         outer_loops = sum(1 for s in outer if s)
-        inner = [0] * (len(config.tile) - 1) + [config.tile[-1]]
         emit(f"    %pad = transform.get_producer_of_operand %producer[0] : ({ANY}) -> {ANY}")
         emit(f"    %pixels, %pixel_loops:{outer_loops} = transform.structured.tile_using_for "
              f"%epilogue tile_sizes {_sizes(outer)} : ({ANY}) -> ({_handles(outer_loops + 1)})")
@@ -104,10 +115,11 @@ def group_sequence(name: str, group: Group) -> list[str]:
              f"%init into %p1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         emit(f"    %window, %p3 = transform.structured.fuse_into_containing_op "
              f"%pad into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
-        emit(f"    %tiled, %loops:1 = transform.structured.tile_using_for %pixels "
-             f"tile_sizes {_sizes(inner)} : ({ANY}) -> ({_handles(2)})")
+        inner_loops = sum(1 for s in inner if s)
+        emit(f"    %tiled, %loops:{inner_loops} = transform.structured.tile_using_for %pixels "
+             f"tile_sizes {_sizes(inner)} : ({ANY}) -> ({_handles(inner_loops + 1)})")
         emit(f"    %tile_producer, %loop = transform.structured.fuse_into_containing_op "
-             f"%pixel_producer into %loops#0 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+             f"%pixel_producer into %loops#{inner_loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
              f"%pixel_init into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
     else:
@@ -199,9 +211,38 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
     source = producer.operands[0].owner
     padded = (not isinstance(source, ir.Block) and source.operation.name == "tensor.pad"
               and window_always_overlaps(source.operation, producer))
-    if padded and producer.name != "linalg.conv_2d_nhwc_hwcf":
+    if padded and producer.name not in ("linalg.conv_2d_nhwc_hwcf",
+                                        "linalg.depthwise_conv_2d_nhwc_hwc"):
         raise PassError(f"no script tiles a padded '{producer.name}'", epilogue.location)
-    return Group(producer.name, reductions, len(producer.operands) - 1, config, padded)
+    band = 1
+    if padded and producer.name == "linalg.depthwise_conv_2d_nhwc_hwc":
+        band = depthwise_band(producer, config.tile[3])
+    return Group(producer.name, reductions, len(producer.operands) - 1, config, padded, band)
+
+
+def depthwise_band(conv: ir.Operation, channels: int) -> int:
+    """Output rows per staged window of a padded depthwise conv: the most
+    (dividing the output's height) whose padded input rows, all columns of
+    a tile's channels, fit beside the conv's input and output under the
+    function's peak of live bytes (which the staging buffer then does not
+    raise), and one at least. Each input row is copied once per band it
+    falls in. Other tensors live across the conv (a residual) are not
+    counted: then the staging can raise the arena."""
+    func = conv.parent
+    while func.name != "func.func":
+        func = func.parent
+    peak = ir.IntegerAttr(func.attributes[PEAK]).value if PEAK in func.attributes else 0
+    stride = int(ir.DenseIntElementsAttr(conv.attributes["strides"])[0])
+    dilation = int(ir.DenseIntElementsAttr(conv.attributes["dilations"])[0])
+    kernel = ir.RankedTensorType(conv.operands[1].type).shape[0]
+    source = conv.operands[0].owner.operation.operands[0]  # the tensor.pad's
+    headroom = peak - tensor_bytes(source) - tensor_bytes(conv.results[0])
+    width = ir.RankedTensorType(conv.operands[0].type).shape[2]
+    height = ir.RankedTensorType(conv.results[0].type).shape[1]
+    row_bytes = width * channels * 4
+    fits = [rows for rows in range(1, height + 1) if height % rows == 0
+            and ((rows - 1) * stride + (kernel - 1) * dilation + 1) * row_bytes <= headroom]
+    return max(fits, default=1)
 
 
 def window_always_overlaps(pad: ir.Operation, conv: ir.Operation) -> bool:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import copy
 import faulthandler
+import gc
 import hashlib
 import io
 import json
@@ -1195,6 +1196,10 @@ def _child(main: Callable, argv: list[str], work: Path, stdout: Path, stderr: Pa
     status = 125
     try:
         os.setpgid(0, 0)  # the parent kills the whole group on a timeout
+        # What the parent left for its garbage collector stays uncollected
+        # here: an MLIR context among it would join its thread pool's
+        # threads, which a forked process does not have, and hang.
+        gc.freeze()
         faulthandler.disable()  # a crash ends with its signal, as in a plain process
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if memory_limit:

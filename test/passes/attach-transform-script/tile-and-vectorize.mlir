@@ -124,3 +124,63 @@ func.func @padded(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8x8xf32>, %b: tensor<8
   }
   return %y : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// A padded 3x3 depthwise conv: tiled in two levels, a band of output rows
+// of 4 channels, then 3 pixels of a row. The pad is fused into the band
+// loop: each band stages its padded window (all columns, the tile's 4
+// channels) once; a depthwise conv reuses no input across channels, so the
+// band, not the pixel tile, amortises the staging. With no schedule peak
+// known the band is one row.
+// SCRIPT-LABEL: func.func @padded_depthwise
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 1, 0, 4]
+// SCRIPT:         transform.structured.fuse_into_containing_op
+// SCRIPT:         transform.structured.fuse_into_containing_op
+// SCRIPT:         transform.structured.fuse_into_containing_op
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 1, 3, 0]
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 0, 0, 1, 0]
+// CHECK-LABEL: func.func @padded_depthwise
+// CHECK:         scf.for {{.*}} to %c6 step %c1
+// CHECK:           scf.for {{.*}} to %c8 step %c4
+// CHECK-NOT:         scf.if
+// CHECK:             %[[WINDOW:.*]] = tensor.pad
+// CHECK:             } : tensor<1x?x6x4xf32> to tensor<1x3x8x4xf32>
+// CHECK:             scf.for {{.*}} to %c6 step %c3
+// CHECK:               scf.for {{.*}} to %c3 step %c1 iter_args(%{{.*}} = %{{.*}}) -> (vector<1x3x4xf32>)
+// CHECK:                 vector.transfer_read %[[WINDOW]]
+// CHECK:                 vector.fma
+func.func @padded_depthwise(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32>, %b: tensor<8xf32>) -> tensor<1x6x6x8xf32> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32> {
+  ^bb0(%xi: tensor<1x6x6x8xf32>, %wi: tensor<3x3x8x1xf32>, %bi: tensor<8xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32>
+    %r = tinyml.relu %c : tensor<1x6x6x8xf32>
+    tinyml.yield %r : tensor<1x6x6x8xf32>
+  }
+  return %y : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// The same conv in a function whose schedule peaks far above its input and
+// output: the staging buffer fits beside them, and the band grows to the
+// whole height (each input row staged once).
+// SCRIPT-LABEL: func.func @padded_depthwise_band
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 6, 0, 4]
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 1, 3, 0]
+// CHECK-LABEL: func.func @padded_depthwise_band
+// CHECK:         scf.for {{.*}} to %c8 step %c4
+// CHECK:           %[[WINDOW:.*]] = tensor.pad
+// CHECK:           } : tensor<1x6x6x4xf32> to tensor<1x8x8x4xf32>
+// CHECK:           scf.for {{.*}} to %c6 step %c1
+// CHECK:             scf.for {{.*}} to %c6 step %c3
+func.func @padded_depthwise_band(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32>, %b: tensor<8xf32>) -> tensor<1x6x6x8xf32>
+    attributes {tinyml.schedule_peak_bytes = 100000 : i64} {
+  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32> {
+  ^bb0(%xi: tensor<1x6x6x8xf32>, %wi: tensor<3x3x8x1xf32>, %bi: tensor<8xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32>
+    %r = tinyml.relu %c : tensor<1x6x6x8xf32>
+    tinyml.yield %r : tensor<1x6x6x8xf32>
+  }
+  return %y : tensor<1x6x6x8xf32>
+}

@@ -46,11 +46,11 @@ func.func @row_and_matmul(%x: tensor<1x1x6x4xf32>, %a: tensor<1x8xf32>, %m: tens
 
 // -----
 
-// A padded depthwise conv keeps the hand-built generator's tiling: pixel
-// tiles over the 4 interior columns of the row (the two padded ones run a
-// pixel at a time), one tap per step.
+// A padded depthwise conv is tiled as an unpadded one: pixel tiles
+// dividing the row (its padded window is staged by the transform script),
+// one window row per step.
 // CHECK-LABEL: func.func @padded_depthwise
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1]>}
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 0]>}
 func.func @padded_depthwise(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
   %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
   ^bb0(%xi: tensor<1x6x6x4xf32>, %wi: tensor<3x3x4x1xf32>):

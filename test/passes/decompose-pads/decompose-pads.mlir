@@ -1,0 +1,78 @@
+// RUN: tinyml-opt %s --split-input-file --tinyml-decompose-pads | FileCheck %s
+
+// A static pad of rows and columns: the source goes into an uninitialised
+// tensor, then each strip of padding (top, bottom, left, right) is filled;
+// the unpadded dimensions get no strip.
+// CHECK-LABEL: func.func @static_pad
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<1x7x8x4xf32>
+// CHECK:         %[[IN:.*]] = tensor.insert_slice %arg0 into %[[EMPTY]][0, 1, 1, 0] [1, 4, 6, 4] [1, 1, 1, 1]
+// CHECK:         %[[TOP:.*]] = tensor.extract_slice %[[IN]][0, 0, 0, 0] [1, 1, 8, 4] [1, 1, 1, 1]
+// CHECK:         linalg.fill ins(%[[ZERO]] : f32) outs(%[[TOP]] : tensor<1x1x8x4xf32>)
+// CHECK:         tensor.extract_slice %{{.*}}[0, 5, 0, 0] [1, 2, 8, 4] [1, 1, 1, 1]
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 7, 1, 4] [1, 1, 1, 1]
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 7, 0] [1, 7, 1, 4] [1, 1, 1, 1]
+// CHECK:         %[[LAST:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 7, 0] [1, 7, 1, 4] [1, 1, 1, 1]
+// CHECK-NOT:     tensor.pad
+// CHECK:         return %[[LAST]]
+func.func @static_pad(%x: tensor<1x4x6x4xf32>) -> tensor<1x7x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 2, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x6x4xf32> to tensor<1x7x8x4xf32>
+  return %p : tensor<1x7x8x4xf32>
+}
+
+// -----
+
+// A tile's staged window: a dynamic number of source rows, padded above
+// and below by dynamic amounts (the tile's overhang of the input). The row
+// strips have dynamic sizes; the one below starts after the source rows.
+// CHECK-LABEL: func.func @dynamic_pad
+// CHECK:         %[[ROWS:.*]] = tensor.dim %arg0, %c1
+// CHECK:         tensor.insert_slice %arg0 into %{{.*}}[0, %arg1, 1, 0] [1, %[[ROWS]], 6, 4]
+// CHECK:         %[[BELOW:.*]] = arith.addi %arg1, %[[ROWS]]
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, %arg1, 8, 4]
+// CHECK:         tensor.extract_slice %{{.*}}[0, %[[BELOW]], 0, 0] [1, %arg2, 8, 4]
+// CHECK-NOT:     tensor.pad
+func.func @dynamic_pad(%x: tensor<1x?x6x4xf32>, %low: index, %high: index) -> tensor<1x3x8x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, %low, 1, 0] high[0, %high, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x?x6x4xf32> to tensor<1x3x8x4xf32>
+  return %p : tensor<1x3x8x4xf32>
+}
+
+// -----
+
+// A padding value that depends on the position is not a fill: the pad
+// stays.
+// CHECK-LABEL: func.func @position_dependent
+// CHECK:         tensor.pad
+// CHECK-NOT:     linalg.fill
+func.func @position_dependent(%x: tensor<4xf32>) -> tensor<6xf32> {
+  %p = tensor.pad %x low[1] high[1] {
+  ^bb0(%i: index):
+    %c = arith.index_cast %i : index to i32
+    %f = arith.sitofp %c : i32 to f32
+    tensor.yield %f : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
+
+// -----
+
+// The padding value defined outside the pad: filled as it is.
+// CHECK-LABEL: func.func @outside_value
+// CHECK:         linalg.fill ins(%arg1 : f32)
+// CHECK:         linalg.fill ins(%arg1 : f32)
+// CHECK-NOT:     tensor.pad
+func.func @outside_value(%x: tensor<4xf32>, %v: f32) -> tensor<6xf32> {
+  %p = tensor.pad %x low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %v : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
