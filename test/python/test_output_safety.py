@@ -252,3 +252,20 @@ def test_run_output_through_a_symlink_and_to_a_bad_place(workdir):
                                "keep.txt/y.npy", cwd=workdir), "tinyml-run")
     assert "keep.txt" in line
     assert_untouched(workdir)
+
+
+def test_run_piped_into_a_reader_that_stops_early_is_quiet(workdir):
+    """`tinyml-run ... --profile | head -1`: the reader closes the pipe while
+    the table and the JSON line are still to come. The tool stops quietly,
+    as tinyml-opt does."""
+    assert tool("tinyml-compile", "m.onnx", "-o", "out", "--target", "host",
+                cwd=workdir).returncode == 0
+    np.save(workdir / "x.npy", np.zeros((1, 8), dtype=np.float32))
+    reader_gone = subprocess.Popen(
+        [str(BIN / "tinyml-run"), "out", "--input", "x.npy", "--profile"], cwd=workdir,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reader_gone.stdout.close()
+    stderr = reader_gone.stderr.read().decode()
+    assert reader_gone.wait(timeout=300) == 0
+    assert stderr == ""
+    assert_untouched(workdir)

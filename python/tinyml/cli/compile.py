@@ -26,7 +26,7 @@ import re
 import sys
 from pathlib import Path
 
-from .crash_guard import phase, run_guarded
+from .crash_guard import phase, reader_gone, run_guarded
 
 USAGE_ERROR_EXIT = 1
 
@@ -115,7 +115,10 @@ def compile_command(argv: list[str]) -> int:
     summary = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
                                             "flash", "compile_seconds") if key in report}
     summary["output"] = str(Path(args.output))
-    print(json.dumps(summary))
+    try:
+        print(json.dumps(summary))
+    except BrokenPipeError:
+        return reader_gone()
     return 0
 
 

@@ -96,6 +96,16 @@ def run_guarded(tool_name: str, main: Callable[[Sequence[str]], int | None],
     return _supervise(tool_name, pid, stderr_read, record)
 
 
+def reader_gone() -> int:
+    """The status of a tool whose stdout reader has gone (`| head`): 0, after
+    pointing stdout at /dev/null so that what is still buffered does not
+    fail again at exit (the recipe of Python's `signal` docs)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0
+
+
 def _has_real_std_streams() -> bool:
     try:
         return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2

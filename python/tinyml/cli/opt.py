@@ -15,7 +15,7 @@ from ..parser_traps import parser_traps
 from ..passes.registry import PipelineError, registered_passes
 from ..pipeline import Pipeline
 from ..safe_io import OutputError, write_file
-from .crash_guard import phase, run_guarded
+from .crash_guard import phase, reader_gone, run_guarded
 from .verify_diagnostics import Reported, check, parse_expectations
 
 SPLIT_MARKER = "// -----"
@@ -328,9 +328,7 @@ def run_command(argv: list[str]) -> int:
         print(f"tinyml-opt: error: {error}", file=sys.stderr)
         return 1
     except BrokenPipeError:
-        # The reader (`| head`) has gone: stop quietly, as cat would.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return reader_gone()
     except Exception as error:  # a defect in tinyml itself, not bad input
         if os.environ.get("TINYML_DEBUG"):
             raise

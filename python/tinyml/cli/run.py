@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from ..safe_io import OutputError, add_to_output_dir, write_file
-from .crash_guard import phase, run_guarded
+from .crash_guard import phase, reader_gone, run_guarded
 
 
 class _Parser(argparse.ArgumentParser):
@@ -203,6 +203,8 @@ def run_command(argv: list[str]) -> int:
     except UsageError as error:
         print(f"tinyml-run: error: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:
+        return reader_gone()
     except Exception as error:  # a defect in tinyml itself, not bad input
         if os.environ.get("TINYML_DEBUG"):
             raise
@@ -210,7 +212,10 @@ def run_command(argv: list[str]) -> int:
         print(f"tinyml-run: internal error: {type(error).__name__}: {text} "
               "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
         return 2
-    print(json.dumps(summary))
+    try:
+        print(json.dumps(summary))
+    except BrokenPipeError:
+        return reader_gone()
     return 0
 
 
