@@ -86,8 +86,8 @@ def decompose(pad: ir.Operation, value: ir.Value) -> ir.Value:
     padded = insert(source, padded, low, sizes)
     for d in range(rank):
         for offset, size in ((0, low[d]), (add(low[d], sizes[d]), high[d])):
-            if size == 0:
-                continue
+            if isinstance(size, int) and size == 0:
+                continue  # a dynamic amount may be 0 too: its fill is empty
             offsets = [0] * rank
             offsets[d] = offset
             strip_sizes = list(full)
