@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ..context import make_context
-from ..diagnostics import format_mlir_error, location_prefix, severity_name
+from ..diagnostics import location_prefix, severity_name
 from ..frontend import FrontendError
 from ..parser_traps import parser_traps
 from ..passes.registry import PipelineError, registered_passes

@@ -32,7 +32,6 @@ import os
 import sys
 import time
 import tokenize
-from pathlib import Path
 
 import numpy as np
 
