@@ -1,10 +1,10 @@
 """tinyml-fuse-conv-epilogue: a conv2d, depthwise_conv2d or matmul absorbs
 the element-wise chain that consumes it (bias add, activation, residual add),
-so the epilogue runs on the accumulator before the single store."""
-from mlir import ir
-
-from ..fusion import CONTRACTIONS, is_elementwise, only_user, outline, shape, top_level_ops
-from .registry import Option, Pass, functions, register
+so the epilogue runs on the accumulator before the single store. The
+patterns are `tinyml.fusion.conv_epilogue_patterns`."""
+from ..fusion import conv_epilogue_patterns
+from .patterns import rewrite_greedily
+from .registry import Option, Pass, register
 
 
 @register
@@ -22,30 +22,6 @@ class FuseConvEpilogue(Pass):
     )
 
     def apply(self, module):
-        for func in functions(module):
-            # Outlining erases members; collect the roots before any of it.
-            for op in [op for op in top_level_ops(func) if op.name in CONTRACTIONS]:
-                chain = self.epilogue(op)
-                if chain or self.standalone:
-                    outline([op, *chain], "conv_epilogue")
-
-    def epilogue(self, contraction: ir.Operation) -> list[ir.Operation]:
-        """The chain of single-use element-wise consumers of `contraction`'s
-        result that keep its shape."""
-        chain, current = [], contraction
-        iteration_space = shape(contraction.results[0])
-        while len(chain) < self.max_epilogue_ops:
-            user = only_user(current)
-            if not (is_elementwise(user) and shape(user.results[0]) == iteration_space):
-                break
-            if not self.residual and self.reads_full_tensor_besides(user, current):
-                break
-            chain.append(user)
-            current = user
-        return chain
-
-    @staticmethod
-    def reads_full_tensor_besides(op: ir.Operation, chained: ir.Operation) -> bool:
-        iteration_space = shape(chained.results[0])
-        return any(value != chained.results[0] and shape(value) == iteration_space
-                   for value in op.operands)
+        rewrite_greedily(module, conv_epilogue_patterns(self.max_epilogue_ops, self.residual,
+                                                        self.standalone), fold=False,
+                         max_sweeps=None)

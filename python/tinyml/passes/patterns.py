@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 from mlir import ir
-from mlir.rewrite import PatternRewriter, RewritePatternSet, apply_patterns_and_fold_greedily
+from mlir.rewrite import (GreedyRewriteConfig, GreedySimplifyRegionLevel, PatternRewriter,
+                          RewritePatternSet, apply_patterns_and_fold_greedily)
 
 # The Python rewrite API treats a truthy result as failure.
 NO_MATCH = True
@@ -47,12 +48,23 @@ def create(name: str, shape, operands, attributes: dict, loc) -> ir.Value:
                                attributes=attributes, loc=loc).result
 
 
-def rewrite_greedily(module: ir.Operation, patterns: Iterable[tuple[str, Pattern]]) -> None:
-    """Applies `patterns`, (root op name, pattern) pairs, and the ops' folders
-    to `module` until none of them changes it any more."""
+def rewrite_greedily(module: ir.Operation, patterns: Iterable[tuple[str, Pattern]],
+                     fold: bool = True, max_sweeps: int | None = 10) -> None:
+    """Applies `patterns`, (root op name, pattern) pairs, to `module` until
+    none of them changes it any more; with `fold`, also the ops' folders,
+    constant deduplication and region simplification. An op a pattern
+    creates from Python is not on the driver's worklist until its next sweep
+    over the module, so a chain of n rewrites can take n sweeps: patterns
+    that provably stop (fusion) may lift `max_sweeps` (None: no limit)."""
     context = module.context
     with context, ir.Location.unknown(context):
         pattern_set = RewritePatternSet(context)
         for root, pattern in patterns:
             pattern_set.add(root, pattern)
-        apply_patterns_and_fold_greedily(module, pattern_set.freeze())
+        config = GreedyRewriteConfig()
+        config.max_iterations = -1 if max_sweeps is None else max_sweeps
+        if not fold:
+            config.enable_folding = False
+            config.enable_constant_cse = False
+            config.region_simplification_level = GreedySimplifyRegionLevel.DISABLED
+        apply_patterns_and_fold_greedily(module, pattern_set.freeze(), config)

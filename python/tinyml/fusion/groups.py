@@ -1,0 +1,284 @@
+"""What the fusion patterns share: which ops fuse, and the three rewrites
+every fusion pattern ends in (an op becomes a group, a group absorbs a
+producer, a group absorbs a consumer).
+
+A group has one result, produced by its root (the last op of its body). An
+op joins a group only when every use of its result is inside the group, or
+when it is rematerialized: copied in while the original stays for its
+other users. So no path leaves a group and comes back in: fusing can never
+create a cycle, whatever order the patterns fire in.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.rewrite import PatternRewriter
+
+ELEMENTWISE = frozenset({
+    "tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.div", "tinyml.maximum",
+    "tinyml.minimum", "tinyml.neg", "tinyml.exp", "tinyml.relu", "tinyml.sigmoid",
+    "tinyml.tanh", "tinyml.clamp", "tinyml.batch_norm",
+})
+
+# Producers worth recomputing in every consumer rather than storing: one or
+# two instructions per element on a Cortex-M, no transcendental functions.
+CHEAP = frozenset({
+    "tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.maximum", "tinyml.minimum",
+    "tinyml.neg", "tinyml.relu", "tinyml.clamp",
+})
+
+CONTRACTIONS = frozenset({"tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul"})
+
+REDUCTIONS = frozenset({
+    "tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max",
+    "tinyml.global_avg_pool", "tinyml.softmax",
+})
+
+
+def shape(value: ir.Value) -> tuple[int, ...]:
+    return tuple(ir.RankedTensorType(value.type).shape)
+
+
+def producer(value: ir.Value) -> ir.Operation | None:
+    """The op defining `value`, or None for a block argument."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def users(op: ir.Operation) -> list[ir.Operation]:
+    """The ops using `op`'s results, each once, in use order."""
+    return _distinct(use.owner.operation for result in op.results for use in result.uses)
+
+
+def top_level_ops(func: ir.Operation) -> list[ir.Operation]:
+    return [op.operation for op in func.regions[0].blocks[0].operations]
+
+
+def is_elementwise(op: ir.Operation | None) -> bool:
+    return op is not None and op.name in ELEMENTWISE
+
+
+def only_user(op: ir.Operation) -> ir.Operation | None:
+    """The single op using `op`'s single result, if there is exactly one use."""
+    if len(op.results) != 1:
+        return None
+    uses = list(op.results[0].uses)
+    return uses[0].owner.operation if len(uses) == 1 else None
+
+
+def same(op: ir.Operation | None, other: ir.Operation | None) -> bool:
+    """Whether two possibly missing ops are one op (the bindings' == rejects None)."""
+    return op is not None and other is not None and op == other
+
+
+def is_only_user(op: ir.Operation, of: ir.Operation) -> bool:
+    return same(only_user(of), op)
+
+
+def in_function_body(op: ir.Operation) -> bool:
+    """Fusion works on a function's top-level ops, never on a group's body."""
+    return op.parent is not None and op.parent.name == "func.func"
+
+
+def is_group(op: ir.Operation | None, kind: str) -> bool:
+    return (op is not None and op.name == "tinyml.fused"
+            and ir.StringAttr(op.attributes["kind"]).value == kind)
+
+
+def body_ops(group: ir.Operation) -> list[ir.Operation]:
+    """The ops of a group's body, without the terminator."""
+    return [op.operation for op in group.regions[0].blocks[0].operations][:-1]
+
+
+def size(op: ir.Operation) -> int:
+    """How many ops `op` brings into a group: a group counts its members
+    (the constants copied into it are not members)."""
+    if op.name != "tinyml.fused":
+        return 1
+    return sum(1 for member in body_ops(op) if not _is_constant(member))
+
+
+def group_root(fused: ir.Operation) -> ir.Operation | None:
+    """The contraction or reduction a fused group is built around."""
+    return next((op for op in body_ops(fused) if op.name in CONTRACTIONS | REDUCTIONS), None)
+
+
+def epilogue_feeder(consumer: ir.Operation, kind: str, heads: frozenset[str], joins,
+                    max_links: int) -> ir.Operation | None:
+    """The group of `kind` that `consumer` may join as the next op of its
+    epilogue, if any. `heads` are the ops such groups are built around,
+    `joins(consumer, group)` the legality, `max_links` the longest epilogue.
+    When several operands come from such groups (a residual add of two
+    branches) the deepest takes it, the first operand's on a tie; and while
+    one of them is still growing its epilogue towards `consumer`, none does,
+    so the choice never depends on the order the driver visits ops in."""
+    contenders = [producer(value) for value in consumer.operands
+                  if leads_from(value, consumer, kind, heads, max_links)]
+    if not contenders or not all(is_group(op, kind) for op in contenders):
+        return None
+    feeders = [op for op in contenders if joins(consumer, op)]
+    return max(feeders, key=depth, default=None)
+
+
+def leads_from(value: ir.Value, consumer: ir.Operation, kind: str, heads: frozenset[str],
+               max_links: int) -> bool:
+    """Whether `value` is the end of a chain of at most `max_links` single-use
+    element-wise ops of one shape from a `heads` op or a group of `kind`."""
+    definer = producer(value)
+    if (definer is None or not in_function_body(definer) or not is_only_user(consumer, definer)
+            or shape(value) != shape(consumer.results[0])):
+        return False
+    if definer.name in heads:
+        return True
+    if is_group(definer, kind):
+        return size(definer) - 1 <= max_links
+    return (is_elementwise(definer) and max_links > 0
+            and any(leads_from(operand, definer, kind, heads, max_links - 1)
+                    for operand in definer.operands))
+
+
+def depth(op: ir.Operation) -> int:
+    """The number of ops on the longest path from the function's arguments
+    to `op`: a structural rank, the same in every order of the ops."""
+    ranks: dict[ir.Operation, int] = {}
+    pending = [op]
+    while pending:
+        current = pending[-1]
+        inputs = [definer for definer in map(producer, current.operands) if definer is not None]
+        waiting = [definer for definer in inputs if definer not in ranks]
+        if waiting:
+            pending.extend(waiting)
+            continue
+        pending.pop()
+        ranks[current] = 1 + max((ranks[definer] for definer in inputs), default=0)
+    return ranks[op]
+
+
+def outside_producers(op: ir.Operation, start: ir.Operation | None = None) -> list[ir.Operation]:
+    """The ops outside `op` that produce its operands, nearest first: for a
+    group, breadth-first from `start` (default: its terminator) back through
+    its body. The order depends only on the graph, never on op positions."""
+    if op.name != "tinyml.fused":
+        return _distinct(producer(value) for value in op.operands)
+    found, frontier, seen = [], [start or _terminator(op)], set()
+    while frontier:
+        member = frontier.pop(0)
+        for value in member.operands:
+            if isinstance(value.owner, ir.Block):
+                found.append(producer(op.operands[ir.BlockArgument(value).arg_number]))
+            elif value.owner.operation not in seen:
+                seen.add(value.owner.operation)
+                frontier.append(value.owner.operation)
+    return _distinct(found)
+
+
+def new_group(rewriter: PatternRewriter, op: ir.Operation, kind: str) -> None:
+    """`op` becomes a one-op group of `kind`."""
+    rewriter.replace_op(op, _build([(op, None)], set(), op, kind))
+
+
+def absorb_producer(rewriter: PatternRewriter, group: ir.Operation, op: ir.Operation) -> None:
+    """`group` takes in `op` (an op, or a group of the same kind), which
+    feeds it. `op` lands just before its first user in the body, so the body
+    stays in the order the model computes it. An `op` still used outside
+    (rematerialized) stays for those users."""
+    members = _members(group)
+    first_user = next(i for i, (member, arguments) in enumerate(members)
+                      if any(_outside(value, arguments) in op.results for value in member.operands))
+    flat = members[:first_user] + _members(op) + members[first_user:]
+    merged = {group, op} if op.name == "tinyml.fused" else {group}
+    rewriter.replace_op(group, _build(flat, merged, group, kind_of(group)))
+    if not users(op):
+        rewriter.erase_op(op)
+
+
+def absorb_consumer(rewriter: PatternRewriter, group: ir.Operation, op: ir.Operation) -> None:
+    """`group` takes in `op`, the only user of its result; the group's result
+    becomes `op`'s."""
+    flat = _members(group) + [(op, None)]
+    rewriter.replace_op(op, _build(flat, {group}, op, kind_of(group)))
+    rewriter.erase_op(group)
+
+
+def kind_of(group: ir.Operation) -> str:
+    return ir.StringAttr(group.attributes["kind"]).value
+
+
+# A member of a group being built: an op, with the outside values of its
+# block arguments when it comes from the body of a group being merged.
+Member = tuple[ir.Operation, list[ir.Value] | None]
+
+
+def _members(op: ir.Operation) -> list[Member]:
+    """The ops `op` brings into a group. A group's constants are left out:
+    the new body copies them again just before their first use."""
+    if op.name != "tinyml.fused":
+        return [(op, None)]
+    arguments = list(op.operands)
+    return [(member, arguments) for member in body_ops(op) if not _is_constant(member)]
+
+
+def _outside(value: ir.Value, arguments: list[ir.Value] | None) -> ir.Value:
+    """The value outside every group that a member reads as `value`."""
+    if arguments is not None and isinstance(value.owner, ir.Block):
+        return arguments[ir.BlockArgument(value).arg_number]
+    return value
+
+
+def _terminator(group: ir.Operation) -> ir.Operation:
+    return list(group.regions[0].blocks[0].operations)[-1].operation
+
+
+def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
+           kind: str) -> ir.Operation:
+    """A `tinyml.fused` op of `kind`, placed before `root` (the op it will
+    replace), whose body computes `members` in order and yields `root`'s
+    result; `merged`
+    are the groups whose bodies are among the members. Constants are copied
+    in before their first use; every other value from outside becomes an
+    input."""
+
+    def source(value: ir.Value, arguments) -> ir.Value:
+        value = _outside(value, arguments)
+        definer = producer(value)
+        return _terminator(definer).operands[0] if definer in merged else value
+
+    produced, inputs = set(), []
+    for member, arguments in members:
+        for value in member.operands:
+            value = source(value, arguments)
+            if value not in produced and value not in inputs and not _is_constant(producer(value)):
+                inputs.append(value)
+        produced.update(member.results)
+
+    fused = ir.Operation.create(
+        "tinyml.fused", results=[root.results[0].type], operands=inputs,
+        attributes={"kind": ir.StringAttr.get(kind)}, regions=1, loc=root.location,
+        ip=ir.InsertionPoint(root))
+    body = fused.regions[0].blocks.append(*[v.type for v in inputs],
+                                          arg_locs=[root.location] * len(inputs))
+    mapping = dict(zip(inputs, body.arguments))
+    with ir.InsertionPoint(body):
+        for member, arguments in members:
+            sources = [source(value, arguments) for value in member.operands]
+            for value in sources:
+                if value not in mapping and _is_constant(producer(value)):
+                    mapping[value] = producer(value).clone().results[0]
+            copy = member.clone()
+            for i, value in enumerate(sources):
+                copy.operands[i] = mapping[value]
+            mapping.update(zip(member.results, copy.results))
+        ir.Operation.create("tinyml.yield", operands=[mapping[source(root.results[0], None)]],
+                            loc=root.location)
+    return fused
+
+
+def _is_constant(op: ir.Operation | None) -> bool:
+    return op is not None and op.name == "arith.constant"
+
+
+def _distinct(ops) -> list[ir.Operation]:
+    found = []
+    for op in ops:
+        if op is not None and op not in found:
+            found.append(op)
+    return found
