@@ -7,8 +7,8 @@ from mlir import ir
 from mlir.rewrite import PatternRewriter
 
 from ..passes.patterns import NO_MATCH, Pattern
-from .groups import (CONTRACTIONS, ELEMENTWISE, absorb_consumer, epilogue_feeder,
-                     in_function_body, is_elementwise, new_group, only_user, shape, size)
+from .groups import (CONTRACTIONS, ELEMENTWISE, EpilogueChains, absorb_consumer, in_function_body,
+                     is_elementwise, is_group, new_group, only_user, same, shape, size)
 
 KIND = "conv_epilogue"
 
@@ -27,16 +27,22 @@ def conv_epilogue_patterns(max_epilogue_ops: int = 8, residual: bool = True,
                 and size(feeder) - 1 < max_epilogue_ops
                 and (residual or not reads_full_tensor_besides(consumer, feeder)))
 
+    chains = EpilogueChains(KIND, CONTRACTIONS, max_epilogue_ops)
+
+    def takes(feeder: ir.Operation, consumer: ir.Operation | None) -> bool:
+        return (consumer is not None and same(chains.claimant(consumer), feeder)
+                and joins(consumer, feeder))
+
     def contraction_becomes_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        if not in_function_body(op) or not (standalone or joins(only_user(op), op)):
+        if not in_function_body(op) or not (standalone or takes(op, only_user(op))):
             return NO_MATCH
         new_group(rewriter, op, KIND)
 
     def epilogue_joins_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        group = epilogue_feeder(op, KIND, CONTRACTIONS, joins, max_epilogue_ops)
-        if group is None:
+        group = chains.claimant(op)
+        if not is_group(group, KIND) or not joins(op, group):
             return NO_MATCH
         absorb_consumer(rewriter, group, op)
 

@@ -10,6 +10,8 @@ create a cycle, whatever order the patterns fire in.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
@@ -102,55 +104,78 @@ def group_root(fused: ir.Operation) -> ir.Operation | None:
     return next((op for op in body_ops(fused) if op.name in CONTRACTIONS | REDUCTIONS), None)
 
 
-def epilogue_feeder(consumer: ir.Operation, kind: str, heads: frozenset[str], joins,
-                    max_links: int) -> ir.Operation | None:
-    """The group of `kind` that `consumer` may join as the next op of its
-    epilogue, if any. `heads` are the ops such groups are built around,
-    `joins(consumer, group)` the legality, `max_links` the longest epilogue.
-    When several operands come from such groups (a residual add of two
-    branches) the deepest takes it, the first operand's on a tie; and while
-    one of them is still growing its epilogue towards `consumer`, none does,
-    so the choice never depends on the order the driver visits ops in."""
-    contenders = [producer(value) for value in consumer.operands
-                  if leads_from(value, consumer, kind, heads, max_links)]
-    if not contenders or not all(is_group(op, kind) for op in contenders):
-        return None
-    feeders = [op for op in contenders if joins(consumer, op)]
-    return max(feeders, key=depth, default=None)
+@dataclass(frozen=True)
+class EpilogueChains:
+    """The chains of single-use element-wise ops of one shape that consume
+    the result of a `heads` op (or of a group of `kind` built around one),
+    at most `max_links` long: each chain is that head's epilogue."""
+
+    kind: str
+    heads: frozenset[str]
+    max_links: int
+
+    def claimant(self, consumer: ir.Operation) -> ir.Operation | None:
+        """The producer of the operand through which `consumer` continues an
+        epilogue chain (a head, a group, or the chain's last op while it is
+        still on its way into the group), if it continues one. Of several (a
+        residual add of two branches), the one with more heads on its
+        longest path from the function's arguments, the block's main branch,
+        takes it, the first operand's on a tie. Ranks are counted as if no
+        op were grouped, so the choice is the same in whatever order the
+        driver visits ops."""
+        if not is_elementwise(consumer):
+            return None
+        chained = [value for value in consumer.operands
+                   if self._leads_from(value, consumer, self.max_links)]
+        if len(chained) > 1:
+            ranks = [head_rank(value, self.heads) for value in chained]
+            chained = [chained[ranks.index(max(ranks))]]
+        return producer(chained[0]) if chained else None
+
+    def _leads_from(self, value: ir.Value, consumer: ir.Operation, links: int) -> bool:
+        definer = producer(value)
+        if (definer is None or not in_function_body(definer) or not is_only_user(consumer, definer)
+                or shape(value) != shape(consumer.results[0])):
+            return False
+        if definer.name in self.heads:
+            return True
+        if is_group(definer, self.kind):
+            return size(definer) - 1 <= links
+        return (is_elementwise(definer) and links > 0
+                and any(self._leads_from(operand, definer, links - 1)
+                        for operand in definer.operands))
 
 
-def leads_from(value: ir.Value, consumer: ir.Operation, kind: str, heads: frozenset[str],
-               max_links: int) -> bool:
-    """Whether `value` is the end of a chain of at most `max_links` single-use
-    element-wise ops of one shape from a `heads` op or a group of `kind`."""
-    definer = producer(value)
-    if (definer is None or not in_function_body(definer) or not is_only_user(consumer, definer)
-            or shape(value) != shape(consumer.results[0])):
-        return False
-    if definer.name in heads:
-        return True
-    if is_group(definer, kind):
-        return size(definer) - 1 <= max_links
-    return (is_elementwise(definer) and max_links > 0
-            and any(leads_from(operand, definer, kind, heads, max_links - 1)
-                    for operand in definer.operands))
-
-
-def depth(op: ir.Operation) -> int:
-    """The number of ops on the longest path from the function's arguments
-    to `op`: a structural rank, the same in every order of the ops."""
-    ranks: dict[ir.Operation, int] = {}
-    pending = [op]
+def head_rank(value: ir.Value, heads: frozenset[str]) -> int:
+    """How many `heads` ops lie on the longest path from the function's
+    arguments to `value`, in the graph as it was before fusion: a group
+    stands for the ops of its body, so forming groups never changes a rank."""
+    ranks: dict[ir.Value, int] = {}
+    pending = [value]
     while pending:
         current = pending[-1]
-        inputs = [definer for definer in map(producer, current.operands) if definer is not None]
-        waiting = [definer for definer in inputs if definer not in ranks]
+        inputs, own = _ungrouped_inputs(current, heads)
+        waiting = [v for v in inputs if v not in ranks]
         if waiting:
             pending.extend(waiting)
             continue
         pending.pop()
-        ranks[current] = 1 + max((ranks[definer] for definer in inputs), default=0)
-    return ranks[op]
+        ranks[current] = own + max((ranks[v] for v in inputs), default=0)
+    return ranks[value]
+
+
+def _ungrouped_inputs(value: ir.Value, heads: frozenset[str]) -> tuple[list[ir.Value], int]:
+    """The values `value` is computed from as if no op were grouped, and
+    whether its op counts as a head (1) or not (0)."""
+    if isinstance(value.owner, ir.Block):
+        region_owner = value.owner.owner.operation
+        if region_owner.name == "tinyml.fused":
+            return [region_owner.operands[ir.BlockArgument(value).arg_number]], 0
+        return [], 0
+    op = value.owner.operation
+    if op.name == "tinyml.fused":
+        return [_terminator(op).operands[0]], 0
+    return list(op.operands), int(op.name in heads)
 
 
 def outside_producers(op: ir.Operation, start: ir.Operation | None = None) -> list[ir.Operation]:

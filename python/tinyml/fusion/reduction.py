@@ -8,9 +8,9 @@ from mlir import ir
 from mlir.rewrite import PatternRewriter
 
 from ..passes.patterns import NO_MATCH, Pattern
-from .groups import (ELEMENTWISE, REDUCTIONS, absorb_consumer, absorb_producer, epilogue_feeder,
-                     group_root, in_function_body, is_elementwise, is_group, leads_from, new_group,
-                     only_user, outside_producers, same, shape, size, users)
+from .groups import (ELEMENTWISE, REDUCTIONS, EpilogueChains, absorb_consumer, absorb_producer,
+                     group_root, in_function_body, is_elementwise, is_group, new_group, only_user,
+                     outside_producers, same, shape, size, users)
 
 KIND = "reduction"
 
@@ -27,16 +27,22 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
                 and shape(consumer.results[0]) == shape(feeder.results[0])
                 and size(feeder) < max_ops)
 
+    chains = EpilogueChains(KIND, REDUCTIONS, max_ops - 1)
+
+    def takes(feeder: ir.Operation, consumer: ir.Operation | None) -> bool:
+        return (consumer is not None and same(chains.claimant(consumer), feeder)
+                and epilogue_joins(consumer, feeder))
+
     def reduction_becomes_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        if not in_function_body(op) or not (epilogue_joins(only_user(op), op) or prologue(op, op)):
+        if not in_function_body(op) or not (takes(op, only_user(op)) or prologue(op, op)):
             return NO_MATCH
         new_group(rewriter, op, KIND)
 
     def epilogue_joins_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        group = epilogue_feeder(op, KIND, REDUCTIONS, epilogue_joins, max_ops - 1)
-        if group is None:
+        group = chains.claimant(op)
+        if not is_group(group, KIND) or not epilogue_joins(op, group):
             return NO_MATCH
         absorb_consumer(rewriter, group, op)
 
@@ -45,7 +51,7 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
         consumers = set(users(op))
         group = consumers.pop() if len(consumers) == 1 else None
         # The epilogue comes first: while a consumer may still join, wait.
-        if (not is_group(group, KIND) or epilogue_joins(only_user(group), group)
+        if (not is_group(group, KIND) or takes(group, only_user(group))
                 or not same(prologue(group, group_root(group)), op)):
             return NO_MATCH
         absorb_producer(rewriter, group, op)
@@ -62,8 +68,7 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
         return next((op for op in outside_producers(group, start)
                      if is_elementwise(op) and shape(op.results[0]) == space
                      and set(users(op)) == {group}
-                     and not any(leads_from(value, op, KIND, REDUCTIONS, max_ops - 1)
-                                 for value in op.operands)), None)
+                     and chains.claimant(op) is None), None)
 
     return ([(name, reduction_becomes_group) for name in sorted(REDUCTIONS)]
             + [(name, epilogue_joins_group) for name in sorted(ELEMENTWISE)]
