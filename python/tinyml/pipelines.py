@@ -49,8 +49,9 @@ def cleanup() -> Pipeline:
 def fusion() -> Pipeline:
     """Dispatch-region formation: conv/matmul epilogues first (they claim the
     activations and residual adds), then reductions, then what element-wise
-    chains remain. Each `tinyml.fused` group becomes one kernel: one loop
-    nest (a reduction group's reductions and epilogue: one each)."""
+    chains remain, each pass a set of rewrite patterns (`tinyml.fusion`).
+    Each `tinyml.fused` group becomes one kernel: one loop nest (a reduction
+    group's reductions and epilogue: one each)."""
     return Pipeline(["tinyml-fuse-conv-epilogue", "tinyml-fuse-reduction",
                      "tinyml-fuse-elementwise", "tinyml-dce"])
 

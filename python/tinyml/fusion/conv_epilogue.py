@@ -7,8 +7,8 @@ from mlir import ir
 from mlir.rewrite import PatternRewriter
 
 from ..passes.patterns import NO_MATCH, Pattern
-from .groups import (CONTRACTIONS, ELEMENTWISE, EpilogueChains, absorb_consumer, in_function_body,
-                     is_elementwise, is_group, new_group, only_user, same, shape, size)
+from .groups import (CONTRACTIONS, ELEMENTWISE, EpilogueChains, in_function_body, new_group,
+                     only_user, shape)
 
 KIND = "conv_epilogue"
 
@@ -21,33 +21,19 @@ def conv_epilogue_patterns(max_epilogue_ops: int = 8, residual: bool = True,
     consumer may read a second full-size tensor (a residual add);
     `standalone`: a contraction with no epilogue is a group too."""
 
-    def joins(consumer: ir.Operation | None, feeder: ir.Operation) -> bool:
-        return (is_elementwise(consumer) and in_function_body(consumer)
-                and shape(consumer.results[0]) == shape(feeder.results[0])
-                and size(feeder) - 1 < max_epilogue_ops
-                and (residual or not reads_full_tensor_besides(consumer, feeder)))
+    def residual_allowed(consumer: ir.Operation, group: ir.Operation) -> bool:
+        return residual or not reads_full_tensor_besides(consumer, group)
 
-    chains = EpilogueChains(KIND, CONTRACTIONS, max_epilogue_ops)
-
-    def takes(feeder: ir.Operation, consumer: ir.Operation | None) -> bool:
-        return (consumer is not None and same(chains.claimant(consumer), feeder)
-                and joins(consumer, feeder))
+    chains = EpilogueChains(KIND, CONTRACTIONS, max_epilogue_ops, residual_allowed)
 
     def contraction_becomes_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        if not in_function_body(op) or not (standalone or takes(op, only_user(op))):
+        if not in_function_body(op) or not (standalone or chains.takes(op, only_user(op))):
             return NO_MATCH
         new_group(rewriter, op, KIND)
 
-    def epilogue_joins_group(op: ir.OpView, rewriter: PatternRewriter):
-        op = op.operation
-        group = chains.claimant(op)
-        if not is_group(group, KIND) or not joins(op, group):
-            return NO_MATCH
-        absorb_consumer(rewriter, group, op)
-
     return ([(name, contraction_becomes_group) for name in sorted(CONTRACTIONS)]
-            + [(name, epilogue_joins_group) for name in sorted(ELEMENTWISE)])
+            + [(name, chains.epilogue_joins_group) for name in sorted(ELEMENTWISE)])
 
 
 def reads_full_tensor_besides(op: ir.Operation, chained: ir.Operation) -> bool:

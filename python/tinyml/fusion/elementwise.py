@@ -13,7 +13,8 @@ from .groups import (CHEAP, ELEMENTWISE, absorb_producer, in_function_body, is_e
 KIND = "elementwise"
 
 
-def elementwise_patterns(max_ops: int = 32, rematerialize: bool = True) -> list[tuple[str, Pattern]]:
+def elementwise_patterns(max_ops: int = 32,
+                         rematerialize: bool = True) -> list[tuple[str, Pattern]]:
     """(root op, pattern) pairs: an element-wise op that no consumer takes
     in becomes a group when it has a producer to absorb; a same-shaped
     element-wise producer (or group) whose every use is inside a group joins

@@ -11,9 +11,12 @@ create a cycle, whatever order the patterns fire in.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from mlir import ir
 from mlir.rewrite import PatternRewriter
+
+from ..passes.patterns import NO_MATCH
 
 ELEMENTWISE = frozenset({
     "tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.div", "tinyml.maximum",
@@ -108,11 +111,35 @@ def group_root(fused: ir.Operation) -> ir.Operation | None:
 class EpilogueChains:
     """The chains of single-use element-wise ops of one shape that consume
     the result of a `heads` op (or of a group of `kind` built around one),
-    at most `max_links` long: each chain is that head's epilogue."""
+    at most `max_links` long: each chain is that head's epilogue, and its
+    ops join the head's group in turn. `accepts(consumer, group)` may
+    refuse a consumer besides."""
 
     kind: str
     heads: frozenset[str]
     max_links: int
+    accepts: Callable[[ir.Operation, ir.Operation], bool] = lambda consumer, group: True
+
+    def joins(self, consumer: ir.Operation | None, group: ir.Operation) -> bool:
+        """Whether `consumer` may be the next op of `group`'s (or of a bare
+        head's) epilogue."""
+        return (is_elementwise(consumer) and in_function_body(consumer)
+                and shape(consumer.results[0]) == shape(group.results[0])
+                and size(group) - 1 < self.max_links and self.accepts(consumer, group))
+
+    def takes(self, head: ir.Operation, consumer: ir.Operation | None) -> bool:
+        """Whether `consumer` will join the epilogue of `head` (a head or a
+        group): it continues that chain rather than another, and may join."""
+        return (consumer is not None and same(self.claimant(consumer), head)
+                and self.joins(consumer, head))
+
+    def epilogue_joins_group(self, op: ir.OpView, rewriter: PatternRewriter):
+        """Pattern: an element-wise op joins the group whose epilogue it continues."""
+        op = op.operation
+        group = self.claimant(op)
+        if not is_group(group, self.kind) or not self.joins(op, group):
+            return NO_MATCH
+        absorb_consumer(rewriter, group, op)
 
     def claimant(self, consumer: ir.Operation) -> ir.Operation | None:
         """The producer of the operand through which `consumer` continues an

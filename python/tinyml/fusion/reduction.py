@@ -8,8 +8,8 @@ from mlir import ir
 from mlir.rewrite import PatternRewriter
 
 from ..passes.patterns import NO_MATCH, Pattern
-from .groups import (ELEMENTWISE, REDUCTIONS, EpilogueChains, absorb_consumer, absorb_producer,
-                     group_root, in_function_body, is_elementwise, is_group, new_group, only_user,
+from .groups import (ELEMENTWISE, REDUCTIONS, EpilogueChains, absorb_producer, group_root,
+                     in_function_body, is_elementwise, is_group, new_group, only_user,
                      outside_producers, same, shape, size, users)
 
 KIND = "reduction"
@@ -22,36 +22,21 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
     ops feeding its input that have no other user (the prologue), up to
     `max_ops` ops in all."""
 
-    def epilogue_joins(consumer: ir.Operation | None, feeder: ir.Operation) -> bool:
-        return (is_elementwise(consumer) and in_function_body(consumer)
-                and shape(consumer.results[0]) == shape(feeder.results[0])
-                and size(feeder) < max_ops)
-
     chains = EpilogueChains(KIND, REDUCTIONS, max_ops - 1)
-
-    def takes(feeder: ir.Operation, consumer: ir.Operation | None) -> bool:
-        return (consumer is not None and same(chains.claimant(consumer), feeder)
-                and epilogue_joins(consumer, feeder))
 
     def reduction_becomes_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        if not in_function_body(op) or not (takes(op, only_user(op)) or prologue(op, op)):
+        if (not in_function_body(op)
+                or not (chains.takes(op, only_user(op)) or prologue(op, op))):
             return NO_MATCH
         new_group(rewriter, op, KIND)
-
-    def epilogue_joins_group(op: ir.OpView, rewriter: PatternRewriter):
-        op = op.operation
-        group = chains.claimant(op)
-        if not is_group(group, KIND) or not epilogue_joins(op, group):
-            return NO_MATCH
-        absorb_consumer(rewriter, group, op)
 
     def prologue_joins_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
         consumers = set(users(op))
         group = consumers.pop() if len(consumers) == 1 else None
         # The epilogue comes first: while a consumer may still join, wait.
-        if (not is_group(group, KIND) or takes(group, only_user(group))
+        if (not is_group(group, KIND) or chains.takes(group, only_user(group))
                 or not same(prologue(group, group_root(group)), op)):
             return NO_MATCH
         absorb_producer(rewriter, group, op)
@@ -71,5 +56,5 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
                      and chains.claimant(op) is None), None)
 
     return ([(name, reduction_becomes_group) for name in sorted(REDUCTIONS)]
-            + [(name, epilogue_joins_group) for name in sorted(ELEMENTWISE)]
+            + [(name, chains.epilogue_joins_group) for name in sorted(ELEMENTWISE)]
             + [(name, prologue_joins_group) for name in sorted(ELEMENTWISE)])

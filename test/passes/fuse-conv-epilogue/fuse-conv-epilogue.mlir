@@ -111,3 +111,81 @@ func.func @no_residual(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>, %s: ten
   %2 = tinyml.add %1, %s : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
   return %2 : tensor<1x4x4x2xf32>
 }
+
+// -----
+
+// A residual add fed by two convs (a downsampling block: the shortcut is a
+// 1x1 conv) joins the main branch, the one with more convs on its path,
+// whichever operand it is; the shortcut conv is a group of its own.
+// CHECK-LABEL: func.func @residual_add_joins_the_main_branch
+// CHECK:         %[[S:.*]] = tinyml.fused "conv_epilogue"(%arg0, %arg1)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.conv2d
+// CHECK-NEXT:      tinyml.yield
+// CHECK:         %[[A:.*]] = tinyml.fused "conv_epilogue"(%arg0, %arg1)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.conv2d
+// CHECK-NEXT:      tinyml.relu
+// CHECK-NEXT:      tinyml.yield
+// CHECK:         tinyml.fused "conv_epilogue"(%[[A]], %arg1, %[[S]])
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.conv2d
+// CHECK-NEXT:      tinyml.add
+// CHECK-NEXT:      tinyml.relu
+// CHECK-NEXT:      tinyml.yield
+func.func @residual_add_joins_the_main_branch(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
+  %shortcut = tinyml.conv2d %x, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
+  %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
+  %1 = tinyml.relu %0 : tensor<1x4x4x2xf32>
+  %2 = tinyml.conv2d %1, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
+  %3 = tinyml.add %shortcut, %2 : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  %4 = tinyml.relu %3 : tensor<1x4x4x2xf32>
+  return %4 : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// Two equally deep convs feeding one add: the first operand's takes it.
+// Without standalone groups the other conv stays a bare op: it only becomes
+// a group when it wins its epilogue.
+// CHECK-LABEL: func.func @tie_goes_to_the_first_operand
+// CHECK:         %[[A:.*]] = tinyml.fused "conv_epilogue"(%arg0, %arg1)
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1, %[[A]])
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.conv2d
+// CHECK-NEXT:      tinyml.add
+// CHECK-NEXT:      tinyml.yield
+// ALONE-LABEL: func.func @tie_goes_to_the_first_operand
+// ALONE:         %[[A:.*]] = tinyml.conv2d %arg0
+// ALONE:         tinyml.fused "conv_epilogue"(%arg0, %arg1, %[[A]])
+// ALONE-NEXT:    ^bb0
+// ALONE-NEXT:      tinyml.conv2d
+// ALONE-NEXT:      tinyml.add
+// ALONE-NEXT:      tinyml.yield
+// ALONE-NOT:     tinyml.fused
+func.func @tie_goes_to_the_first_operand(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
+  %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
+  %1 = tinyml.conv2d %x, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
+  %2 = tinyml.add %1, %0 : (tensor<1x4x4x2xf32>, tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32>
+  return %2 : tensor<1x4x4x2xf32>
+}
+
+// -----
+
+// max-epilogue-ops bounds the chain; the rest stays outside.
+// RUN: tinyml-opt %s --split-input-file --tinyml-fuse-conv-epilogue='max-epilogue-ops=1' | FileCheck %s --check-prefix=MAX1
+// CHECK-LABEL: func.func @bounded_epilogue
+// ALONE-LABEL: func.func @bounded_epilogue
+// MAX1-LABEL: func.func @bounded_epilogue
+// MAX1:         %[[G:.*]] = tinyml.fused "conv_epilogue"
+// MAX1-NEXT:    ^bb0
+// MAX1-NEXT:      tinyml.conv2d
+// MAX1-NEXT:      tinyml.relu
+// MAX1-NEXT:      tinyml.yield
+// MAX1:         tinyml.neg %[[G]]
+func.func @bounded_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
+  %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
+  %1 = tinyml.relu %0 : tensor<1x4x4x2xf32>
+  %2 = tinyml.neg %1 : tensor<1x4x4x2xf32>
+  return %2 : tensor<1x4x4x2xf32>
+}

@@ -156,3 +156,44 @@ func.func @long_chain(%x: tensor<16xf32>) -> tensor<16xf32> {
   %2 = tinyml.relu %1 : tensor<16xf32>
   return %2 : tensor<16xf32>
 }
+
+// -----
+
+// A cheap producer whose users all end up in one group moves in once: it is
+// not copied while one of its users is still outside.
+// CHECK-LABEL: func.func @cheap_producer_used_twice_in_one_group
+// CHECK:         tinyml.fused "elementwise"(%arg0)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.clamp
+// CHECK-NEXT:      tinyml.neg
+// CHECK-NEXT:      tinyml.mul
+// CHECK-NEXT:      tinyml.yield
+// CHECK-NOT:     tinyml.clamp
+func.func @cheap_producer_used_twice_in_one_group(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = tinyml.clamp %x {min = 0.0 : f32, max = 1.0 : f32} : tensor<16xf32>
+  %1 = tinyml.neg %0 : tensor<16xf32>
+  %2 = tinyml.mul %0, %1 : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  return %2 : tensor<16xf32>
+}
+
+// -----
+
+// A group takes its producers nearest first: with max-ops=3 a diamond keeps
+// its two middle ops and leaves the farthest one, their shared producer, out.
+// RUN: tinyml-opt %s --split-input-file --tinyml-fuse-elementwise='max-ops=3' | FileCheck %s --check-prefix=MAX3
+// MAX3-LABEL: func.func @nearest_first
+// MAX3:         %[[N:.*]] = tinyml.neg %arg0
+// MAX3-NEXT:    tinyml.fused "elementwise"(%[[N]])
+// MAX3-NEXT:    ^bb0
+// MAX3-NEXT:      tinyml.exp
+// MAX3-NEXT:      tinyml.tanh
+// MAX3-NEXT:      tinyml.add
+// MAX3-NEXT:      tinyml.yield
+// CHECK-LABEL: func.func @nearest_first
+func.func @nearest_first(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = tinyml.neg %x : tensor<16xf32>
+  %1 = tinyml.exp %0 : tensor<16xf32>
+  %2 = tinyml.tanh %0 : tensor<16xf32>
+  %3 = tinyml.add %1, %2 : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  return %3 : tensor<16xf32>
+}

@@ -81,3 +81,41 @@ func.func @bounded(%x: tensor<4x16xf32>) -> tensor<4xf32> {
   %3 = tinyml.relu %2 : tensor<4xf32>
   return %3 : tensor<4xf32>
 }
+
+// -----
+
+// An element-wise op between two reductions continues the first one's
+// epilogue; it is never the second one's prologue, so the second softmax
+// has nothing to fuse and stays as it is.
+// CHECK-LABEL: func.func @between_two_reductions
+// CHECK:         %[[G:.*]] = tinyml.fused "reduction"(%arg0)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.reduce_sum
+// CHECK-NEXT:      tinyml.relu
+// CHECK-NEXT:      tinyml.yield
+// CHECK:         tinyml.softmax %[[G]]
+// CHECK-NOT:     tinyml.fused
+func.func @between_two_reductions(%x: tensor<4x16xf32>) -> tensor<4xf32> {
+  %0 = tinyml.reduce_sum %x {axes = array<i64: 1>} : (tensor<4x16xf32>) -> tensor<4xf32>
+  %1 = tinyml.relu %0 : tensor<4xf32>
+  %2 = tinyml.softmax %1 {axis = 0} : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+
+// -----
+
+// Two reductions feeding one add: the first operand's takes it as its
+// epilogue, and the other reduction does not become a group of its own.
+// CHECK-LABEL: func.func @add_of_two_reductions
+// CHECK:         %[[M:.*]] = tinyml.reduce_max %arg1
+// CHECK-NEXT:    tinyml.fused "reduction"(%arg0, %[[M]])
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.reduce_sum
+// CHECK-NEXT:      tinyml.add
+// CHECK-NEXT:      tinyml.yield
+func.func @add_of_two_reductions(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>) -> tensor<4xf32> {
+  %0 = tinyml.reduce_max %y {axes = array<i64: 1>} : (tensor<4x16xf32>) -> tensor<4xf32>
+  %1 = tinyml.reduce_sum %x {axes = array<i64: 1>} : (tensor<4x16xf32>) -> tensor<4xf32>
+  %2 = tinyml.add %1, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
