@@ -10,7 +10,7 @@ greedy-by-size plan of the same buffers, the op-by-op lower bound, and the
 arena TensorFlow Lite Micro reports for the MLPerf Tiny float models; flash
 (text, rodata); executed instructions unfused vs fused, per MAC; an llvm-mca
 cycle estimate; measured stack; compile seconds. Then the per-layer profile
-of each fused model (`tinyml.profile`): its top-3 layers, instructions per
+of each fused model (`tinyml.targets.profile`): its top-3 layers, instructions per
 MAC by layer type, and the whole per-layer table.
 """
 from __future__ import annotations
@@ -21,11 +21,11 @@ import sys
 import time
 
 import tinyml
-from tinyml import profile as profiling
+from tinyml.targets import profile as profiling
 from tinyml import zoo
 
-# TFLM's arena for the MLPerf Tiny float models, measured with its
-# interpreter (see DESIGN.md); the zoo models have the same shapes.
+# TFLM's arena for the MLPerf Tiny float models, measured with
+# tflite-micro's Python interpreter; the zoo models have the same shapes.
 TFLM_ARENA = {"kws_dscnn": 72208, "vww_mobilenet": 324800, "resnet8": 203376,
               "fc_autoencoder": 6224}
 

@@ -1,7 +1,7 @@
 """`tinyml.compile`: a model (ONNX file or ModelProto, or tinyml IR) to a
 `CompiledModel` that runs, saves and loads.
 
-Every target lowers through `pipelines.compile_stages()` to the LLVM
+Every target lowers through `pipeline.stages.compile_stages()` to the LLVM
 dialect. The compiled function takes its inputs, then its outputs
 (caller-owned out-params), then the arena, in the model's own layout and
 dtype (float32). The host runs it with the MLIR ExecutionEngine (JIT); a
@@ -29,14 +29,15 @@ from typing import Any, Sequence
 import numpy as np
 from mlir import ir
 
-from . import analysis, pipelines
-from . import profile as profiling
-from .context import make_context
-from .diagnostics import format_mlir_error
-from .parser_traps import parser_traps
-from .passes.number_kernels import kernel_number
-from .passes.registry import PassError, PipelineError, lookup
-from .pipeline import Pipeline
+from .conversion.number_kernels import kernel_number
+from .ir import analysis
+from .ir.context import make_context
+from .ir.diagnostics import format_mlir_error
+from .ir.parser_traps import parser_traps
+from .pipeline.builder import Pipeline
+from .pipeline.registry import PassError, PipelineError, lookup
+from .pipeline.stages import compile_stages
+from .targets import profile as profiling
 from .safe_io import replace_output_dir, unreadable_reason
 
 from .targets import TARGETS, TargetError, lookup_target  # noqa: F401  (re-exported)
@@ -413,7 +414,7 @@ class CompiledModel:
             estimate_cycles: bool = False, profile: bool = False) -> "RunResult":
         """One inference. `arena_fill` poisons the arena first (a byte
         pattern, repeated), which must not change the outputs. `profile`
-        gives the per-layer profile (`tinyml.profile`; in the emulator with
+        gives the per-layer profile (`tinyml.targets.profile`; in the emulator with
         the cycle estimate) as `RunResult.profile`; a model whose report has
         no usable kernel map is a RunError."""
         arrays = self.check_inputs(inputs)
@@ -443,7 +444,7 @@ class CompiledModel:
     def _run_emulated(self, arrays, arena_fill, estimate_cycles, profile) -> "RunResult":
         import tempfile
         try:
-            from . import emulator
+            from .targets import emulator
         except ImportError as error:
             raise RunError(f"the Cortex-M emulator is not available ({error}); install it "
                            "with: pip install unicorn==2.1.4") from None
@@ -521,7 +522,7 @@ class RunResult:
     instructions: int | None = None
     stack_bytes: int | None = None
     cycles_estimate: int | None = None
-    profile: dict[str, Any] | None = None  # `tinyml.profile.build`, when asked for
+    profile: dict[str, Any] | None = None  # `tinyml.targets.profile.build`, when asked for
 
 
 _REPORT_KEYS = ("format", "model", "target", "function", "artefacts", "inputs", "outputs",
@@ -707,7 +708,7 @@ def _arena_limit(spec) -> int:
     if spec.is_host:
         return _MAX_HOST_ARENA_BYTES
     try:
-        from .emulator import SRAM_LIMIT
+        from .targets.emulator import SRAM_LIMIT
     except ImportError:  # no emulator: the run says so; bound by 32-bit sizes
         return _MAX_TENSOR_BYTES
     return SRAM_LIMIT
@@ -821,7 +822,7 @@ def _check_interface(func: ir.Operation, symbol: str, model: CompiledModel,
 
 def _check_object(model: CompiledModel, outdir: Path) -> None:
     try:
-        from .emulator import ObjectError, check_object
+        from .targets.emulator import ObjectError, check_object
     except ImportError:  # no emulator: the run reports it
         return
     filename = f"{model.name}.o"
@@ -873,7 +874,7 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
             del func.attributes["llvm.emit_c_interface"]
         if emit_stages:
             stages["input"] = str(module)
-        for stage_name, stage in pipelines.compile_stages(
+        for stage_name, stage in compile_stages(
                 spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory,
                 max_accumulators=spec.max_accumulators):
             stage_start = time.perf_counter()
@@ -981,7 +982,7 @@ def _build_cortex_m(llvm_mlir: str, translation_input: str, name: str, function:
     import tempfile
 
     from .targets import cortexm
-    from .toolchain import ToolchainError
+    from .targets.toolchain import ToolchainError
     with tempfile.TemporaryDirectory(prefix="tinyml-build-") as tmp:
         try:
             files = cortexm.build_object(translation_input, name, spec, Path(tmp),

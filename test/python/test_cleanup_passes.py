@@ -11,9 +11,9 @@ import pytest
 
 import tinyml
 from tinyml import zoo
-from tinyml.context import make_context
+from tinyml.ir.context import make_context
 from tinyml.frontend.onnx import import_onnx
-from tinyml.pipeline import Pipeline
+from tinyml import Pipeline
 from mlir import ir
 
 TOLERANCE = 1e-4

@@ -7,10 +7,11 @@ import re
 import numpy as np
 import pytest
 
-from tinyml import emulator, toolchain
+from tinyml.targets import emulator
+from tinyml.targets import toolchain
 from tinyml.targets import cortexm
-from tinyml.emulator import EmulatorError, run_object
-from tinyml.toolchain import ToolchainError, run_tool
+from tinyml.targets.emulator import EmulatorError, run_object
+from tinyml.targets.toolchain import ToolchainError, run_tool
 
 LLC_TARGETS = {
     "cortex-m4": ["-mtriple=thumbv7em-none-eabihf", "-mcpu=cortex-m4", "-float-abi=hard"],

@@ -25,7 +25,7 @@ from tinyml import make_context, zoo
 from tinyml.frontend import FrontendError, import_onnx
 from tinyml.frontend.onnx import SUPPORTED_OPS
 from tinyml.frontend.onnx import FrontendError as OnnxFrontendError
-from tinyml.pipeline import Pipeline
+from tinyml import Pipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend" / "Inputs"))
 import make_models  # noqa: E402
@@ -496,7 +496,7 @@ def test_symbolic_batch_only_on_dimension_zero():
 # tinyml-cancel-transposes preserves what every lit-test function computes
 # ---------------------------------------------------------------------------
 
-PASS_TESTS = Path(__file__).resolve().parents[1] / "passes" / "cancel-transposes"
+PASS_TESTS = Path(__file__).resolve().parents[1] / "transforms" / "cancel-transposes"
 
 
 def _lit_functions():
@@ -506,7 +506,11 @@ def _lit_functions():
                 yield pytest.param(chunk, id=f"{path.stem}-{index}")
 
 
-@pytest.mark.parametrize("source", list(_lit_functions()))
+LIT_FUNCTIONS = list(_lit_functions())
+assert LIT_FUNCTIONS, f"no lit cases found in {PASS_TESTS}"
+
+
+@pytest.mark.parametrize("source", LIT_FUNCTIONS)
 def test_cancel_transposes_preserves_semantics(source):
     rng = np.random.default_rng(0)
     with make_context():

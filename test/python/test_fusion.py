@@ -7,7 +7,8 @@ import pytest
 from mlir import ir
 
 import tinyml
-from tinyml import pipelines, zoo
+from tinyml import zoo
+from tinyml.pipeline import stages as pipelines
 from tinyml.frontend import import_onnx
 
 # Relative to each output's scale: fused kernels accumulate with fused

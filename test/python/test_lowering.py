@@ -8,7 +8,7 @@ from mlir import ir
 
 import tinyml
 from tinyml.compiler import RunError, compile
-from tinyml.passes import lower_to_linalg as lowering
+from tinyml.conversion import lower_to_linalg as lowering
 
 RNG = np.random.default_rng(0)
 
@@ -457,7 +457,7 @@ def test_stages_run_one_by_one_with_tinyml_opt(tmp_path):
     import subprocess
     import sys
 
-    from tinyml import pipelines
+    from tinyml.pipeline import stages as pipelines
 
     stages = pipelines.host_stages()
     assert {name for name, _ in stages} <= set(pipelines.STAGES)
@@ -479,7 +479,7 @@ def test_stages_run_one_by_one_with_tinyml_opt(tmp_path):
 
 
 def test_stage_options():
-    from tinyml import pipelines
+    from tinyml.pipeline import stages as pipelines
 
     text = str(pipelines.lower_to_llvm(index_bitwidth=32, bare_ptr=True))
     assert "convert-func-to-llvm{index-bitwidth=32 use-bare-ptr-memref-call-conv=1}" in text

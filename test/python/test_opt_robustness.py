@@ -181,7 +181,7 @@ def test_crash_in_a_split_chunk_names_the_chunk(tmp_path):
 
 ABORTING_PASS = '''
 import os
-from tinyml.passes.registry import Pass, register
+from tinyml.pipeline.registry import Pass, register
 
 @register
 class Abort(Pass):

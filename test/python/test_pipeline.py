@@ -5,8 +5,8 @@ import pytest
 from mlir import ir
 
 import tinyml
-from tinyml.passes import Option, Pass, PassError, PipelineError, lookup, registered_passes
-from tinyml.pipeline import Pipeline
+from tinyml.pipeline.registry import Option, Pass, PassError, PipelineError, lookup, registered_passes
+from tinyml import Pipeline
 
 
 class ScaleCheck(Pass):

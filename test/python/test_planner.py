@@ -1,4 +1,4 @@
-"""The static memory planner: the pure planning core (`tinyml.planner`) on
+"""The static memory planner: the pure planning core (`tinyml.memory.planner`) on
 random and hand-made interval sets, the `tinyml-plan-memory` pass on
 bufferized IR (and end to end on zoo models: planned and unplanned runs give
 the same outputs), and the `tinyml-schedule-for-memory` search."""
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from mlir import ir
 
-from tinyml.planner import (
+from tinyml.memory.planner import (
     Buffer,
     PlanError,
     align_up,
@@ -321,7 +321,7 @@ def test_make_plan_report():
 
 def test_make_plan_refuses_a_wrong_planner():
     def broken(buffers, alignment, pairs):
-        from tinyml.planner import Placement
+        from tinyml.memory.planner import Placement
         return Placement({b.name: 0 for b in buffers}, 80)
 
     with pytest.raises(PlanError, match="overlap"):
@@ -361,9 +361,9 @@ func.func @f(%in: memref<8x8xf32>, %out: memref<8x8xf32>) {
 
 
 def _plan_text(text: str, **options):
-    from tinyml.context import make_context
-    from tinyml.passes.plan_memory import PlanMemory
-    from tinyml.pipeline import Pipeline
+    from tinyml.ir.context import make_context
+    from tinyml.memory.plan_memory import PlanMemory
+    from tinyml import Pipeline
 
     context = make_context()
     with context, ir.Location.unknown():
@@ -397,8 +397,8 @@ def test_pass_without_inplace_and_greedy():
 
 
 def test_pass_options_are_checked():
-    from tinyml.passes.plan_memory import PlanMemory
-    from tinyml.passes.registry import PipelineError
+    from tinyml.memory.plan_memory import PlanMemory
+    from tinyml.pipeline.registry import PipelineError
 
     with pytest.raises(PipelineError, match="power of two"):
         PlanMemory(alignment=24)
@@ -416,11 +416,12 @@ def _run_zoo(name: str, plan: bool, inputs, **options):
     from mlir.execution_engine import ExecutionEngine
     from mlir.runtime import get_ranked_memref_descriptor
 
-    from tinyml import pipelines, zoo
-    from tinyml.context import make_context
+    from tinyml import zoo
+    from tinyml.pipeline import stages as pipelines
+    from tinyml.ir.context import make_context
     from tinyml.frontend.onnx import import_onnx
-    from tinyml.passes.plan_memory import PlanMemory
-    from tinyml.pipeline import Pipeline
+    from tinyml.memory.plan_memory import PlanMemory
+    from tinyml import Pipeline
 
     model = zoo.build(name)
     context = make_context()
@@ -457,7 +458,8 @@ def _run_zoo(name: str, plan: bool, inputs, **options):
 
 def _zoo_available() -> bool:
     try:
-        from tinyml import pipelines, zoo  # noqa: F401
+        from tinyml import zoo  # noqa: F401
+        from tinyml.pipeline import stages as pipelines  # noqa: F401
         from tinyml.frontend.onnx import import_onnx  # noqa: F401
     except Exception:  # noqa: BLE001 - the stages are built by others
         return False
@@ -493,7 +495,7 @@ def test_planned_zoo_model_matches_unplanned(name, options):
 # ---------------------------------------------------------------------------
 
 def random_dag(rng: np.random.Generator, n: int):
-    from tinyml.passes.reorder import Graph
+    from tinyml.memory.schedule_for_memory import Graph
 
     deps, produces, consumes, sizes, users = [0] * n, [], [[] for _ in range(n)], [], []
     for i in range(n):
@@ -529,7 +531,7 @@ def is_topological(graph, order) -> bool:
 
 @pytest.mark.parametrize("seed", range(20))
 def test_schedule_exact_is_optimal(seed):
-    from tinyml.passes.reorder import schedule
+    from tinyml.memory.schedule_for_memory import schedule
 
     rng = np.random.default_rng(seed)
     graph = random_dag(rng, int(rng.integers(3, 8)))
@@ -542,7 +544,7 @@ def test_schedule_exact_is_optimal(seed):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_schedule_beam_never_worsens(seed):
-    from tinyml.passes.reorder import schedule
+    from tinyml.memory.schedule_for_memory import schedule
 
     rng = np.random.default_rng(100 + seed)
     graph = random_dag(rng, 40)
@@ -576,9 +578,9 @@ func.func @block(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x8xf32> {{
 
 def test_schedule_keeps_results():
     from tinyml.compiler import compile
-    from tinyml.context import make_context
-    from tinyml.passes.reorder import ScheduleForMemory
-    from tinyml.pipeline import Pipeline
+    from tinyml.ir.context import make_context
+    from tinyml.memory.schedule_for_memory import ScheduleForMemory
+    from tinyml import Pipeline
 
     text = _residual_text(np.random.default_rng(5))
     x = np.random.default_rng(6).uniform(-1, 1, (1, 4, 4, 4)).astype(np.float32)

@@ -18,7 +18,7 @@ import tinyml
 from tinyml import zoo
 from tinyml.cli import run as run_cli
 from tinyml.compiler import RunError
-from tinyml.profile import OTHER, PROFILE_JSON, PROFILE_SVG, svg
+from tinyml.targets.profile import OTHER, PROFILE_JSON, PROFILE_SVG, svg
 
 
 def one_conv_model() -> onnx.ModelProto:

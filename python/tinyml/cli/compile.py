@@ -85,7 +85,7 @@ def compile_command(argv: list[str]) -> int:
     try:
         from ..compiler import CompileError, compile
         from ..frontend import FrontendError
-        from ..passes.registry import PassError, PipelineError
+        from ..pipeline.registry import PassError, PipelineError
         from ..safe_io import OutputError, check_output_dir, unreadable_reason
         if args.batch < 1:
             raise CompileError(f"--batch must be at least 1, got {args.batch}")

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from ..context import make_context
-from ..diagnostics import location_prefix, severity_name
+from ..ir.context import make_context
+from ..ir.diagnostics import location_prefix, severity_name
 from ..frontend import FrontendError
-from ..parser_traps import parser_traps
-from ..passes.registry import PipelineError, registered_passes
-from ..pipeline import Pipeline
+from ..ir.parser_traps import parser_traps
+from ..pipeline.registry import PipelineError, registered_passes
+from ..pipeline.builder import Pipeline
 from ..safe_io import OutputError, write_file
 from .crash_guard import phase, reader_gone, run_guarded
 from .verify_diagnostics import Reported, check, parse_expectations

@@ -9,7 +9,7 @@ The LAST line of stdout is a JSON object:
     {"target": "host", "model": ..., "outputs": [{"name", "shape", "dtype",
      "path"}], "seconds": <run time>, "jit_seconds": <JIT time>}
 
-With --profile the per-layer profile (see `tinyml.profile`) is printed
+With --profile the per-layer profile (see `tinyml.targets.profile`) is printed
 first as a table sorted by instructions, and written beside the report as
 OUTDIR/profile.json and OUTDIR/profile.svg (listed in OUTDIR's marker, so a
 later compile still replaces the folder); the JSON line gets
@@ -93,9 +93,9 @@ def load_input(path: str) -> np.ndarray:
 
 def run(args) -> dict:
     from ..compiler import RunError, load
-    from ..toolchain import ToolchainError
+    from ..targets.toolchain import ToolchainError
     try:
-        from ..emulator import EmulatorError
+        from ..targets.emulator import EmulatorError
     except ImportError:  # reported by the run itself, as a RunError
         EmulatorError = RunError
     try:
@@ -162,7 +162,7 @@ def save_profile(outdir: str, profile: dict) -> dict:
     """Prints the profile's table, writes profile.json and profile.svg into
     `outdir` (a warning line instead when it cannot) and returns the JSON
     line's summary of it."""
-    from ..profile import PROFILE_JSON, PROFILE_SVG, svg, table, top
+    from ..targets.profile import PROFILE_JSON, PROFILE_SVG, svg, table, top
     print(table(profile), end="")
     paths = {"json": None, "svg": None}
     try:

@@ -57,7 +57,7 @@ from mlir import ir
 from mlir.dialects import arith, func
 from onnx import TensorProto, helper, numpy_helper
 
-from ..context import make_context
+from ..ir.context import make_context
 from . import FrontendError
 
 __all__ = ["FrontendError", "SUPPORTED_OPS", "import_onnx", "import_onnx_bytes"]

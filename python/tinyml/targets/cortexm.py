@@ -11,7 +11,7 @@ from pathlib import Path
 
 from elftools.elf.elffile import ELFFile
 
-from ..toolchain import run_tool
+from .toolchain import run_tool
 from . import Target
 
 RUNTIME = Path(__file__).with_name("runtime.ll")

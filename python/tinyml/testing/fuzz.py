@@ -1381,7 +1381,7 @@ class Fuzzer:
             self._chunks = mlir_chunks(self.mlir_corpus)
             if not self._chunks:
                 raise FuzzerError(f"no .mlir files under {self.mlir_corpus}")
-            from ..passes.registry import registered_passes
+            from ..pipeline.registry import registered_passes
             self._registered = list(registered_passes())
         chunk_index = rng.randrange(len(self._chunks))
         text, done = damage_mlir(rng, self._chunks[chunk_index])

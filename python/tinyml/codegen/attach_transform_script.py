@@ -1,0 +1,279 @@
+"""tinyml-attach-transform-script: the transform-dialect script that tiles and
+vectorizes every configured group, attached to the module for the upstream
+`transform-interpreter` pass to run; tinyml-erase-transform-script removes
+it again. Between the two, `tinyml-opt` shows the script each group gets.
+
+A group's script starts from the op carrying its `#tinyml.lowering`, the
+epilogue `linalg.generic` whose first input is the group's contraction:
+
+1. tile it to the register tile (`tile_using_for`, one loop per tiled dim);
+2. fuse the contraction and the op initialising its accumulator (the bias
+   broadcast or zero fill) into the innermost tile loop; a padded conv is
+   tiled in two levels and its `tensor.pad` fused into the outer one, so
+   that a padded window is staged in a small buffer once for the inner
+   tiles reading it, no padded copy of the whole input exists and the
+   reduction loops have no test per tap. A conv's outer level is a pixel
+   tile (all output channels share its window); a depthwise conv's is a
+   band of output rows of the tile's channels (a channel's window serves
+   only that channel: the band amortises the staging instead, each input
+   row staged once per band it falls in), as many rows as fit beside the
+   conv's operands under the function's peak of live bytes;
+3. tile the contraction's reduction dimensions to their steps, so a tile's
+   accumulators stay live across the reduction loops;
+4. decompose a conv whose window row is one step into a 1-D conv;
+5. vectorize the tile's ops.
+
+Then, for the whole module: contractions become outer products and those
+FMAs (`lower_contraction`, `lower_outerproduct`); the accumulator's
+transfer_read/write pair is hoisted out of the reduction loops
+(`hoist_loop_invariant_subsets`), which keeps it in registers; last, the
+slices between a tile's vector writes and reads fold away, so the bias and
+the accumulators reach the epilogue in registers, not through memory.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
+from ..pipeline.registry import Pass, PassError, ops_named, register
+from ..memory.schedule_for_memory import PEAK, tensor_bytes
+
+#: The symbol of the attached script module.
+SCRIPT = "tinyml_transform_script"
+#: The attribute telling which of the script's sequences tiles an epilogue.
+MARK = "tinyml.script"
+
+#: (parallel, reduction) loop counts of each named producer a script fuses:
+#: its parallel loops come first (a generic's iterator types say it).
+LOOPS = {
+    "linalg.conv_2d_nhwc_hwcf": (4, 3),
+    "linalg.depthwise_conv_2d_nhwc_hwc": (4, 2),
+    "linalg.matmul": (2, 1),
+    "linalg.pooling_nhwc_sum": (4, 2),
+}
+#: Windowed producers whose kh=1 tiles decompose to their 1-D form.
+DECOMPOSABLE = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc",
+                "linalg.pooling_nhwc_sum")
+
+
+ANY = "!transform.any_op"
+
+
+def _sizes(sizes) -> str:
+    return "[" + ", ".join(str(s) for s in sizes) + "]"
+
+
+def _handles(count: int) -> str:
+    return ", ".join([ANY] * count)
+
+
+@dataclass(frozen=True)
+class Group:
+    """What a group's sequence depends on: the op computing its epilogue's
+    first input (a contraction, pooling or reduction), that op's loops
+    (True for a reduction loop), the operand initialising it, and the
+    group's configuration."""
+    producer: str
+    reductions: tuple[bool, ...]
+    init_operand: int
+    config: LoweringConfig
+    padded: bool  # the producer reads a tensor.pad (a padded conv)
+    band: int = 1  # output rows per staged window of a padded depthwise conv
+
+
+def group_sequence(name: str, group: Group) -> list[str]:
+    """The named sequence tiling one group: its epilogue generic (the op
+    carrying the configuration) over the group's producer."""
+    config = group.config
+    loops = sum(1 for s in config.tile if s)
+    steps = iter(config.reduction)
+    step_sizes = [next(steps, 0) if reduction else 0 for reduction in group.reductions]
+    step_loops = sum(1 for s in step_sizes if s)
+    lines = [f"  transform.named_sequence @{name}(%epilogue: {ANY} {{transform.consumed}}) {{"]
+    emit = lines.append
+    emit(f"    %producer = transform.get_producer_of_operand %epilogue[0] : ({ANY}) -> {ANY}")
+    emit(f"    %init = transform.get_producer_of_operand %producer[{group.init_operand}] : "
+         f"({ANY}) -> {ANY}")
+    if group.padded:
+        # Two levels: the outer tile stages its padded input window once,
+        # for the inner tiles that read it.
+        if group.producer == "linalg.depthwise_conv_2d_nhwc_hwc":
+            outer = [1, group.band, 0, config.tile[3]]
+            inner = [0, 1, config.tile[2], 0]
+        else:
+            outer = list(config.tile[:-1]) + [0]
+            inner = [0] * (len(config.tile) - 1) + [config.tile[-1]]
+        outer_loops = sum(1 for s in outer if s)
+        emit(f"    %pad = transform.get_producer_of_operand %producer[0] : ({ANY}) -> {ANY}")
+        emit(f"    %pixels, %pixel_loops:{outer_loops} = transform.structured.tile_using_for "
+             f"%epilogue tile_sizes {_sizes(outer)} : ({ANY}) -> ({_handles(outer_loops + 1)})")
+        emit(f"    %pixel_producer, %p1 = transform.structured.fuse_into_containing_op "
+             f"%producer into %pixel_loops#{outer_loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %pixel_init, %p2 = transform.structured.fuse_into_containing_op "
+             f"%init into %p1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %window, %p3 = transform.structured.fuse_into_containing_op "
+             f"%pad into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        inner_loops = sum(1 for s in inner if s)
+        emit(f"    %tiled, %loops:{inner_loops} = transform.structured.tile_using_for %pixels "
+             f"tile_sizes {_sizes(inner)} : ({ANY}) -> ({_handles(inner_loops + 1)})")
+        emit(f"    %tile_producer, %loop = transform.structured.fuse_into_containing_op "
+             f"%pixel_producer into %loops#{inner_loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
+             f"%pixel_init into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+    else:
+        emit(f"    %tiled, %loops:{loops} = transform.structured.tile_using_for %epilogue "
+             f"tile_sizes {_sizes(config.tile)} : ({ANY}) -> ({_handles(loops + 1)})")
+        emit(f"    %tile_producer, %loop = transform.structured.fuse_into_containing_op "
+             f"%producer into %loops#{loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
+             f"%init into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+    body = "%tile_producer"
+    if step_loops:
+        emit(f"    %stepped, %steps:{step_loops} = transform.structured.tile_using_for "
+             f"{body} tile_sizes {_sizes(step_sizes)} : ({ANY}) -> ({_handles(step_loops + 1)})")
+        body = "%stepped"
+    if group.producer in DECOMPOSABLE and config.reduction[0] == 1:
+        emit(f"    %decomposed = transform.structured.decompose {body} : ({ANY}) -> {ANY}")
+        body = "%decomposed"
+    # A matmul vectorizes to a vector.contract (by default a multiply and a
+    # multi-reduction, which become dot products: 3.8 instructions per MAC).
+    contraction = " {create_named_contraction}" if group.producer == "linalg.matmul" else ""
+    emit(f"    transform.structured.vectorize {body}{contraction} : {ANY}")
+    for handle in ("%tile_init", "%tiled"):
+        emit(f"    transform.structured.vectorize {handle} : {ANY}")
+    emit("    transform.yield")
+    emit("  }")
+    return lines
+
+
+def build_script(groups: list[Group]) -> str:
+    """The script for `groups`: sequence N tiles every epilogue marked
+    `tinyml.script = N`, then the module-wide vector lowering and hoisting."""
+    lines = [f"module @{SCRIPT} attributes {{transform.with_named_sequence}} {{"]
+    main = [f"  transform.named_sequence @__transform_main(%module: {ANY} {{transform.readonly}}) {{"]
+    for index, group in enumerate(groups):
+        name = f"tile_group_{index}"
+        lines += group_sequence(name, group)
+        main.append(f"    %epilogues_{index} = transform.structured.match ops{{[\"linalg.generic\"]}} "
+                    f"attributes{{{MARK} = {index} : i64}} in %module : ({ANY}) -> {ANY}")
+        main.append(f"    transform.foreach %epilogues_{index} : {ANY} {{")
+        main.append(f"    ^bb0(%epilogue: {ANY}):")
+        main.append(f"      transform.include @{name} failures(propagate) (%epilogue) : ({ANY}) -> ()")
+        main.append("    }")
+    main += [
+        f"    %functions = transform.structured.match ops{{[\"func.func\"]}} in %module : ({ANY}) -> {ANY}",
+        f"    transform.apply_patterns to %functions {{",
+        "      transform.apply_patterns.vector.reduction_to_contract",
+        "      transform.apply_patterns.vector.transfer_permutation_patterns",
+        "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"",
+        "      transform.apply_patterns.vector.lower_outerproduct",
+        "      transform.apply_patterns.linalg.tiling_canonicalization",
+        "      transform.apply_patterns.scf.for_loop_canonicalization",
+        "      transform.apply_patterns.canonicalization",
+        f"    }} : {ANY}",
+        f"    %loops = transform.structured.match ops{{[\"scf.for\"]}} in %module : ({ANY}) -> {ANY}",
+        f"    transform.loop.hoist_loop_invariant_subsets %loops : {ANY}",
+        # After hoisting: folding the slices first would hide the read/write
+        # pairs the hoisting matches.
+        f"    transform.apply_patterns to %functions {{",
+        "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers",
+        "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim",
+        "      transform.apply_patterns.canonicalization",
+        f"    }} : {ANY}",
+        "    transform.yield",
+        "  }",
+    ]
+    return "\n".join(lines + main + ["}"])
+
+
+def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
+    """The group a configured epilogue generic belongs to."""
+    producer = epilogue.operands[0].owner
+    if isinstance(producer, ir.Block):
+        raise PassError(f"'{ATTRIBUTE}' on a generic whose first input is a block argument",
+                        epilogue.location)
+    producer = producer.operation
+    if producer.name in LOOPS:
+        parallel, reduction = LOOPS[producer.name]
+        reductions = (False,) * parallel + (True,) * reduction
+    elif producer.name == "linalg.generic":
+        reductions = tuple(str(kind) == "#linalg.iterator_type<reduction>"
+                           for kind in ir.ArrayAttr(producer.attributes["iterator_types"]))
+    else:
+        raise PassError(f"'{ATTRIBUTE}' on a generic reading '{producer.name}', which "
+                        "no script tiles", epilogue.location)
+    if sum(reductions) != len(config.reduction):
+        raise PassError(f"{len(config.reduction)} reduction steps for the "
+                        f"{sum(reductions)} reduction loops of '{producer.name}'",
+                        epilogue.location)
+    source = producer.operands[0].owner
+    padded = (not isinstance(source, ir.Block) and source.operation.name == "tensor.pad"
+              and window_always_overlaps(source.operation, producer))
+    if padded and producer.name not in ("linalg.conv_2d_nhwc_hwcf",
+                                        "linalg.depthwise_conv_2d_nhwc_hwc"):
+        raise PassError(f"no script tiles a padded '{producer.name}'", epilogue.location)
+    band = 1
+    if padded and producer.name == "linalg.depthwise_conv_2d_nhwc_hwc":
+        band = depthwise_band(producer, config.tile[3])
+    return Group(producer.name, reductions, len(producer.operands) - 1, config, padded, band)
+
+
+def depthwise_band(conv: ir.Operation, channels: int) -> int:
+    """Output rows per staged window of a padded depthwise conv: the most
+    (dividing the output's height) whose padded input rows, all columns of
+    a tile's channels, fit beside the conv's input and output under the
+    function's peak of live bytes (which the staging buffer then does not
+    raise), and one at least. Each input row is copied once per band it
+    falls in. Other tensors live across the conv (a residual) are not
+    counted: then the staging can raise the arena."""
+    func = conv.parent
+    while func.name != "func.func":
+        func = func.parent
+    peak = ir.IntegerAttr(func.attributes[PEAK]).value if PEAK in func.attributes else 0
+    stride = int(ir.DenseIntElementsAttr(conv.attributes["strides"])[0])
+    dilation = int(ir.DenseIntElementsAttr(conv.attributes["dilations"])[0])
+    kernel = ir.RankedTensorType(conv.operands[1].type).shape[0]
+    source = conv.operands[0].owner.operation.operands[0]  # the tensor.pad's
+    headroom = peak - tensor_bytes(source) - tensor_bytes(conv.results[0])
+    width = ir.RankedTensorType(conv.operands[0].type).shape[2]
+    height = ir.RankedTensorType(conv.results[0].type).shape[1]
+    row_bytes = width * channels * 4
+    fits = [rows for rows in range(1, height + 1) if height % rows == 0
+            and ((rows - 1) * stride + (kernel - 1) * dilation + 1) * row_bytes <= headroom]
+    return max(fits, default=1)
+
+
+def window_always_overlaps(pad: ir.Operation, conv: ir.Operation) -> bool:
+    """Whether every output row's and column's window overlaps the unpadded
+    input: each padding amount is less than the window's extent. Then a
+    tile's padded window is never all padding, the guard for that case is
+    proved dead, and the window can be staged per tile in a buffer
+    allocated once; otherwise the pad stays a whole tensor (a copy)."""
+    low = list(ir.DenseI64ArrayAttr(pad.attributes["static_low"]))[1:3]
+    high = list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))[1:3]
+    dilations = [int(d) for d in ir.DenseIntElementsAttr(conv.attributes["dilations"])]
+    kernel = ir.RankedTensorType(conv.operands[1].type).shape[:2]
+    extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    return all(lo < extent and hi < extent for lo, hi, extent in zip(low, high, extents))
+
+
+@register
+class AttachTransformScript(Pass):
+    name = "tinyml-attach-transform-script"
+    summary = "Attach the transform script that tiles and vectorizes each configured group"
+
+    def apply(self, module):
+        groups: list[Group] = []
+        # Grouped outside the walk: an error raised in a walk's callback
+        # would reach the user as an internal error.
+        epilogues = [(op, group_of(op, config)) for op in ops_named(module, "linalg.generic")
+                     if (config := LoweringConfig.of(op)) is not None]
+        for op, group in epilogues:
+            if group not in groups:
+                groups.append(group)
+            op.attributes[MARK] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                     groups.index(group))
+        script = ir.Module.parse(build_script(groups), module.context)
+        module.regions[0].blocks[0].append(script.operation.clone())

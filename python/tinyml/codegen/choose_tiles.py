@@ -1,0 +1,90 @@
+"""tinyml-choose-tiles: pick each conv/matmul group's (and average pool's) lowering configuration
+for the target's floating-point registers, and record it on the group as
+`lowering = #tinyml.lowering<tile = [...], reduction = [...]>`.
+
+The register tile is the part of the output computed per iteration, all of
+it held in accumulators: for a conv, output pixels of a row x output
+channels (`tile = [1, 1, pixels, channels]`); for a matmul, output columns
+of one row (`tile = [1, channels]`). A group lowered through the transform
+dialect needs tiles that divide its output (no partial tiles to mask), and
+gets reduction steps the vectorizer turns into straight-line FMAs: a conv
+walks its window a row at a time, all kw taps of it at once (the 1-D conv
+vectorizer reuses each loaded input across them) and as many input channels
+as keep a step near `reduction-taps` input values (8 for a 1x1 conv, 4 for
+a 3x3 one: more unrolls code for little, fewer pays the loop per few FMAs);
+a depthwise conv one window row per step, a matmul `matmul-step` k. A
+depthwise conv with a channel multiplier is not tiled."""
+from mlir import ir
+
+from ..transforms.fusion import group_root, shape, top_level_ops
+from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
+from ..pipeline.registry import Option, Pass, functions, register
+
+TILED_ROOTS = ("tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul")
+POOLS = ("tinyml.avg_pool2d", "tinyml.global_avg_pool")
+
+
+@register
+class ChooseTiles(Pass):
+    name = "tinyml-choose-tiles"
+    summary = "Choose each conv/matmul group's lowering configuration (register tile, reduction steps)"
+    options = (
+        Option("max-accumulators", int, 20,
+               "accumulators a tile may keep in registers (pixels x channels); an FPv4/FPv5 "
+               "has 32 single-precision registers, some needed for the loads", low=1, high=64),
+        Option("max-channels", int, 4, "output channels per tile", low=1, high=16),
+        Option("max-pixels", int, 5, "output pixels of a row per tile", low=1, high=16),
+        Option("max-columns", int, 8, "output columns per matmul tile", low=1, high=32),
+        Option("matmul-step", int, 4, "k per reduction step of a matmul", low=1, high=64),
+        Option("reduction-taps", int, 12,
+               "input values (window columns x channels) per reduction step of a conv",
+               low=1, high=64),
+    )
+
+    def apply(self, module):
+        for func in functions(module):
+            for op in top_level_ops(func):
+                root = group_root(op) if op.name == "tinyml.fused" else None
+                if root is not None and root.name in TILED_ROOTS:
+                    config = self.config(root)
+                elif op.name in POOLS:
+                    config = self.pool_config(op)
+                else:
+                    config = None
+                if config is not None:
+                    op.attributes[ATTRIBUTE] = config.attribute()
+
+    def pool_config(self, pool: ir.Operation) -> LoweringConfig | None:
+        """An average pool (unpadded) computes `channels` outputs at a time,
+        summing its window a row per step: the sum and the division are one
+        loop nest."""
+        if "padding" in pool.attributes and any(ir.DenseI64ArrayAttr(pool.attributes["padding"])):
+            return None
+        channels = largest_divisor(shape(pool.results[0])[-1], self.max_channels)
+        if pool.name == "tinyml.global_avg_pool":
+            return LoweringConfig((1, channels), (1, 0))  # the mean over [n, c]
+        return LoweringConfig((1, 1, 1, channels), (1, 0))
+
+    def config(self, root: ir.Operation) -> LoweringConfig | None:
+        out_shape = shape(root.results[0])
+        channels = largest_divisor(out_shape[-1], min(self.max_channels, self.max_accumulators))
+        if root.name == "tinyml.matmul":
+            # One row (a matrix-vector product): each weight is used once,
+            # so wider tiles only amortise the row's load and the loop.
+            columns = largest_divisor(out_shape[-1], min(self.max_columns, self.max_accumulators))
+            k = shape(root.operands[0])[0 if "transpose_lhs" in root.attributes else 1]
+            return LoweringConfig((1, columns), (largest_divisor(k, self.matmul_step),))
+        if root.name == "tinyml.depthwise_conv2d" and shape(root.operands[1])[3] > 1:
+            return None  # a multiplier maps channels to inputs unevenly
+        pixels = largest_divisor(out_shape[2], min(self.max_pixels, self.max_accumulators // channels))
+        if root.name == "tinyml.depthwise_conv2d":
+            return LoweringConfig((1, 1, pixels, channels), (1, 0))
+        kw = shape(root.operands[1])[1]
+        in_channels = shape(root.operands[0])[3]
+        return LoweringConfig((1, 1, pixels, channels),
+                              (1, kw, largest_divisor(in_channels, max(1, self.reduction_taps // kw))))
+
+
+def largest_divisor(size: int, limit: int) -> int:
+    """The largest divisor of `size` not above `limit`."""
+    return max(d for d in range(1, min(size, limit) + 1) if size % d == 0)

@@ -1,0 +1,113 @@
+"""tinyml-decompose-pads: each `tensor.pad` with a constant padding value
+becomes its source inserted into an uninitialised tensor plus a
+`linalg.fill` of each strip of padding around it.
+
+Upstream's decomposition (`linalg.decompose_pad`, and the pad's own
+bufferization) fills the whole result before copying the source over it.
+A padded window staged per tile is mostly source: filling all of it too
+costs as many stores as the copy, on every tile; the strips are a
+column or two and the rows a tile's window overhangs.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+from ..pipeline.registry import Pass, ops_named, register
+
+DYNAMIC = ir.ShapedType.get_dynamic_size()
+
+
+def padding_value(pad: ir.Operation) -> ir.Value | None:
+    """The value a pad yields everywhere, if it is the same for every index."""
+    block = pad.regions[0].blocks[0]
+    value = block.operations[len(block.operations) - 1].operands[0]
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        # The pad's own arguments are the position: a padding depending on it.
+        return None if owner == block else value
+    if owner.operation.parent == pad:
+        if owner.operation.name != "arith.constant":
+            return None
+        return owner.operation.clone(ir.InsertionPoint(pad)).results[0]
+    return value
+
+
+def mixed(static: list[int], dynamic) -> list[int | ir.Value]:
+    """An op's static sizes with each dynamic one replaced by its operand."""
+    values = iter(dynamic)
+    return [next(values) if size == DYNAMIC else size for size in static]
+
+
+def add(a: int | ir.Value, b: int | ir.Value) -> int | ir.Value:
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    index = ir.IndexType.get()
+    a, b = (arith.constant(index, v) if isinstance(v, int) else v for v in (a, b))
+    return arith.addi(a, b)
+
+
+def split(values: list[int | ir.Value]) -> tuple[list[ir.Value], list[int]]:
+    """(dynamic operands, static attribute) of mixed slice offsets or sizes."""
+    return ([v for v in values if not isinstance(v, int)],
+            [v if isinstance(v, int) else DYNAMIC for v in values])
+
+
+def extract(source: ir.Value, offsets, sizes) -> ir.Value:
+    shape = [s if isinstance(s, int) else DYNAMIC for s in sizes]
+    result = ir.RankedTensorType.get(shape, ir.RankedTensorType(source.type).element_type)
+    dyn_offsets, static_offsets = split(offsets)
+    dyn_sizes, static_sizes = split(sizes)
+    return tensor.ExtractSliceOp(result, source, dyn_offsets, dyn_sizes, [], static_offsets,
+                                 static_sizes, [1] * len(sizes)).result
+
+
+def insert(source: ir.Value, dest: ir.Value, offsets, sizes) -> ir.Value:
+    dyn_offsets, static_offsets = split(offsets)
+    dyn_sizes, static_sizes = split(sizes)
+    return tensor.InsertSliceOp(source, dest, dyn_offsets, dyn_sizes, [], static_offsets,
+                                static_sizes, [1] * len(sizes)).result
+
+
+def decompose(pad: ir.Operation, value: ir.Value) -> ir.Value:
+    result_type = ir.RankedTensorType(pad.results[0].type)
+    source = pad.operands[0]
+    rank = result_type.rank
+    segments = list(ir.DenseI32ArrayAttr(pad.attributes["operandSegmentSizes"]))
+    low_operands = list(pad.operands)[1:1 + segments[1]]
+    high_operands = list(pad.operands)[1 + segments[1]:]
+    low = mixed(list(ir.DenseI64ArrayAttr(pad.attributes["static_low"])), low_operands)
+    high = mixed(list(ir.DenseI64ArrayAttr(pad.attributes["static_high"])), high_operands)
+    source_shape = ir.RankedTensorType(source.type).shape
+    sizes = [size if size != DYNAMIC else tensor.dim(source, arith.constant(ir.IndexType.get(), d))
+             for d, size in enumerate(source_shape)]
+    full = list(result_type.shape)
+    padded = tensor.empty(full, result_type.element_type)
+    padded = insert(source, padded, low, sizes)
+    for d in range(rank):
+        for offset, size in ((0, low[d]), (add(low[d], sizes[d]), high[d])):
+            if isinstance(size, int) and size == 0:
+                continue  # a dynamic amount may be 0 too: its fill is empty
+            offsets = [0] * rank
+            offsets[d] = offset
+            strip_sizes = list(full)
+            strip_sizes[d] = size
+            strip = extract(padded, offsets, strip_sizes)
+            filled = linalg.fill(value, outs=[strip])
+            padded = insert(filled, padded, offsets, strip_sizes)
+    return padded
+
+
+@register
+class DecomposePads(Pass):
+    name = "tinyml-decompose-pads"
+    summary = "Decompose each constant tensor.pad into a copy of its source and fills of the padding strips"
+
+    def apply(self, module):
+        for pad in ops_named(module, "tensor.pad"):
+            with ir.InsertionPoint(pad), pad.location:
+                value = padding_value(pad)
+                if value is None:
+                    continue
+                pad.results[0].replace_all_uses_with(decompose(pad, value))
+            pad.erase()

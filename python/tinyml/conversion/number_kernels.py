@@ -1,0 +1,164 @@
+"""tinyml-number-kernels: give every kernel of a function a number that its
+code keeps down to the object file.
+
+A kernel is one top-level tinyml op of a function: a `tinyml.fused` group
+(its loop nests once lowered) or an op left alone (a pooling, a softmax, a
+concat, a reshape...); after bufferization also a `memref.copy` (a result
+copied into its out-parameter). The pass numbers those not numbered yet in
+execution order, after the function's highest number (from `first` when
+there is none), and sets the location of each and of every op nested in it to
+
+    loc(fused["tinyml.kernel":<number>:0, <the location of each member>])
+
+so the location names every ONNX node the kernel computes (a group's own
+location names only its root; a copy, lacking names of its own, those of
+the kernel whose result it copies) and carries the number. Lowerings build
+their ops under the location of the op they lower, so the number reaches the
+LLVM dialect, where `tinyml-kernel-lines` turns it into a line of a DWARF
+line table. After `apply`, `self.kernels[function name]` lists the kernels
+(`Kernel`) it numbered, in order; running it again numbers nothing.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ..ir import analysis
+from ..pipeline.registry import Option, Pass, functions, register
+
+MARKER_FILE = "tinyml.kernel"
+
+
+@dataclass
+class Kernel:
+    """One numbered kernel: its number, the ONNX node names it computes, its
+    kind (see `analysis.kernel_kind`) and its multiply-accumulates."""
+
+    number: int
+    names: list[str]
+    kind: str
+    macs: int
+
+    def to_json(self) -> dict:
+        return {"kernel": self.number, "names": self.names, "kind": self.kind,
+                "macs": self.macs}
+
+
+def _leaves(location: ir.Location) -> list[ir.Location]:
+    """The locations a (possibly fused) location is made of."""
+    if location.is_a_fused():
+        return [leaf for inner in location.locations for leaf in _leaves(inner)]
+    return [location]
+
+
+# Locations are read from their printed form: the bindings' accessors
+# (`name_str`, `filename`) abort the process on a name that is not UTF-8
+# (`loc("R\FFelu")` in a .mlir file), where the printer escapes it.
+_MARKER = re.compile(r'loc\("' + re.escape(MARKER_FILE) + r'":(\d+):0\)\Z')
+_NAME = re.compile(r'loc\("((?:[^"\\]|\\.)*)"')
+_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2})")
+
+
+def _marker_number(location: ir.Location) -> int | None:
+    match = _MARKER.match(str(location))
+    return int(match.group(1)) if match else None
+
+
+def is_marker(location: ir.Location) -> bool:
+    """Whether `location` is a kernel number (`loc("tinyml.kernel":N:0)`)."""
+    return _marker_number(location) is not None
+
+
+def kernel_number(location: ir.Location) -> int | None:
+    """The kernel number a location carries; None when it carries none, or
+    several (an op an upstream pass merged from two kernels)."""
+    numbers = {_marker_number(leaf) for leaf in _leaves(location)} - {None}
+    return numbers.pop() if len(numbers) == 1 else None
+
+
+def _node_name(location: ir.Location) -> str | None:
+    """The ONNX node a location names (`loc("Conv_0"(...))`), or None; bytes
+    that are not UTF-8 become U+FFFD."""
+    while location.is_a_callsite():
+        location = location.callee
+    if not location.is_a_name():
+        return None
+    match = _NAME.match(str(location))
+    if match is None:
+        return None
+    raw = _ESCAPE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)) if int(m.group(1), 16) > 0x7F
+                      else chr(int(m.group(1), 16)), match.group(1))
+    return raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _member_locations(op: ir.Operation) -> list[ir.Location]:
+    """The op's own location, or for a group its members' in order (the
+    constants copied into the body and the yield are not members); for a
+    copy without a name, also the location of its source's producer."""
+    if op.name == "memref.copy" and not any(map(_node_name, _leaves(op.location))):
+        source = op.operands[0].owner
+        return [op.location] + ([] if isinstance(source, ir.Block)
+                                else [source.operation.location])
+    if op.name != "tinyml.fused":
+        return [op.location]
+    return [inner.operation.location for inner in op.regions[0].blocks[0].operations
+            if inner.operation.name.startswith("tinyml.") and inner.operation.name != "tinyml.yield"]
+
+
+def _is_kernel(op: ir.Operation) -> bool:
+    return op.name.startswith("tinyml.") or op.name == "memref.copy"
+
+
+def _unmarked(location: ir.Location) -> list[ir.Location]:
+    return [leaf for leaf in _leaves(location) if not is_marker(leaf)]
+
+
+def _mark(location: ir.Location, number: int) -> ir.Location:
+    return ir.Location.fused([ir.Location.file(MARKER_FILE, number, 0), *_unmarked(location)])
+
+
+def _mark_nested(op: ir.Operation, number: int) -> None:
+    def visit(inner):
+        inner = inner.operation
+        if inner != op:
+            inner.location = _mark(inner.location, number)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+
+
+@register
+class NumberKernels(Pass):
+    name = "tinyml-number-kernels"
+    summary = "Number each top-level tinyml op (a kernel) in its location, naming all its ONNX nodes"
+    options = (
+        Option("first", int, 1, "the number of a function's first kernel (line 0 of the "
+                                "line table means code outside every kernel)", low=1),
+    )
+
+    def __init__(self, **values):
+        super().__init__(**values)
+        self.kernels: dict[str, list[Kernel]] = {}
+
+    def apply(self, module):
+        self.kernels = {}
+        for func in functions(module):
+            name = ir.StringAttr(func.attributes["sym_name"]).value
+            self.kernels[name] = self.number(func)
+
+    def number(self, func: ir.Operation) -> list[Kernel]:
+        kernels = []
+        top = [op.operation for op in func.regions[0].blocks[0].operations]
+        numbers = [kernel_number(op.location) for op in top]
+        ops = [op for op, number in zip(top, numbers) if number is None and _is_kernel(op)]
+        last = max((n for n in numbers if n is not None), default=self.first - 1)
+        for number, op in enumerate(ops, start=last + 1):
+            members = [leaf for location in _member_locations(op)
+                       for leaf in _unmarked(location)]
+            names = list(dict.fromkeys(filter(None, map(_node_name, members))))
+            kernels.append(Kernel(number, names, analysis.kernel_kind(op), analysis.group_macs(op)))
+            _mark_nested(op, number)
+            op.location = ir.Location.fused([ir.Location.file(MARKER_FILE, number, 0), *members])
+        return kernels

@@ -1,0 +1,95 @@
+"""Numbers the reports and the benchmark read off the IR."""
+from __future__ import annotations
+
+import math
+
+from mlir import ir
+
+from ..transforms.fusion import group_root
+
+LOOPS = frozenset({"scf.for", "scf.parallel", "scf.forall", "affine.for", "affine.parallel"})
+
+
+def _shape(value: ir.Value) -> list[int]:
+    return list(ir.ShapedType(value.type).shape)
+
+
+def op_macs(op: ir.Operation) -> int:
+    """Multiply-accumulates of one tinyml op (0 for ops without a product)."""
+    if op.name == "tinyml.conv2d":
+        kh, kw, cin, _ = _shape(op.operands[1])
+        return math.prod(_shape(op.results[0])) * kh * kw * cin
+    if op.name == "tinyml.depthwise_conv2d":
+        kh, kw, _, _ = _shape(op.operands[1])
+        return math.prod(_shape(op.results[0])) * kh * kw
+    if op.name == "tinyml.matmul":
+        lhs = _shape(op.operands[0])
+        k = lhs[0] if "transpose_lhs" in op.attributes else lhs[1]
+        return math.prod(_shape(op.results[0])) * k
+    return 0
+
+
+def macs(module: ir.Module | ir.Operation) -> int:
+    """Multiply-accumulates per inference of a module in the tinyml dialect
+    (fused groups included)."""
+    total = 0
+
+    def visit(op):
+        nonlocal total
+        total += op_macs(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return total
+
+
+def loop_nests(module: ir.Module | ir.Operation) -> int:
+    """Loop nests launched per inference in a module lowered to loops: the
+    outermost loops of each function, plus buffer copies (each a loop in
+    memcpy)."""
+    count = 0
+    for func in module.operation.regions[0].blocks[0].operations:
+        if func.operation.name != "func.func":
+            continue
+        for block in func.regions[0].blocks:
+            for op in block.operations:
+                if op.operation.name in LOOPS or op.operation.name == "memref.copy":
+                    count += 1
+    return count
+
+
+def group_macs(op: ir.Operation) -> int:
+    """Multiply-accumulates of one top-level op: a fused group's members'."""
+    total = 0
+
+    def visit(inner):
+        nonlocal total
+        total += op_macs(inner.operation)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return total
+
+
+_POOLS = frozenset({"tinyml.avg_pool2d", "tinyml.max_pool2d", "tinyml.global_avg_pool"})
+_KINDS = {"tinyml.depthwise_conv2d": "depthwise", "tinyml.matmul": "fc",
+          "tinyml.softmax": "softmax", "tinyml.reshape": "reshape", "tinyml.pad": "pad",
+          "tinyml.transpose": "transpose", "tinyml.concat": "concat", "memref.copy": "copy",
+          **dict.fromkeys(_POOLS, "pool"),
+          **dict.fromkeys(("tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max"),
+                          "reduction")}
+
+
+def kernel_kind(op: ir.Operation) -> str:
+    """What a top-level op (a kernel) computes, for the profile: `pointwise`
+    (1x1 conv), `conv3x3` (any KxK conv), `depthwise`, `fc` (matmul), `pool`,
+    `reduction`, `softmax`, `elementwise`, or the data movement it is
+    (`reshape`, `pad`, `transpose`, `concat`, `copy`). A fused group is the kind of
+    its contraction or reduction, else `elementwise`."""
+    root = group_root(op) if op.name == "tinyml.fused" else op
+    if root is None:
+        return "elementwise"
+    if root.name == "tinyml.conv2d":
+        kh, kw = _shape(root.operands[1])[:2]
+        return "pointwise" if (kh, kw) == (1, 1) else f"conv{kh}x{kw}"
+    return _KINDS.get(root.name, "elementwise")

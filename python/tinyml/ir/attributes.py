@@ -1,0 +1,35 @@
+"""Reading tinyml op attributes. ODS does not materialize default-valued
+attributes, so a reader takes the default the op's definition declares."""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+from mlir import ir
+
+
+def attr_float(attrs: Mapping[str, ir.Attribute], name: str, default: float | None = None) -> float:
+    """A float attribute's value; `default` when absent (ODS default-valued
+    attributes are not materialized)."""
+    try:
+        return float(ir.FloatAttr(attrs[name]).value)
+    except (KeyError, IndexError):
+        if default is None:
+            raise
+        return default
+
+
+def attr_ints(attrs: Mapping[str, ir.Attribute], name: str, default: Sequence[int] | None = None) -> list[int]:
+    try:
+        return list(ir.DenseI64ArrayAttr(attrs[name]))
+    except (KeyError, IndexError):
+        if default is None:
+            raise
+        return list(default)
+
+
+def attr_int(attrs: Mapping[str, ir.Attribute], name: str) -> int:
+    return ir.IntegerAttr(attrs[name]).value
+
+
+def attr_flag(attrs: Mapping[str, ir.Attribute], name: str) -> bool:
+    return name in attrs

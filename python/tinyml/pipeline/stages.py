@@ -1,0 +1,216 @@
+"""The compilation pipeline as named stages (IREE-style).
+
+Each stage is a function returning a `tinyml.Pipeline` that runs alone with
+tinyml-opt (`tinyml-opt --pass-pipeline="$(python -c 'import tinyml.pipeline.stages
+as p; print(p.bufferize())')" in.mlir`) and composes with the others:
+
+    cleanup()          tinyml graph clean-up: canonicalize, transpose
+                       cancelling, constant folding, BN folding, DCE, CSE
+    lower_to_linalg()  tinyml -> linalg on tensors
+    tile_and_vectorize()  each configured group's transform script: tiles,
+                       fusion, reduction steps, vectors, registers
+    bufferize()        tensors -> memrefs; results become caller-owned
+                       out-params; deallocation
+    lower_to_loops()   linalg -> scf (or affine) loops, vectors -> 1-D loads
+                       and FMAs, each loop nest -> a function of its own
+    lower_to_llvm()    everything -> the LLVM dialect
+
+    fusion()           dispatch-region formation: tinyml.fused groups
+    tiling()           the lowering configuration (register tile, reduction
+                       steps) of each conv/matmul group and average pool
+    schedule()         an execution order that lowers the peak of live bytes
+    plan_memory()      every intermediate buffer -> a view of one arena
+
+`compile_stages(...)` composes them for a target (a Cortex-M target uses
+`lower_to_llvm(index_bitwidth=32, bare_ptr=True)`), `host_pipeline()` for
+the JIT on the build machine. `STAGES` maps each stage's name to its
+function.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .builder import Pipeline
+from .registry import lookup
+
+
+def cleanup() -> Pipeline:
+    """Graph clean-up on tinyml: cancel the layout transposes, fold constant
+    subgraphs, simplify algebra, fold batch norms into the contractions
+    before them (what folding exposes is folded again), then DCE and CSE."""
+    return Pipeline([
+        "canonicalize", "tinyml-cancel-transposes", "canonicalize",
+        "tinyml-fold-constants", "tinyml-simplify", "tinyml-fold-batch-norm",
+        "tinyml-fold-constants", "canonicalize", "tinyml-dce", "cse",
+    ])
+
+
+def fusion() -> Pipeline:
+    """Dispatch-region formation: conv/matmul epilogues first (they claim the
+    activations and residual adds), then reductions, then what element-wise
+    chains remain, each pass a set of rewrite patterns (`tinyml.transforms.fusion`).
+    Each `tinyml.fused` group becomes one kernel: one loop nest (a reduction
+    group's reductions and epilogue: one each)."""
+    return Pipeline(["tinyml-fuse-conv-epilogue", "tinyml-fuse-reduction",
+                     "tinyml-fuse-elementwise", "tinyml-dce"])
+
+
+def lower_to_linalg() -> Pipeline:
+    """Every tinyml op (each a kernel, numbered in its location for the
+    profile) to linalg/tensor/arith/math, then a tidy-up."""
+    return Pipeline(["tinyml-number-kernels", "tinyml-lower-to-linalg", "canonicalize", "cse"])
+
+
+def tile_and_vectorize() -> Pipeline:
+    """Each configured group's transform script (tinyml-attach-transform-script)
+    run by the upstream interpreter: tiled to its register tile, its
+    reduction stepped, vectorized, accumulators hoisted into registers; then
+    the padded windows the tiles stage are a copy plus fills of their
+    padding only (tinyml-decompose-pads)."""
+    return Pipeline(["tinyml-attach-transform-script", "transform-interpreter",
+                     "tinyml-erase-transform-script", "canonicalize", "cse",
+                     # A padded tile's guard against an empty input window is
+                     # never taken: integer ranges of the loop bounds prove it.
+                     "lower-affine", "int-range-optimizations", "canonicalize",
+                     "tinyml-decompose-pads", "canonicalize"])
+
+
+def bufferize(deallocate: bool = True, out_params: bool = True,
+              hoist_static_allocs: bool = True) -> Pipeline:
+    """One-shot bufferization of the whole module with identity-layout
+    function boundaries, after giving each group of uses of a CSE-merged
+    `tensor.empty` its own (see tinyml-split-empty-tensors). With
+    `out_params` the results become out-params the caller owns
+    (`hoist_static_allocs`: the kernel writes straight into them instead of
+    copying). With `deallocate` every remaining alloc is freed (the host JIT
+    needs this; a planner that replaces allocs by arena views does not)."""
+    pipeline = Pipeline([
+        "tinyml-split-empty-tensors",
+        "eliminate-empty-tensors",
+        "one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map}",
+        # A tile's staging buffer (its padded input) once, not per iteration.
+        "func.func(buffer-loop-hoisting)",
+        # One subview per slice, so that the copies in-place bufferization
+        # leaves between a slice and itself fold away.
+        "cse",
+    ])
+    if out_params:
+        # Folding loop-carried buffers first lets a result computed by a loop
+        # nest be recognised as the allocation it is, and hoisted.
+        pipeline.add("canonicalize")
+        options = "modify-public-functions" + (" hoist-static-allocs" if hoist_static_allocs else "")
+        pipeline.add(f"buffer-results-to-out-params{{{options}}}")
+    pipeline.add("canonicalize")
+    if deallocate:
+        pipeline.add("buffer-deallocation-pipeline")
+        pipeline.add("canonicalize")
+    return pipeline
+
+
+def tiling(max_accumulators: int = 20) -> Pipeline:
+    """The register tile of every conv/matmul group, for a target with
+    room for `max_accumulators` accumulators."""
+    return Pipeline([lookup("tinyml-choose-tiles")(max_accumulators=max_accumulators)])
+
+
+def schedule() -> Pipeline:
+    """An execution order of the (fused) graph with a lower peak of live
+    bytes, e.g. where a residual block computes its shortcut."""
+    return Pipeline(["tinyml-schedule-for-memory"])
+
+
+def plan_memory(**options) -> Pipeline:
+    """Every intermediate buffer becomes a view into one arena argument."""
+    return Pipeline([lookup("tinyml-plan-memory")(**options)])
+
+
+def lower_to_loops(affine: bool = False) -> Pipeline:
+    """linalg on memrefs (and buffer copies) to scf loops (or affine loops)."""
+    return Pipeline([
+        "tinyml-lower-copies",
+        "func.func(convert-linalg-to-affine-loops)" if affine
+        else "func.func(convert-linalg-to-loops)",
+        # The tiles' vectors: transfers unrolled to 1-D, then lowered.
+        "func.func(convert-vector-to-scf{full-unroll target-rank=1})",
+        "canonicalize",
+        "tinyml-lower-vectors",
+        "canonicalize",
+        "tinyml-outline-kernels",
+        "canonicalize",
+    ])
+
+
+def lower_to_llvm(index_bitwidth: int = 64, bare_ptr: bool = False) -> Pipeline:
+    """Loops, arith, math, memref, func and cf to the LLVM dialect.
+    `index_bitwidth=32` for a 32-bit target; `bare_ptr` passes memrefs as
+    bare pointers (static shapes only) instead of descriptors."""
+    index = f"index-bitwidth={index_bitwidth}"
+    func_options = index + (" use-bare-ptr-memref-call-conv=1" if bare_ptr else "")
+    return Pipeline([
+        "expand-strided-metadata",
+        "lower-affine",
+        "convert-scf-to-cf",
+        f"tinyml-set-index-width{{bits={index_bitwidth}}}",
+        "convert-math-to-llvm",
+        f"convert-func-to-llvm{{{func_options}}}",
+        # Memrefs and the 1-D vector loads and stores on them, with the
+        # module's index width (convert-vector-to-llvm alone uses 64 bits).
+        "convert-to-llvm{dynamic=true}",
+        # What the interface-based conversion leaves: index-free vector ops.
+        "convert-vector-to-llvm",
+        f"convert-arith-to-llvm{{{index}}}",
+        "convert-ub-to-llvm",
+        f"convert-cf-to-llvm{{{index}}}",
+        "reconcile-unrealized-casts",
+    ])
+
+
+STAGES: dict[str, Callable[..., Pipeline]] = {
+    "cleanup": cleanup,
+    "fusion": fusion,
+    "tiling": tiling,
+    "schedule": schedule,
+    "lower-to-linalg": lower_to_linalg,
+    "tile-and-vectorize": tile_and_vectorize,
+    "bufferize": bufferize,
+    "plan-memory": plan_memory,
+    "lower-to-loops": lower_to_loops,
+    "lower-to-llvm": lower_to_llvm,
+}
+
+def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
+                   memory: dict | None = None,
+                   max_accumulators: int = 20) -> list[tuple[str, Pipeline]]:
+    """(name, pipeline) of every stage from tinyml to the LLVM dialect, in
+    order: with `fuse` the fusion stage forms the groups and the tiling
+    stage picks their register tiles (`max_accumulators` per tile);
+    `memory` holds the planner's options. No allocation is left: the
+    planner turns every intermediate into a view of the arena argument."""
+    stages = [("cleanup", cleanup())]
+    if fuse:
+        stages += [("fusion", fusion()), ("tiling", tiling(max_accumulators))]
+    stages += [
+        ("schedule", schedule()),
+        ("lower-to-linalg", lower_to_linalg()),
+        ("tile-and-vectorize", tile_and_vectorize()),
+        # Copies bufferization made into the results' out-params are kernels too.
+        ("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
+        ("plan-memory", plan_memory(**(memory or {}))),
+        ("lower-to-loops", lower_to_loops()),
+        ("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
+    ]
+    return stages
+
+
+def host_stages(fuse: bool = True) -> list[tuple[str, Pipeline]]:
+    """The stages for the JIT on this machine."""
+    return compile_stages(fuse=fuse)
+
+
+def host_pipeline(fuse: bool = True) -> Pipeline:
+    """tinyml to the LLVM dialect for the JIT on this machine."""
+    pipeline = Pipeline()
+    for _, stage in host_stages(fuse):
+        pipeline.extend(stage)
+    return pipeline

@@ -1,0 +1,3 @@
+"""tinyml -> tinyml: graph clean-ups and fusion (dispatch-region formation)."""
+from . import cancel_transposes, dce, fold_batch_norm, fold_constants  # noqa: F401
+from . import fuse_conv_epilogue, fuse_elementwise, fuse_reduction, simplify  # noqa: F401

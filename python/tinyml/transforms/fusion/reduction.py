@@ -1,0 +1,60 @@
+"""Reduction fusion: element-wise producers fuse into a reduction or softmax
+as its prologue (the square of a sum of squares is computed as the input is
+read), element-wise consumers of its result as its epilogue (mean = sum / N
+then a scale)."""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.rewrite import PatternRewriter
+
+from ...ir.patterns import NO_MATCH, Pattern
+from .groups import (ELEMENTWISE, REDUCTIONS, EpilogueChains, absorb_producer, group_root,
+                     in_function_body, is_elementwise, is_group, new_group, only_user,
+                     outside_producers, same, shape, size, users)
+
+KIND = "reduction"
+
+
+def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
+    """(root op, pattern) pairs: a reduction with something to fuse becomes
+    a group; the group absorbs the element-wise chain consuming its result
+    (the epilogue) first, then, nearest first, the same-shaped element-wise
+    ops feeding its input that have no other user (the prologue), up to
+    `max_ops` ops in all."""
+
+    chains = EpilogueChains(KIND, REDUCTIONS, max_ops - 1)
+
+    def reduction_becomes_group(op: ir.OpView, rewriter: PatternRewriter):
+        op = op.operation
+        if (not in_function_body(op)
+                or not (chains.takes(op, only_user(op)) or prologue(op, op))):
+            return NO_MATCH
+        new_group(rewriter, op, KIND)
+
+    def prologue_joins_group(op: ir.OpView, rewriter: PatternRewriter):
+        op = op.operation
+        consumers = set(users(op))
+        group = consumers.pop() if len(consumers) == 1 else None
+        # The epilogue comes first: while a consumer may still join, wait.
+        if (not is_group(group, KIND) or chains.takes(group, only_user(group))
+                or not same(prologue(group, group_root(group)), op)):
+            return NO_MATCH
+        absorb_producer(rewriter, group, op)
+
+    def prologue(group: ir.Operation, reduction: ir.Operation) -> ir.Operation | None:
+        """The nearest producer that may join `group` as prologue of
+        `reduction` (its copy inside `group`, or `group` itself when it is
+        still a bare reduction). An op on the element-wise chain of another
+        reduction's result is that reduction's epilogue, never a prologue."""
+        if size(group) >= max_ops:
+            return None
+        space = shape(reduction.operands[0])
+        start = reduction if group.name == "tinyml.fused" else None
+        return next((op for op in outside_producers(group, start)
+                     if is_elementwise(op) and shape(op.results[0]) == space
+                     and set(users(op)) == {group}
+                     and chains.claimant(op) is None), None)
+
+    return ([(name, reduction_becomes_group) for name in sorted(REDUCTIONS)]
+            + [(name, chains.epilogue_joins_group) for name in sorted(ELEMENTWISE)]
+            + [(name, prologue_joins_group) for name in sorted(ELEMENTWISE)])
