@@ -9,22 +9,18 @@ import re
 import numpy as np
 import pytest
 
-import tinyml
-from tinyml import zoo
-from tinyml.ir.context import make_context
-from tinyml.frontend.onnx import import_onnx
-from tinyml import Pipeline
 from mlir import ir
 
-TOLERANCE = 1e-4
+import tinyml
+from tinyml import Pipeline, zoo
+from tinyml.frontend.onnx import import_onnx
+from tinyml.ir.context import make_context
+
+from conftest import TOLERANCE, argmax_rows
 
 LAYOUT = "canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce"
 CLEANUP = (LAYOUT + ",tinyml-fold-constants,tinyml-simplify,tinyml-fold-batch-norm,"
            "tinyml-fold-constants,canonicalize,tinyml-dce")
-
-
-def argmax_rows(a: np.ndarray) -> np.ndarray:
-    return a.reshape(a.shape[0], -1).argmax(axis=-1) if a.ndim else np.array(0)
 
 
 def imported(model, pipeline: str) -> ir.Module:

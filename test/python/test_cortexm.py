@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -16,25 +15,17 @@ import tinyml
 from tinyml import zoo
 from tinyml.compiler import CompileError, load
 
-TOLERANCE = 1e-4
+from conftest import TOLERANCE, argmax_rows, assert_one_line_error, cli
+
 NAN_BYTES = b"\xff"
-
-
-def argmax_rows(a: np.ndarray) -> np.ndarray:
-    return a.reshape(a.shape[0], -1).argmax(axis=-1)
-
-
-def cli(tool: str, *args, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", f"tinyml.cli.{tool}", *map(str, args)],
-                          capture_output=True, text=True, timeout=600, env=env)
 
 
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m7"])
 @pytest.mark.parametrize("name", zoo.names())
-def test_zoo_model_in_the_emulator(name, target):
+def test_zoo_model_in_the_emulator(name, target, compiled_zoo):
     model = zoo.build(name)
     inputs = list(zoo.random_inputs(model).values())
-    compiled = tinyml.compile(model, target=target)
+    compiled = compiled_zoo(name, target)
     result = compiled.run(*inputs, arena_fill=NAN_BYTES)
     for got, want in zip(result.outputs, zoo.reference(model, dict(zip(
             [i.name for i in model.graph.input], inputs)))):
@@ -123,13 +114,6 @@ def test_header_compiles_with_a_c_compiler(kws_dir, tmp_path):
                            "-fsyntax-only", "-I", str(kws_dir), str(source)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-
-
-def assert_one_line_error(done, tool, text):
-    assert done.returncode == 1
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"tinyml-{tool}: error: "), done.stderr
-    assert text in lines[0], lines[0]
 
 
 def test_cortex_m0_is_refused_clearly(kws_dir, tmp_path):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -26,6 +25,8 @@ from tinyml.frontend import FrontendError, import_onnx
 from tinyml.frontend.onnx import SUPPORTED_OPS
 from tinyml.frontend.onnx import FrontendError as OnnxFrontendError
 from tinyml import Pipeline
+
+from conftest import cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend" / "Inputs"))
 import make_models  # noqa: E402
@@ -375,9 +376,7 @@ def test_weights_are_elided_by_tinyml_opt(tmp_path):
 # ---------------------------------------------------------------------------
 
 def _tinyml_opt(*args):
-    return subprocess.run([sys.executable, "-m", "tinyml.cli.opt", *map(str, args)],
-                          capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "TINYML_DEBUG": ""})
+    return cli("opt", *args, env={**os.environ, "TINYML_DEBUG": ""})
 
 
 def _write_bad(tmp_path, kind) -> tuple[Path, str]:

@@ -16,17 +16,12 @@ from tinyml.frontend import import_onnx
 RELATIVE = 1e-5
 
 
-@pytest.fixture(scope="module")
-def builds():
-    """name -> (inputs, fused model, unfused model), compiled once."""
-    cache = {}
-
+@pytest.fixture
+def builds(compiled_zoo):
+    """name -> (inputs, fused model, unfused model), each compiled once."""
     def get(name):
-        if name not in cache:
-            model = zoo.build(name)
-            cache[name] = (list(zoo.random_inputs(model).values()),
-                           tinyml.compile(model, fuse=True), tinyml.compile(model, fuse=False))
-        return cache[name]
+        inputs = list(zoo.random_inputs(zoo.build(name)).values())
+        return inputs, compiled_zoo(name, fuse=True), compiled_zoo(name, fuse=False)
     return get
 
 

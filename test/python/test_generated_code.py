@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,8 @@ from onnx import TensorProto, helper
 import tinyml
 from tinyml import zoo
 from tinyml.compiler import CompileError
+
+from conftest import cli
 
 C_FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only"]
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
@@ -62,11 +63,6 @@ def make_model(inputs: list[str], outputs: list[str], op: str = "Add") -> onnx.M
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in inputs],
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape) for n in outputs])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-
-
-def cli(*args, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tinyml.cli.compile", *map(str, args)],
-                          capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
 def global_symbols(obj: Path) -> dict[str, str]:
@@ -157,7 +153,7 @@ def test_a_bad_name_is_refused(bad, reason):
 def test_name_option_names_artefacts_and_symbol(tmp_path):
     path = tmp_path / "m.tf2onnx.onnx"
     onnx.save(make_model(["x"], ["y"]), path)
-    done = cli(path, "-o", tmp_path / "bad", "--name", "9lives")
+    done = cli("compile", path, "-o", tmp_path / "bad", "--name", "9lives")
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
         "tinyml-compile: error: the model name '9lives' is not a usable C identifier: use "
@@ -181,9 +177,9 @@ def test_artefacts_do_not_depend_on_the_paths(tmp_path, target, extra):
     for folder in (short, deep):
         folder.mkdir(parents=True)
         onnx.save(model, folder / "kws.tf2onnx.onnx")
-    assert cli("kws.tf2onnx.onnx", "-o", "out", "--target", target, *extra,
+    assert cli("compile", "kws.tf2onnx.onnx", "-o", "out", "--target", target, *extra,
                cwd=short).returncode == 0
-    done = cli(deep / "kws.tf2onnx.onnx", "-o", tmp_path / "elsewhere", "--target", target,
+    done = cli("compile", deep / "kws.tf2onnx.onnx", "-o", tmp_path / "elsewhere", "--target", target,
                *extra, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     first, second = short / "out", tmp_path / "elsewhere"

@@ -3,9 +3,6 @@ tinyml-compile / tinyml-run round trip and their errors."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
 
 import numpy as np
 import onnx
@@ -15,20 +12,13 @@ import tinyml
 from tinyml import zoo
 from tinyml.compiler import CompileError, RunError, load
 
-TOLERANCE = 1e-4
-
-
-def argmax_rows(a: np.ndarray) -> np.ndarray:
-    return a.reshape(a.shape[0], -1).argmax(axis=-1) if a.ndim else np.array(0)
-
+from conftest import TOLERANCE, argmax_rows, assert_one_line_error, cli
 
 @pytest.mark.parametrize("name", zoo.names())
-def test_zoo_model_matches_onnxruntime(name):
+def test_zoo_model_matches_onnxruntime(name, compiled_zoo):
     model = zoo.build(name)
     inputs = zoo.random_inputs(model)
-    start = time.perf_counter()
-    compiled = tinyml.compile(model)
-    seconds = time.perf_counter() - start
+    compiled = compiled_zoo(name)
     got = compiled(*inputs.values())
     want = zoo.reference(model, inputs)
     assert len(got) == len(want)
@@ -37,7 +27,6 @@ def test_zoo_model_matches_onnxruntime(name):
         error = float(np.abs(g - w).max()) if g.size else 0.0
         assert error <= TOLERANCE, f"{name}/{info.name}: max abs error {error:.3g}"
         assert np.array_equal(argmax_rows(g), argmax_rows(w)), f"{name}/{info.name}: argmax"
-    print(f"{name}: max abs error {error:.3g}, compile {seconds:.2f}s")
 
 
 def test_inputs_keep_the_declared_layout():
@@ -73,9 +62,6 @@ def test_compile_errors(tmp_path):
 # CLI
 # ---------------------------------------------------------------------------
 
-def cli(tool: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", f"tinyml.cli.{tool}", *map(str, args)],
-                          capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -121,12 +107,6 @@ def test_cli_round_trip(tmp_path, small_model):
     assert not (outdir / "stages").exists()
 
 
-def assert_one_line_error(done: subprocess.CompletedProcess, tool: str, text: str):
-    assert done.returncode == 1
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    assert lines[0].startswith(f"tinyml-{tool}: error: ") and text in lines[0], lines[0]
-    assert "Traceback" not in done.stderr
 
 
 def test_cli_bad_target(tmp_path, small_model):

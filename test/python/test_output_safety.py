@@ -19,6 +19,8 @@ from onnx import TensorProto, helper
 
 from tinyml import safe_io
 
+from conftest import assert_one_line_error
+
 BIN = Path(sys.executable).parent
 IR = """func.func @neg(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tinyml.neg %a : tensor<4xf32>
@@ -30,13 +32,6 @@ IR = """func.func @neg(%a: tensor<4xf32>) -> tensor<4xf32> {
 def tool(name, *args, cwd=None):
     return subprocess.run([str(BIN / name), *map(str, args)], cwd=cwd, capture_output=True,
                           text=True, timeout=300)
-
-
-def one_error_line(result, tool_name):
-    assert result.returncode == 1, result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"{tool_name}: error: "), result.stderr
-    return lines[0]
 
 
 def relu_model(path: Path) -> Path:
@@ -76,15 +71,15 @@ def assert_untouched(folder: Path):
     ("link", "exists and is not a directory"),
 ])
 def test_compile_refuses_an_output_that_would_destroy_files(workdir, outdir, message):
-    line = one_error_line(tool("tinyml-compile", "m.onnx", "-o", outdir, "--target", "host",
-                               cwd=workdir), "tinyml-compile")
+    line = assert_one_line_error(tool("tinyml-compile", "m.onnx", "-o", outdir, "--target", "host",
+                               cwd=workdir), "compile")
     assert message in line
     assert_untouched(workdir)
 
 
 def test_compile_refuses_the_models_folder_given_by_absolute_path(workdir):
-    line = one_error_line(tool("tinyml-compile", workdir / "m.onnx", "-o", workdir,
-                               "--target", "host"), "tinyml-compile")
+    line = assert_one_line_error(tool("tinyml-compile", workdir / "m.onnx", "-o", workdir,
+                               "--target", "host"), "compile")
     assert "holds the input" in line
     assert_untouched(workdir)
 
@@ -93,8 +88,8 @@ def test_compile_refuses_a_folder_that_is_not_a_tinyml_output(workdir):
     theirs = workdir / "theirs"
     theirs.mkdir()
     (theirs / "thesis.tex").write_text("years of work")
-    line = one_error_line(tool("tinyml-compile", "m.onnx", "-o", "theirs", "--target", "host",
-                               cwd=workdir), "tinyml-compile")
+    line = assert_one_line_error(tool("tinyml-compile", "m.onnx", "-o", "theirs", "--target", "host",
+                               cwd=workdir), "compile")
     assert "is not a tinyml output" in line
     assert (theirs / "thesis.tex").read_text() == "years of work"
 
@@ -107,8 +102,8 @@ def test_compile_replaces_its_own_output_but_not_a_file_added_to_it(workdir):
     assert tool("tinyml-compile", "m.onnx", "-o", "out", "--target", "host",
                 cwd=workdir).returncode == 0  # an earlier tinyml output is replaced
     (workdir / "out" / "notes.txt").write_text("mine too")
-    line = one_error_line(tool("tinyml-compile", "m.onnx", "-o", "out", "--target", "host",
-                               cwd=workdir), "tinyml-compile")
+    line = assert_one_line_error(tool("tinyml-compile", "m.onnx", "-o", "out", "--target", "host",
+                               cwd=workdir), "compile")
     assert "notes.txt" in line
     assert (workdir / "out" / "notes.txt").read_text() == "mine too"
 
@@ -128,7 +123,7 @@ def test_compile_to_a_very_deep_path_is_not_an_internal_error(workdir):
     assert result.returncode in (0, 1), result.stderr
     assert "internal error" not in result.stderr
     if result.returncode == 1:
-        one_error_line(result, "tinyml-compile")
+        assert_one_line_error(result, "compile")
         assert not (workdir / "a").exists()  # the folders made on the way are gone again
     # shutil.rmtree (and so pytest's tmp_path clean-up) recurses once per
     # level, 2,000 levels beyond Python's stack; rm does not recurse.
@@ -137,8 +132,8 @@ def test_compile_to_a_very_deep_path_is_not_an_internal_error(workdir):
 
 def test_a_failed_compile_leaves_no_output_and_no_parent_folders(workdir):
     (workdir / "bad.onnx").write_bytes(b"not a model")
-    one_error_line(tool("tinyml-compile", "bad.onnx", "-o", "new/deeper/out",
-                        "--target", "host", cwd=workdir), "tinyml-compile")
+    assert_one_line_error(tool("tinyml-compile", "bad.onnx", "-o", "new/deeper/out",
+                        "--target", "host", cwd=workdir), "compile")
     assert not (workdir / "new").exists()
     assert sorted(p.name for p in workdir.iterdir()) == ["bad.onnx", "fifo", "keep.txt",
                                                         "link", "m.onnx"]
@@ -151,8 +146,8 @@ def test_a_failed_compile_leaves_no_output_and_no_parent_folders(workdir):
     ("nothing.onnx", "no such file"),
 ])
 def test_compile_names_why_a_model_cannot_be_read(workdir, model, reason):
-    line = one_error_line(tool("tinyml-compile", model, "-o", "out", "--target", "host",
-                               cwd=workdir), "tinyml-compile")
+    line = assert_one_line_error(tool("tinyml-compile", model, "-o", "out", "--target", "host",
+                               cwd=workdir), "compile")
     assert line.endswith(f"cannot open model '{model}': {reason}")
 
 
@@ -186,8 +181,8 @@ def test_opt_writes_a_fifo_in_place_and_keeps_it_a_fifo(workdir):
 
 def test_opt_to_a_fifo_nobody_reads_is_an_error_not_a_hang(workdir):
     (workdir / "in.mlir").write_text(IR)
-    line = one_error_line(tool("tinyml-opt", "in.mlir", "-o", "fifo", cwd=workdir),
-                          "tinyml-opt")
+    line = assert_one_line_error(tool("tinyml-opt", "in.mlir", "-o", "fifo", cwd=workdir),
+                          "opt")
     assert line.endswith("cannot write 'fifo': no process is reading the FIFO")
     assert_untouched(workdir)
 
@@ -219,8 +214,8 @@ def test_opt_output_to_a_character_device_stays_a_device(tmp_path):
 ])
 def test_opt_output_that_cannot_be_written_is_one_line(workdir, target, reason):
     (workdir / "in.mlir").write_text(IR)
-    line = one_error_line(tool("tinyml-opt", "in.mlir", "-o", target, cwd=workdir),
-                          "tinyml-opt")
+    line = assert_one_line_error(tool("tinyml-opt", "in.mlir", "-o", target, cwd=workdir),
+                          "opt")
     assert reason in line
     assert_untouched(workdir)
 
@@ -248,8 +243,8 @@ def test_run_output_through_a_symlink_and_to_a_bad_place(workdir):
     assert (workdir / "y-link").is_symlink()
     np.testing.assert_array_equal(np.load(workdir / "y.npy"),
                                   np.maximum(np.load(workdir / "x.npy"), 0))
-    line = one_error_line(tool("tinyml-run", "out", "--input", "x.npy", "--output",
-                               "keep.txt/y.npy", cwd=workdir), "tinyml-run")
+    line = assert_one_line_error(tool("tinyml-run", "out", "--input", "x.npy", "--output",
+                               "keep.txt/y.npy", cwd=workdir), "run")
     assert "keep.txt" in line
     assert_untouched(workdir)
 

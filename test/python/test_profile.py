@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import xml.etree.ElementTree as ElementTree
-from pathlib import Path
 
 import numpy as np
 import onnx

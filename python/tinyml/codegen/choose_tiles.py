@@ -16,11 +16,12 @@ a depthwise conv one window row per step, a matmul `matmul-step` k. A
 depthwise conv with a channel multiplier is not tiled."""
 from mlir import ir
 
-from ..transforms.fusion import group_root, shape, top_level_ops
+from ..ir.ops import CONTRACTIONS
+from ..ir.values import shape_of
+from ..transforms.fusion import group_root, top_level_ops
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
 from ..pipeline.registry import Option, Pass, functions, register
 
-TILED_ROOTS = ("tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul")
 POOLS = ("tinyml.avg_pool2d", "tinyml.global_avg_pool")
 
 
@@ -45,7 +46,7 @@ class ChooseTiles(Pass):
         for func in functions(module):
             for op in top_level_ops(func):
                 root = group_root(op) if op.name == "tinyml.fused" else None
-                if root is not None and root.name in TILED_ROOTS:
+                if root is not None and root.name in CONTRACTIONS:
                     config = self.config(root)
                 elif op.name in POOLS:
                     config = self.pool_config(op)
@@ -60,27 +61,27 @@ class ChooseTiles(Pass):
         loop nest."""
         if "padding" in pool.attributes and any(ir.DenseI64ArrayAttr(pool.attributes["padding"])):
             return None
-        channels = largest_divisor(shape(pool.results[0])[-1], self.max_channels)
+        channels = largest_divisor(shape_of(pool.results[0])[-1], self.max_channels)
         if pool.name == "tinyml.global_avg_pool":
             return LoweringConfig((1, channels), (1, 0))  # the mean over [n, c]
         return LoweringConfig((1, 1, 1, channels), (1, 0))
 
     def config(self, root: ir.Operation) -> LoweringConfig | None:
-        out_shape = shape(root.results[0])
+        out_shape = shape_of(root.results[0])
         channels = largest_divisor(out_shape[-1], min(self.max_channels, self.max_accumulators))
         if root.name == "tinyml.matmul":
             # One row (a matrix-vector product): each weight is used once,
             # so wider tiles only amortise the row's load and the loop.
             columns = largest_divisor(out_shape[-1], min(self.max_columns, self.max_accumulators))
-            k = shape(root.operands[0])[0 if "transpose_lhs" in root.attributes else 1]
+            k = shape_of(root.operands[0])[0 if "transpose_lhs" in root.attributes else 1]
             return LoweringConfig((1, columns), (largest_divisor(k, self.matmul_step),))
-        if root.name == "tinyml.depthwise_conv2d" and shape(root.operands[1])[3] > 1:
+        if root.name == "tinyml.depthwise_conv2d" and shape_of(root.operands[1])[3] > 1:
             return None  # a multiplier maps channels to inputs unevenly
         pixels = largest_divisor(out_shape[2], min(self.max_pixels, self.max_accumulators // channels))
         if root.name == "tinyml.depthwise_conv2d":
             return LoweringConfig((1, 1, pixels, channels), (1, 0))
-        kw = shape(root.operands[1])[1]
-        in_channels = shape(root.operands[0])[3]
+        kw = shape_of(root.operands[1])[1]
+        in_channels = shape_of(root.operands[0])[3]
         return LoweringConfig((1, 1, pixels, channels),
                               (1, kw, largest_divisor(in_channels, max(1, self.reduction_taps // kw))))
 

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 from mlir import ir
 
-from ..transforms.fusion import CONTRACTIONS, REDUCTIONS, group_root
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
-from .lower_to_linalg import (LOWERINGS, REDUCTION_LOWERINGS, SCALAR_BODIES, Elements,
-                                     ScalarBuilder, broadcast_map, build_generic, empty,
-                                     identity_map, shape_of)
+from ..ir.ops import CONTRACTIONS, REDUCTIONS
+from ..ir.values import shape_of
 from ..pipeline.registry import PassError
+from ..transforms.fusion import group_root
+from .lower_to_linalg import (LOWERINGS, REDUCTION_LOWERINGS, SCALAR_BODIES, Elements,
+                              ScalarBuilder, broadcast_map, build_generic, empty, identity_map)
 
 
 class GroupLowering:

@@ -45,6 +45,7 @@ from mlir.dialects import arith, bufferization, linalg, math, memref, tensor
 
 from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints
 from ..ir.lowering_config import ATTRIBUTE
+from ..ir.values import shape_of
 from ..pipeline.registry import Pass, PassError, functions, register
 
 # The lowest finite float32: the identity of max that padding never beats.
@@ -142,10 +143,6 @@ SCALAR_BODIES: dict[str, ScalarBody] = {
     # Parameters are 1-D over the last axis: numpy broadcasting lines them up.
     "tinyml.batch_norm": _batch_norm,
 }
-
-
-def is_elementwise(op_name: str) -> bool:
-    return op_name in SCALAR_BODIES
 
 
 # ---------------------------------------------------------------------------
@@ -249,14 +246,6 @@ def f32() -> ir.Type:
     return ir.F32Type.get()
 
 
-def tensor_type(value: ir.Value) -> ir.RankedTensorType:
-    return ir.RankedTensorType(value.type)
-
-
-def shape_of(value: ir.Value) -> list[int]:
-    return list(tensor_type(value).shape)
-
-
 def empty(shape: Sequence[int], element_type: ir.Type | None = None) -> ir.Value:
     return tensor.empty(list(shape), element_type or f32())
 
@@ -284,12 +273,12 @@ def reassociation_attr(groups: Sequence[Sequence[int]]) -> ir.ArrayAttr:
 def collapse(value: ir.Value, groups: Sequence[Sequence[int]]) -> ir.Value:
     src = shape_of(value)
     shape = [int(np.prod([src[d] for d in group], dtype=np.int64)) for group in groups]
-    result_type = ir.RankedTensorType.get(shape, tensor_type(value).element_type)
+    result_type = ir.RankedTensorType.get(shape, ir.RankedTensorType(value.type).element_type)
     return tensor.CollapseShapeOp(result_type, value, reassociation_attr(groups)).result
 
 
 def expand(value: ir.Value, shape: Sequence[int], groups: Sequence[Sequence[int]]) -> ir.Value:
-    result_type = ir.RankedTensorType.get(list(shape), tensor_type(value).element_type)
+    result_type = ir.RankedTensorType.get(list(shape), ir.RankedTensorType(value.type).element_type)
     return tensor.ExpandShapeOp(result_type, value, reassociation_attr(groups), [],
                                 list(shape)).result
 
@@ -300,7 +289,7 @@ def pad(value: ir.Value, low: Sequence[int], high: Sequence[int], fill: float) -
         return value
     src = shape_of(value)
     shape = [s + lo + hi for s, lo, hi in zip(src, low, high)]
-    element_type = tensor_type(value).element_type
+    element_type = ir.RankedTensorType(value.type).element_type
     result_type = ir.RankedTensorType.get(shape, element_type)
     fill_value = scalar_const(fill, element_type)
     op = tensor.PadOp(result_type, value, [], [], list(low), list(high))
@@ -564,7 +553,7 @@ def _reduce_op(init, combine, mean=False):
         result = reduce(elements, axes, init, combine)
         if mean:
             count = float(np.prod([elements.shape[a] for a in axes], dtype=np.int64))
-            result = build_elementwise(tensor_type(result), [result],
+            result = build_elementwise(ir.RankedTensorType(result.type), [result],
                                        lambda b, a: b.div(a[0], b.const(count)))
         if attr_flag(op.attributes, "keep_dims"):
             result = _keep_dims(result, elements.shape, axes)
@@ -576,7 +565,7 @@ def global_avg_pool(op, elements: Elements) -> ir.Value:
     n, h, w, c = elements.shape
     sums = reduce(elements, [1, 2], 0.0, lambda b, v, acc: b.add(acc, v))
     count = float(h * w)
-    mean = configured(op, build_elementwise(tensor_type(sums), [sums],
+    mean = configured(op, build_elementwise(ir.RankedTensorType(sums.type), [sums],
                                             lambda b, a: b.div(a[0], b.const(count))))
     return expand(mean, [n, 1, 1, c], [[0, 1, 2], [3]])
 

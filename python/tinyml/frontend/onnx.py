@@ -58,6 +58,7 @@ from mlir.dialects import arith, func
 from onnx import TensorProto, helper, numpy_helper
 
 from ..ir.context import make_context
+from ..ir.values import f32_tensor_type
 from . import FrontendError
 
 __all__ = ["FrontendError", "SUPPORTED_OPS", "import_onnx", "import_onnx_bytes"]
@@ -186,10 +187,6 @@ def _sanitize(name: str) -> str:
 
 def _shape_text(shape) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
-
-
-def _tensor_type(shape) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(shape), ir.F32Type.get())
 
 
 def _attr(value):
@@ -345,7 +342,7 @@ class _Importer:
         file_loc = ir.Location.file(self.filename, 0, 0)
         module = ir.Module.create(file_loc)
         with ir.InsertionPoint(module.body):
-            fn = func.FuncOp(self.func_name, ([_tensor_type(s) for s in arg_shapes], []),
+            fn = func.FuncOp(self.func_name, ([f32_tensor_type(s) for s in arg_shapes], []),
                              loc=file_loc)
         block = fn.add_entry_block()
         for info, arg in zip(inputs, block.arguments):
@@ -363,7 +360,7 @@ class _Importer:
                 results.append(self.tensor(self.values[output.name]))
             func.ReturnOp(results, loc=file_loc)
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            [_tensor_type(s) for s in arg_shapes], [r.type for r in results]))
+            [f32_tensor_type(s) for s in arg_shapes], [r.type for r in results]))
         fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
             [ir.DictAttr.get({"tinyml.name": ir.StringAttr.get(i.name)}) for i in inputs])
         fn.attributes["res_attrs"] = ir.ArrayAttr.get(
@@ -782,7 +779,7 @@ class _Importer:
         # the target (MLIR aborts on some that overflow).
         self.check_size(shape, TensorProto.FLOAT, f"the result of {op_name}")
         return ir.Operation.create(
-            op_name, results=[_tensor_type(shape)],
+            op_name, results=[f32_tensor_type(shape)],
             operands=[self.tensor(o) for o in operands if o is not None],
             attributes=attributes, loc=self.loc).result
 

@@ -7,30 +7,18 @@ A pattern is a function `(op, rewriter)` that rewrites the op through
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable
 
 from mlir import ir
 from mlir.rewrite import (GreedyRewriteConfig, GreedySimplifyRegionLevel, PatternRewriter,
                           RewritePatternSet, apply_patterns_and_fold_greedily)
 
+from .values import f32_tensor_type, producer
+
 # The Python rewrite API treats a truthy result as failure.
 NO_MATCH = True
 
 Pattern = Callable[[ir.OpView, PatternRewriter], bool | None]
-
-
-def shape_of(value: ir.Value) -> list[int]:
-    return list(ir.RankedTensorType(value.type).shape)
-
-
-def tensor_type(shape: Sequence[int]) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(shape), ir.F32Type.get())
-
-
-def producer(value: ir.Value) -> ir.Operation | None:
-    if isinstance(value, ir.OpResult):
-        return value.owner.operation
-    return None
 
 
 def producer_named(value: ir.Value, name: str) -> ir.Operation | None:
@@ -44,7 +32,7 @@ def attributes_of(op: ir.Operation) -> dict:
 
 
 def create(name: str, shape, operands, attributes: dict, loc) -> ir.Value:
-    return ir.Operation.create(name, results=[tensor_type(shape)], operands=list(operands),
+    return ir.Operation.create(name, results=[f32_tensor_type(shape)], operands=list(operands),
                                attributes=attributes, loc=loc).result
 
 

@@ -35,7 +35,8 @@ import numpy as np
 from mlir import ir
 
 from .fold_constants import constant, constant_array
-from ..ir.patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily, shape_of
+from ..ir.patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily
+from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, register
 
 UNARY = ("tinyml.relu", "tinyml.clamp", "tinyml.sigmoid", "tinyml.tanh", "tinyml.exp",

@@ -38,7 +38,8 @@ from mlir import ir
 
 from .fold_constants import constant, constant_array
 from ..ir.attributes import attr_float, attr_flag
-from ..ir.patterns import NO_MATCH, attributes_of, create, producer, rewrite_greedily, shape_of
+from ..ir.patterns import NO_MATCH, attributes_of, create, rewrite_greedily
+from ..ir.values import producer, shape_of
 from ..pipeline.registry import Option, Pass, register
 
 

@@ -29,7 +29,8 @@ import numpy as np
 from mlir import ir
 
 from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints
-from ..ir.patterns import NO_MATCH, producer_named, rewrite_greedily, shape_of
+from ..ir.patterns import NO_MATCH, producer_named, rewrite_greedily
+from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, register
 
 

@@ -31,7 +31,8 @@ from mlir import ir
 
 from .fold_constants import splat_value
 from ..ir.attributes import attr_float
-from ..ir.patterns import NO_MATCH, create, producer, producer_named, rewrite_greedily, shape_of
+from ..ir.patterns import NO_MATCH, create, producer_named, rewrite_greedily
+from ..ir.values import producer, shape_of
 from ..pipeline.registry import Pass, register
 
 # The ops that limit their input to a range [low, high].

@@ -6,9 +6,10 @@ from __future__ import annotations
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
+from ...ir.ops import CONTRACTIONS, ELEMENTWISE
 from ...ir.patterns import NO_MATCH, Pattern
-from .groups import (CONTRACTIONS, ELEMENTWISE, EpilogueChains, in_function_body, new_group,
-                     only_user, shape)
+from ...ir.values import shape_of
+from .groups import (EpilogueChains, in_function_body, new_group, only_user)
 
 KIND = "conv_epilogue"
 
@@ -37,6 +38,6 @@ def conv_epilogue_patterns(max_epilogue_ops: int = 8, residual: bool = True,
 
 
 def reads_full_tensor_besides(op: ir.Operation, chained: ir.Operation) -> bool:
-    iteration_space = shape(chained.results[0])
-    return any(value != chained.results[0] and shape(value) == iteration_space
+    iteration_space = shape_of(chained.results[0])
+    return any(value != chained.results[0] and shape_of(value) == iteration_space
                for value in op.operands)

@@ -6,9 +6,11 @@ from __future__ import annotations
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
+from ...ir.ops import CHEAP, ELEMENTWISE
 from ...ir.patterns import NO_MATCH, Pattern
-from .groups import (CHEAP, ELEMENTWISE, absorb_producer, in_function_body, is_elementwise,
-                     is_group, new_group, outside_producers, same, shape, size, users)
+from ...ir.values import shape_of, users
+from .groups import (absorb_producer, in_function_body, is_elementwise, is_group, new_group,
+                     outside_producers, same, size)
 
 KIND = "elementwise"
 
@@ -28,12 +30,12 @@ def elementwise_patterns(max_ops: int = 32,
     def recomputable(op: ir.Operation) -> bool:
         # Only when every consumer can take a copy does the buffer go away.
         return (rematerialize and op.name in CHEAP
-                and all(acts_elementwise(user) and shape(user.results[0]) == shape(op.results[0])
+                and all(acts_elementwise(user) and shape_of(user.results[0]) == shape_of(op.results[0])
                         for user in users(op)))
 
     def fits(op: ir.Operation | None, consumer: ir.Operation) -> bool:
         return (op is not None and acts_elementwise(op) and in_function_body(op)
-                and shape(op.results[0]) == shape(consumer.results[0])
+                and shape_of(op.results[0]) == shape_of(consumer.results[0])
                 and size(op) + size(consumer) <= max_ops)
 
     def movable(op: ir.Operation | None, consumer: ir.Operation) -> bool:

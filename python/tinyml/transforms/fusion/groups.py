@@ -16,42 +16,9 @@ from typing import Callable
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
+from ...ir.ops import CONTRACTIONS, ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH
-
-ELEMENTWISE = frozenset({
-    "tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.div", "tinyml.maximum",
-    "tinyml.minimum", "tinyml.neg", "tinyml.exp", "tinyml.relu", "tinyml.sigmoid",
-    "tinyml.tanh", "tinyml.clamp", "tinyml.batch_norm",
-})
-
-# Producers worth recomputing in every consumer rather than storing: one or
-# two instructions per element on a Cortex-M, no transcendental functions.
-CHEAP = frozenset({
-    "tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.maximum", "tinyml.minimum",
-    "tinyml.neg", "tinyml.relu", "tinyml.clamp",
-})
-
-CONTRACTIONS = frozenset({"tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul"})
-
-REDUCTIONS = frozenset({
-    "tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max",
-    "tinyml.global_avg_pool", "tinyml.softmax",
-})
-
-
-def shape(value: ir.Value) -> tuple[int, ...]:
-    return tuple(ir.RankedTensorType(value.type).shape)
-
-
-def producer(value: ir.Value) -> ir.Operation | None:
-    """The op defining `value`, or None for a block argument."""
-    owner = value.owner
-    return None if isinstance(owner, ir.Block) else owner.operation
-
-
-def users(op: ir.Operation) -> list[ir.Operation]:
-    """The ops using `op`'s results, each once, in use order."""
-    return _distinct(use.owner.operation for result in op.results for use in result.uses)
+from ...ir.values import producer, shape_of, users
 
 
 def top_level_ops(func: ir.Operation) -> list[ir.Operation]:
@@ -124,7 +91,7 @@ class EpilogueChains:
         """Whether `consumer` may be the next op of `group`'s (or of a bare
         head's) epilogue."""
         return (is_elementwise(consumer) and in_function_body(consumer)
-                and shape(consumer.results[0]) == shape(group.results[0])
+                and shape_of(consumer.results[0]) == shape_of(group.results[0])
                 and size(group) - 1 < self.max_links and self.accepts(consumer, group))
 
     def takes(self, head: ir.Operation, consumer: ir.Operation | None) -> bool:
@@ -162,7 +129,7 @@ class EpilogueChains:
     def _leads_from(self, value: ir.Value, consumer: ir.Operation, links: int) -> bool:
         definer = producer(value)
         if (definer is None or not in_function_body(definer) or not is_only_user(consumer, definer)
-                or shape(value) != shape(consumer.results[0])):
+                or shape_of(value) != shape_of(consumer.results[0])):
             return False
         if definer.name in self.heads:
             return True

@@ -7,10 +7,12 @@ from __future__ import annotations
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
+from ...ir.ops import ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH, Pattern
-from .groups import (ELEMENTWISE, REDUCTIONS, EpilogueChains, absorb_producer, group_root,
-                     in_function_body, is_elementwise, is_group, new_group, only_user,
-                     outside_producers, same, shape, size, users)
+from ...ir.values import shape_of, users
+from .groups import (EpilogueChains, absorb_producer, group_root, in_function_body, is_elementwise,
+                     is_group, new_group, only_user, outside_producers, same,
+                     size)
 
 KIND = "reduction"
 
@@ -48,10 +50,10 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
         reduction's result is that reduction's epilogue, never a prologue."""
         if size(group) >= max_ops:
             return None
-        space = shape(reduction.operands[0])
+        space = shape_of(reduction.operands[0])
         start = reduction if group.name == "tinyml.fused" else None
         return next((op for op in outside_producers(group, start)
-                     if is_elementwise(op) and shape(op.results[0]) == space
+                     if is_elementwise(op) and shape_of(op.results[0]) == space
                      and set(users(op)) == {group}
                      and chains.claimant(op) is None), None)
 

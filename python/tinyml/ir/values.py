@@ -1,0 +1,30 @@
+"""Reading values and ops in tinyml IR, the same way in every phase."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from mlir import ir
+
+
+def shape_of(value: ir.Value) -> list[int]:
+    return list(ir.RankedTensorType(value.type).shape)
+
+
+def f32_tensor_type(shape: Sequence[int]) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(shape), ir.F32Type.get())
+
+
+def producer(value: ir.Value) -> ir.Operation | None:
+    """The op defining `value`, or None for a block argument."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def users(op: ir.Operation) -> list[ir.Operation]:
+    """The ops using `op`'s results, each once, in use order."""
+    found = []
+    for result in op.results:
+        for use in result.uses:
+            if use.owner.operation not in found:
+                found.append(use.owner.operation)
+    return found

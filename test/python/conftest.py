@@ -1,0 +1,61 @@
+"""What the tests share: the tolerance against onnxruntime, the command-line
+tools run as users run them, the one-line-error check, and a cache of
+compiled zoo models, so that each model is compiled once per target and
+fusion setting in a test process.
+
+Test modules import the helpers with `from conftest import ...` (pytest puts
+this folder on sys.path) and take the cache as the `compiled_zoo` fixture.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import tinyml
+from tinyml import zoo
+
+# Absolute, on the zoo's standard-normal inputs: the compiled kernels sum in
+# another order than onnxruntime and contract multiply-adds into FMAs.
+TOLERANCE = 1e-4
+
+
+def argmax_rows(a: np.ndarray) -> np.ndarray:
+    """The class each row (the first dimension) picks; a scalar picks 0."""
+    return a.reshape(a.shape[0], -1).argmax(axis=-1) if a.ndim else np.array(0)
+
+
+def cli(tool: str, *args, env: dict | None = None, cwd=None, stdin: str | None = None,
+        timeout: int = 600) -> subprocess.CompletedProcess:
+    """`tinyml-<tool>` (compile, opt or run) in a fresh process."""
+    return subprocess.run([sys.executable, "-m", f"tinyml.cli.{tool}", *map(str, args)],
+                          input=stdin, capture_output=True, text=True, timeout=timeout,
+                          env=env, cwd=cwd)
+
+
+def assert_one_line_error(done: subprocess.CompletedProcess, tool: str, text: str = "") -> str:
+    """`done` failed with exit 1 and one line `tinyml-<tool>: error: ...`
+    holding `text`, and no traceback; returns the line."""
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"tinyml-{tool}: error: ") and text in lines[0], lines[0]
+    assert "Traceback" not in done.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="session")
+def compiled_zoo() -> Callable[..., tinyml.CompiledModel]:
+    """`compiled_zoo(name, target="host", fuse=True)`: the zoo model
+    compiled with those settings, once per test process."""
+    cache: dict[tuple, tinyml.CompiledModel] = {}
+
+    def get(name: str, target: str = "host", fuse: bool = True) -> tinyml.CompiledModel:
+        key = (name, target, fuse)
+        if key not in cache:
+            cache[key] = tinyml.compile(zoo.build(name), target=target, fuse=fuse)
+        return cache[key]
+    return get
