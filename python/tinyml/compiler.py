@@ -29,11 +29,11 @@ from typing import Any, Sequence
 import numpy as np
 from mlir import ir
 
-from .conversion.number_kernels import kernel_number
-from .ir import analysis
+from .conversion.number_kernels import NumberKernels, kernel_number
 from .ir.context import make_context
 from .ir.diagnostics import format_mlir_error
 from .ir.parser_traps import parser_traps
+from .memory.plan_memory import PlanMemory
 from .pipeline.builder import Pipeline
 from .pipeline.registry import PassError, PipelineError, lookup
 from .pipeline.stages import compile_stages
@@ -874,28 +874,25 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
             del func.attributes["llvm.emit_c_interface"]
         if emit_stages:
             stages["input"] = str(module)
-        for stage_name, stage in compile_stages(
+        kernels: list = []
+        for stage in compile_stages(
                 spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory,
                 max_accumulators=spec.max_accumulators):
             stage_start = time.perf_counter()
-            _run_stage(stage_name, stage, module)
-            stage_seconds[stage_name] = round(time.perf_counter() - stage_start, 4)
+            _run_stage(stage.name, stage.pipeline, module)
+            stage_seconds[stage.name] = round(time.perf_counter() - stage_start, 4)
             if emit_stages:
-                stages[stage_name] = str(module)
-            if stage_name == "cleanup":
-                report["macs"] = analysis.macs(module)
-            elif stage_name == "plan-memory":
-                plan = stage.elements[0].plans[function]
-                step_locations = stage.elements[0].step_locations[function]
+                stages[stage.name] = str(module)
+            if stage.measure:
+                report.update(stage.measure(module))
+            for numbering in stage.pipeline.passes(NumberKernels):
+                kernels += numbering.kernels[function]
+            for planner in stage.pipeline.passes(PlanMemory):
+                plan = planner.plans[function]
+                step_locations = planner.step_locations[function]
                 report.update(_memory_report(plan))
                 timeline = (plan.timeline_json(), plan.timeline_svg())
                 _check_budget(plan, sram_budget)
-            elif stage_name == "lower-to-linalg":
-                kernels = stage.elements[0].kernels[function]
-            elif stage_name == "bufferize":  # its last pass numbers the copies
-                kernels += stage.elements[-1].kernels[function]
-            elif stage_name == "lower-to-loops":
-                report["kernels"] = analysis.loop_nests(module)
         llvm_mlir = str(module)
         report["kernel_map"] = _kernel_map(kernels, plan, step_locations)
         if not spec.is_host:

@@ -459,13 +459,13 @@ def test_stages_run_one_by_one_with_tinyml_opt(tmp_path):
 
     from tinyml.pipeline import stages as pipelines
 
-    stages = pipelines.host_stages()
-    assert {name for name, _ in stages} <= set(pipelines.STAGES)
+    stages = pipelines.compile_stages()
+    assert {stage.name for stage in stages} <= set(pipelines.STAGES)
     text = ("func.func @f(%a: tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32> {\n"
             "  %r = tinyml.max_pool2d %a {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}"
             " : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>\n"
             "  return %r : tensor<1x2x2x2xf32>\n}\n")
-    for name, stage in stages:
+    for name, stage in [(stage.name, stage.pipeline) for stage in stages]:
         done = subprocess.run([sys.executable, "-m", "tinyml.cli.opt",
                                f"--pass-pipeline={stage}", "-"],
                               input=text, capture_output=True, text=True, timeout=120)

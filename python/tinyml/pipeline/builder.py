@@ -7,12 +7,14 @@ import contextlib
 import os
 import sys
 import tempfile
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from mlir import ir
 from mlir.passmanager import PassManager
 
 from .registry import Pass, PassError, PipelineError, lookup
+
+P = TypeVar("P", bound=Pass)
 
 
 def split_top_level(text: str) -> list[str]:
@@ -64,6 +66,11 @@ class Pipeline:
     def extend(self, other: "Pipeline") -> "Pipeline":
         self.elements.extend(other.elements)
         return self
+
+    def passes(self, kind: type[P]) -> list[P]:
+        """The tinyml passes of class `kind` in this pipeline, in order: what
+        they found while running (a plan, the kernels) is read from them."""
+        return [element for element in self.elements if isinstance(element, kind)]
 
     @classmethod
     def parse(cls, text: str) -> "Pipeline":

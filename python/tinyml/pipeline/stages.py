@@ -22,14 +22,18 @@ as p; print(p.bufferize())')" in.mlir`) and composes with the others:
     plan_memory()      every intermediate buffer -> a view of one arena
 
 `compile_stages(...)` composes them for a target (a Cortex-M target uses
-`lower_to_llvm(index_bitwidth=32, bare_ptr=True)`), `host_pipeline()` for
-the JIT on the build machine. `STAGES` maps each stage's name to its
-function.
+`lower_to_llvm(index_bitwidth=32, bare_ptr=True)`) as `Stage`s, each with
+what the compile report reads off the module after it. `STAGES` maps each
+stage's name to its function.
 """
 from __future__ import annotations
 
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any, Callable
 
+from mlir import ir
+
+from ..ir import analysis
 from .builder import Pipeline
 from .registry import lookup
 
@@ -179,38 +183,37 @@ STAGES: dict[str, Callable[..., Pipeline]] = {
     "lower-to-llvm": lower_to_llvm,
 }
 
+
+@dataclass(frozen=True)
+class Stage:
+    """One step of a compile: its name, its pipeline, and what the compile
+    report reads off the module once it has run (`measure`)."""
+
+    name: str
+    pipeline: Pipeline
+    measure: Callable[[ir.Module], dict[str, Any]] | None = None
+
+
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
-                   memory: dict | None = None,
-                   max_accumulators: int = 20) -> list[tuple[str, Pipeline]]:
-    """(name, pipeline) of every stage from tinyml to the LLVM dialect, in
-    order: with `fuse` the fusion stage forms the groups and the tiling
-    stage picks their register tiles (`max_accumulators` per tile);
-    `memory` holds the planner's options. No allocation is left: the
-    planner turns every intermediate into a view of the arena argument."""
-    stages = [("cleanup", cleanup())]
+                   memory: dict | None = None, max_accumulators: int = 20) -> list[Stage]:
+    """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
+    the fusion stage forms the groups and the tiling stage picks their
+    register tiles (`max_accumulators` per tile); `memory` holds the
+    planner's options. No allocation is left: the planner turns every
+    intermediate into a view of the arena argument."""
+    stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
-        stages += [("fusion", fusion()), ("tiling", tiling(max_accumulators))]
+        stages += [Stage("fusion", fusion()), Stage("tiling", tiling(max_accumulators))]
     stages += [
-        ("schedule", schedule()),
-        ("lower-to-linalg", lower_to_linalg()),
-        ("tile-and-vectorize", tile_and_vectorize()),
+        Stage("schedule", schedule()),
+        Stage("lower-to-linalg", lower_to_linalg()),
+        Stage("tile-and-vectorize", tile_and_vectorize()),
         # Copies bufferization made into the results' out-params are kernels too.
-        ("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
-        ("plan-memory", plan_memory(**(memory or {}))),
-        ("lower-to-loops", lower_to_loops()),
-        ("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
+        Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
+        Stage("plan-memory", plan_memory(**(memory or {}))),
+        Stage("lower-to-loops", lower_to_loops(),
+              lambda module: {"kernels": analysis.loop_nests(module)}),
+        Stage("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
     ]
     return stages
 
-
-def host_stages(fuse: bool = True) -> list[tuple[str, Pipeline]]:
-    """The stages for the JIT on this machine."""
-    return compile_stages(fuse=fuse)
-
-
-def host_pipeline(fuse: bool = True) -> Pipeline:
-    """tinyml to the LLVM dialect for the JIT on this machine."""
-    pipeline = Pipeline()
-    for _, stage in host_stages(fuse):
-        pipeline.extend(stage)
-    return pipeline

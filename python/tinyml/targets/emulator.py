@@ -129,7 +129,9 @@ class Attribution:
 
 
 @dataclass
-class RunResult:
+class EmulatorRun:
+    """What one run in the emulator produced and measured."""
+
     outputs: list[np.ndarray]
     instructions: int
     stack_bytes: int
@@ -483,7 +485,7 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
                arena_fill: bytes | None = None, estimate_cycles: bool = False,
                max_instructions: int = 2_000_000_000, *,
                output_dtype: np.dtype | type = np.float32,
-               stack_size: int = DEFAULT_STACK_SIZE, profile: bool = False) -> RunResult:
+               stack_size: int = DEFAULT_STACK_SIZE, profile: bool = False) -> EmulatorRun:
     """Links `obj_path`, calls `function(*inputs, *outputs, arena)` on the
     emulated `cpu` and returns the outputs and the measurements; with
     `profile`, where the instructions (and cycles) went (`Attribution`).
@@ -527,7 +529,7 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
                    for address, size, shape in zip(layout.outputs, output_sizes, output_shapes)]
         priced = price_blocks(elf_path, counter, cpu_info) if estimate_cycles else None
         attribution = attribute(elf_path, image, machine, counter, priced) if profile else None
-        return RunResult(outputs=outputs, instructions=counter.executed,
+        return EmulatorRun(outputs=outputs, instructions=counter.executed,
                          stack_bytes=_painted_depth(machine, SRAM_BASE, sp),
                          block_counts=counter.block_counts(),
                          cycles_estimate=None if priced is None else round(priced.total()),
