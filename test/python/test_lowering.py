@@ -380,7 +380,7 @@ def test_small_graph_with_constants_and_two_results():
     close(got_sm, e / e.sum())
 
 
-def test_fused_group_is_lowered_unfused():
+def test_fused_elementwise_group_is_lowered():
     a, b = rand(2, 4), rand(4)
     body = f"""
   %r0 = tinyml.fused "elementwise" (%a0, %a1) : ({ttype((2, 4))}, {ttype((4,))}) -> {ttype((2, 4))} {{

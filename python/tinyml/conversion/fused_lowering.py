@@ -248,6 +248,3 @@ def lower_fused(op) -> ir.Value:
     if len(fused.results) != 1:
         raise PassError("a fused group must have exactly one result", fused.location)
     return GroupLowering(fused).build()
-
-
-LOWERINGS["tinyml.fused"] = lower_fused

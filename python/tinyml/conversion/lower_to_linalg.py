@@ -16,8 +16,7 @@ Structure, meant for reuse by the fusion lowering:
   result type.
 - `LOWERINGS[op_name](op) -> Value` (or a list of values, one per result)
   lowers one op in place (called with the insertion point and location of
-  the op). A pass can extend or override it: until a fusion lowering
-  registers `tinyml.fused`, a fused group is inlined and lowered op by op.
+  the op); a `tinyml.fused` group is one kernel, built by fused_lowering.py.
 
 Chaining scalar bodies into one loop nest, e.g. `relu(x + z)`:
 
@@ -43,7 +42,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, bufferization, linalg, math, memref, tensor
 
-from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints
+from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints, window_attributes
 from ..ir.lowering_config import ATTRIBUTE
 from ..ir.values import shape_of
 from ..pipeline.registry import Pass, PassError, functions, register
@@ -376,8 +375,7 @@ def _conv_operands(op):
     attrs = op.attributes
     operands = list(op.operands)
     bias = operands[2] if len(operands) > 2 else None
-    return (operands[0], operands[1], bias, attr_ints(attrs, "strides", [1, 1]),
-            attr_ints(attrs, "dilations", [1, 1]), attr_ints(attrs, "padding", [0, 0, 0, 0]))
+    return (operands[0], operands[1], bias, *window_attributes(attrs))
 
 
 def _pad_nhwc(value, padding, fill):
@@ -434,9 +432,8 @@ def lower_matmul(op) -> ir.Value:
 
 
 def _pool_window(op):
-    attrs = op.attributes
-    return (attr_ints(attrs, "kernel"), attr_ints(attrs, "strides", [1, 1]),
-            attr_ints(attrs, "padding", [0, 0, 0, 0]))
+    strides, _, padding = window_attributes(op.attributes)
+    return attr_ints(op.attributes, "kernel"), strides, padding
 
 
 def _window_counts(size: int, out: int, kernel: int, stride: int, low: int) -> np.ndarray:
@@ -714,6 +711,13 @@ def _tied_init(op: ir.Operation, result_number: int) -> ir.Value | None:
 Lowering = Callable[[ir.OpView], ir.Value]
 
 #: How each tinyml op lowers, by op name.
+def _lower_group(op) -> ir.Value:
+    # fused_lowering.py builds a group from the lowerings of this module,
+    # so it is imported when the first group is lowered, not with this one.
+    from .fused_lowering import lower_fused
+    return lower_fused(op)
+
+
 LOWERINGS: dict[str, Lowering] = {
     **{name: lower_elementwise for name in SCALAR_BODIES},
     "tinyml.conv2d": lower_conv2d,
@@ -726,24 +730,9 @@ LOWERINGS: dict[str, Lowering] = {
     "tinyml.transpose": lower_transpose,
     "tinyml.pad": lower_pad,
     "tinyml.concat": lower_concat,
+    "tinyml.fused": _lower_group,
 }
 
-
-def inline_fused(fused: ir.Operation) -> None:
-    """Replaces a `tinyml.fused` by its body, unfused (the fallback when no
-    fusion lowering is registered)."""
-    block = fused.regions[0].blocks[0]
-    for arg, value in zip(block.arguments, fused.operands):
-        arg.replace_all_uses_with(value)
-    terminator = None
-    for inner in list(block.operations):
-        if inner.operation.name == "tinyml.yield":
-            terminator = inner.operation
-            continue
-        inner.operation.move_before(fused)
-    for result, value in zip(fused.results, terminator.operands):
-        result.replace_all_uses_with(value)
-    fused.erase()
 
 
 def lower_op(op: ir.Operation) -> list[ir.Value]:
@@ -799,10 +788,6 @@ def copy_repeated_results(func: ir.Operation) -> None:
 def lower_function(func: ir.Operation) -> None:
     copy_repeated_results(func)
     for block in func.regions[0].blocks:
-        if "tinyml.fused" not in LOWERINGS:
-            for op in _tinyml_ops(block):
-                if op.name == "tinyml.fused":
-                    inline_fused(op)
         for op in _tinyml_ops(block):
             lower_op(op)
 

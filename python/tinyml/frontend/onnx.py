@@ -57,6 +57,7 @@ from mlir import ir
 from mlir.dialects import arith, func
 from onnx import TensorProto, helper, numpy_helper
 
+from ..ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
 from ..ir.context import make_context
 from ..ir.values import f32_tensor_type
 from . import FrontendError
@@ -926,9 +927,9 @@ def _conv(im: _Importer, node) -> list:
         raise im.fail(f"grouped convolution (group={group}, {channels} channels) is not "
                       "supported; only group=1 and depthwise (group=channels)")
     y = im.emit(op_name, [batch, *out_spatial, filters], [im.nhwc(im.tensor(x)), filt, bias],
-                strides=strides if strides != [1, 1] else None,
-                dilations=dilations if dilations != [1, 1] else None,
-                padding=pads if any(pads) else None)
+                strides=None if tuple(strides) == DEFAULT_STRIDES else strides,
+                dilations=None if tuple(dilations) == DEFAULT_DILATIONS else dilations,
+                padding=None if tuple(pads) == DEFAULT_PADDING else pads)
     y = im.nchw(y)
     if rank == 3:
         y = im.reshape(y, (batch, filters, out_spatial[1]))
@@ -968,8 +969,8 @@ def _pool(im: _Importer, node, op_name: str) -> list:
     if op_name == "tinyml.avg_pool2d" and any(pads) and im.attr("count_include_pad", 0):
         extra["count_include_pad"] = True
     y = im.emit(op_name, [x_shape[0], *out, x_shape[1]], [im.nhwc(x)], kernel=kernel,
-                strides=strides if strides != [1, 1] else None,
-                padding=pads if any(pads) else None, **extra)
+                strides=None if tuple(strides) == DEFAULT_STRIDES else strides,
+                padding=None if tuple(pads) == DEFAULT_PADDING else pads, **extra)
     y = im.nchw(y)
     if rank == 3:
         y = im.reshape(y, (x_shape[0], x_shape[1], out[1]))

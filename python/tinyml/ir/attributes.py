@@ -33,3 +33,18 @@ def attr_int(attrs: Mapping[str, ir.Attribute], name: str) -> int:
 
 def attr_flag(attrs: Mapping[str, ir.Attribute], name: str) -> bool:
     return name in attrs
+
+
+# The defaults the windowed ops (conv2d, depthwise_conv2d, the pools)
+# declare in ODS for their optional attributes.
+DEFAULT_STRIDES = (1, 1)
+DEFAULT_DILATIONS = (1, 1)
+DEFAULT_PADDING = (0, 0, 0, 0)
+
+
+def window_attributes(attrs: Mapping[str, ir.Attribute]) -> tuple[list[int], list[int], list[int]]:
+    """(strides, dilations, padding) of a windowed op, defaults applied; a
+    pool has no dilations: (1, 1)."""
+    return (attr_ints(attrs, "strides", DEFAULT_STRIDES),
+            attr_ints(attrs, "dilations", DEFAULT_DILATIONS),
+            attr_ints(attrs, "padding", DEFAULT_PADDING))

@@ -28,7 +28,7 @@ from typing import Callable, Mapping
 import numpy as np
 from mlir import ir
 
-from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints
+from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints, window_attributes
 from ..ir.patterns import NO_MATCH, producer_named, rewrite_greedily
 from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, register
@@ -126,8 +126,7 @@ def window_taps(x, kernel, strides, dilations, padding, pad_value=0.0):
 
 
 def conv_window(attrs: Attrs, x, kernel):
-    return (x, kernel, attr_ints(attrs, "strides", [1, 1]),
-            attr_ints(attrs, "dilations", [1, 1]), attr_ints(attrs, "padding", [0, 0, 0, 0]))
+    return (x, kernel, *window_attributes(attrs))
 
 
 def conv2d(attrs: Attrs, x, w, bias=None):
@@ -145,8 +144,7 @@ def depthwise_conv2d(attrs: Attrs, x, w, bias=None):
 
 
 def pool_window(attrs: Attrs, x):
-    return (x, attr_ints(attrs, "kernel"), attr_ints(attrs, "strides", [1, 1]), [1, 1],
-            attr_ints(attrs, "padding", [0, 0, 0, 0]))
+    return (x, attr_ints(attrs, "kernel"), *window_attributes(attrs))
 
 
 def max_pool2d(attrs: Attrs, x):
@@ -158,7 +156,7 @@ def max_pool2d(attrs: Attrs, x):
 def avg_pool2d(attrs: Attrs, x):
     """The sum of each window over its size (with `count_include_pad`, or no
     padding) or over its taps inside the input."""
-    padding = attr_ints(attrs, "padding", [0, 0, 0, 0])
+    _, _, padding = window_attributes(attrs)
     sums = sum(taps for _, taps in window_taps(*pool_window(attrs, x)))
     if attr_flag(attrs, "count_include_pad") or not any(padding):
         kh, kw = attr_ints(attrs, "kernel")
