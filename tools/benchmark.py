@@ -19,10 +19,13 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import tinyml
 from tinyml.targets import profile as profiling
-from tinyml import zoo
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "models"))
+import zoo  # noqa: E402
 
 # TFLM's arena for the MLPerf Tiny float models, measured with
 # tflite-micro's Python interpreter; the zoo models have the same shapes.

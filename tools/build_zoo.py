@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the tinyml model zoo (see `tinyml.zoo`) as <name>.onnx files.
+"""Writes the tinyml model zoo (test/models/zoo.py) as <name>.onnx files.
 
     tools/build_zoo.py OUT_DIR [--kind mlperf|small] [NAME ...]
 """
@@ -7,10 +7,11 @@ import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "models"))
 import onnx  # noqa: E402
 
-from tinyml import zoo  # noqa: E402
+import zoo  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -4,21 +4,26 @@ compiled zoo models, so that each model is compiled once per target and
 fusion setting in a test process.
 
 Test modules import the helpers with `from conftest import ...` (pytest puts
-this folder on sys.path) and take the cache as the `compiled_zoo` fixture.
+this folder on sys.path) and take the cache as the `compiled_zoo` fixture;
+this file also puts the model zoo (`test/models/zoo.py`) on sys.path, for
+`import zoo`.
 """
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import pytest
 
 import tinyml
-from tinyml import zoo
 
-# Absolute, on the zoo's standard-normal inputs: the compiled kernels sum in
+# The model zoo (test/models/zoo.py) is the tests' and the benchmarks'; it
+# is not part of the tinyml package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+import zoo  # noqa: E402
 # another order than onnxruntime and contract multiply-adds into FMAs.
 TOLERANCE = 1e-4
 

@@ -12,7 +12,8 @@ import pytest
 from mlir import ir
 
 import tinyml
-from tinyml import Pipeline, zoo
+from tinyml import Pipeline
+import zoo
 from tinyml.frontend.onnx import import_onnx
 from tinyml.ir.context import make_context
 

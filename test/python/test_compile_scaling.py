@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tinyml
-from tinyml import zoo
+import zoo
 from tinyml.testing.scaling import concat_branches, concat_fan_out, conv_chain
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import tinyml
-from tinyml import zoo
+import zoo
 from tinyml.targets import emulator
 from tinyml.cli import run as run_cli
 from tinyml.compiler import FORMAT_VERSION, RunError, load

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tinyml
-from tinyml import zoo
+import zoo
 from tinyml.compiler import CompileError, load
 
 from conftest import TOLERANCE, argmax_rows, assert_one_line_error, cli

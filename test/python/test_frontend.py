@@ -20,7 +20,9 @@ import onnx
 import pytest
 from mlir import ir
 
-from tinyml import make_context, zoo
+from tinyml import make_context
+
+import zoo
 from tinyml.frontend import FrontendError, import_onnx
 from tinyml.frontend.onnx import SUPPORTED_OPS
 from tinyml.frontend.onnx import FrontendError as OnnxFrontendError

@@ -7,7 +7,7 @@ import pytest
 from mlir import ir
 
 import tinyml
-from tinyml import zoo
+import zoo
 from tinyml.pipeline import stages as pipelines
 from tinyml.frontend import import_onnx
 

@@ -10,7 +10,8 @@ from mlir import ir
 from mlir.rewrite import GreedyRewriteConfig, RewritePatternSet, apply_patterns_and_fold_greedily
 
 import tinyml
-from tinyml import Pipeline, zoo
+from tinyml import Pipeline
+import zoo
 from tinyml.transforms import fusion
 from tinyml.pipeline import stages as pipelines
 from tinyml.frontend import import_onnx

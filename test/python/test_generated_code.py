@@ -17,7 +17,7 @@ from elftools.elf.elffile import ELFFile
 from onnx import TensorProto, helper
 
 import tinyml
-from tinyml import zoo
+import zoo
 from tinyml.compiler import CompileError
 
 from conftest import cli

@@ -9,7 +9,7 @@ import onnx
 import pytest
 
 import tinyml
-from tinyml import zoo
+import zoo
 from tinyml.compiler import CompileError, RunError, load
 
 from conftest import TOLERANCE, argmax_rows, assert_one_line_error, cli

@@ -416,7 +416,7 @@ def _run_zoo(name: str, plan: bool, inputs, **options):
     from mlir.execution_engine import ExecutionEngine
     from mlir.runtime import get_ranked_memref_descriptor
 
-    from tinyml import zoo
+    import zoo
     from tinyml.pipeline import stages as pipelines
     from tinyml.ir.context import make_context
     from tinyml.frontend.onnx import import_onnx
@@ -456,17 +456,6 @@ def _run_zoo(name: str, plan: bool, inputs, **options):
         return outputs, planner.plans.get(name)
 
 
-def _zoo_available() -> bool:
-    try:
-        from tinyml import zoo  # noqa: F401
-        from tinyml.pipeline import stages as pipelines  # noqa: F401
-        from tinyml.frontend.onnx import import_onnx  # noqa: F401
-    except Exception:  # noqa: BLE001 - the stages are built by others
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _zoo_available(), reason="frontend / pipelines not available")
 @pytest.mark.parametrize("name,options", [
     ("kws_dscnn", {}),
     ("kws_dscnn", {"algorithm": "greedy-by-size", "split": False}),
@@ -476,7 +465,7 @@ def _zoo_available() -> bool:
     ("op_concat", {}),
 ])
 def test_planned_zoo_model_matches_unplanned(name, options):
-    from tinyml import zoo
+    import zoo
 
     inputs = zoo.random_inputs(zoo.build(name))
     if isinstance(inputs, dict):

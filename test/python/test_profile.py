@@ -14,7 +14,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import tinyml
-from tinyml import zoo
+import zoo
 from tinyml.cli import run as run_cli
 from tinyml.compiler import RunError
 from tinyml.targets.profile import OTHER, PROFILE_JSON, PROFILE_SVG, svg

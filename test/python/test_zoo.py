@@ -1,4 +1,4 @@
-"""Tests of the model zoo (`tinyml.zoo`) and `tools/build_zoo.py`."""
+"""Tests of the model zoo (`test/models/zoo.py`) and `tools/build_zoo.py`."""
 import collections
 import functools
 import importlib.util
@@ -8,7 +8,7 @@ import numpy as np
 import onnx
 import pytest
 
-from tinyml import zoo
+import zoo
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 ALL = zoo.names()
