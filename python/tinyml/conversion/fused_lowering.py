@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..ir.builders import build
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
 from ..ir.ops import CONTRACTIONS, REDUCTIONS
 from ..ir.values import shape_of
@@ -99,9 +100,9 @@ class GroupLowering:
         result = root.results[0]
         bias = operands[2] if len(operands) > 2 and self.yielded == result else None
         with ir.InsertionPoint(self.fused), self.fused.location:
-            clone = ir.Operation.create(root.name, results=[result.type],
-                                        operands=operands[:2] if bias is not None else operands,
-                                        attributes={name: root.attributes[name] for name in root.attributes})
+            clone = build(root.name, [result.type],
+                          operands[:2] if bias is not None else operands,
+                          {name: root.attributes[name] for name in root.attributes})
             contraction = LOWERINGS[root.name](clone.opview)
             clone.erase()
             if bias is None and self.yielded == result:

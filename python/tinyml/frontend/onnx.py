@@ -58,6 +58,7 @@ from mlir.dialects import arith, func
 from onnx import TensorProto, helper, numpy_helper
 
 from ..ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
+from ..ir.builders import build
 from ..ir.context import make_context
 from ..ir.values import f32_tensor_type
 from . import FrontendError
@@ -779,10 +780,9 @@ class _Importer:
         # The last check before an MLIR type exists: its dimensions must fit
         # the target (MLIR aborts on some that overflow).
         self.check_size(shape, TensorProto.FLOAT, f"the result of {op_name}")
-        return ir.Operation.create(
-            op_name, results=[f32_tensor_type(shape)],
-            operands=[self.tensor(o) for o in operands if o is not None],
-            attributes=attributes, loc=self.loc).result
+        return build(op_name, [f32_tensor_type(shape)],
+                     [self.tensor(o) for o in operands if o is not None], attributes,
+                     loc=self.loc).result
 
     def transpose(self, value, perm) -> Value:
         perm = [int(p) for p in perm]
@@ -1152,9 +1152,8 @@ def _fuse_matmul_bias(im: _Importer, value, other) -> ir.Value | None:
         return None
     bias = im.tensor(Const(np.broadcast_to(other.array, (1, n)).reshape(n)))
     attrs = {key: op.attributes[key] for key in op.attributes}
-    fused = ir.Operation.create("tinyml.matmul", results=[value.type],
-                                operands=[op.operands[0], op.operands[1], bias],
-                                attributes=attrs, loc=op.location).result
+    fused = build("tinyml.matmul", [value.type], [op.operands[0], op.operands[1], bias], attrs,
+                  loc=op.location).result
     op.erase()
     return fused
 

@@ -13,6 +13,7 @@ from mlir import ir
 from mlir.rewrite import (GreedyRewriteConfig, GreedySimplifyRegionLevel, PatternRewriter,
                           RewritePatternSet, apply_patterns_and_fold_greedily)
 
+from .builders import build
 from .values import f32_tensor_type, producer
 
 # The Python rewrite API treats a truthy result as failure.
@@ -32,8 +33,7 @@ def attributes_of(op: ir.Operation) -> dict:
 
 
 def create(name: str, shape, operands, attributes: dict, loc) -> ir.Value:
-    return ir.Operation.create(name, results=[f32_tensor_type(shape)], operands=list(operands),
-                               attributes=attributes, loc=loc).result
+    return build(name, [f32_tensor_type(shape)], operands, attributes, loc=loc).result
 
 
 def rewrite_greedily(module: ir.Operation, patterns: Iterable[tuple[str, Pattern]],

@@ -27,6 +27,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 from mlir import ir
+from mlir.dialects import arith
 
 from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints, window_attributes
 from ..ir.patterns import NO_MATCH, producer_named, rewrite_greedily
@@ -81,8 +82,7 @@ def constant(array: np.ndarray, loc: ir.Location | None = None) -> ir.Value:
             ir.FloatAttr.get_f32(float(array.flat[0])))
     else:
         attr = ir.DenseElementsAttr.get(array)
-    return ir.Operation.create("arith.constant", results=[attr.type],
-                               attributes={"value": attr}, loc=loc).result
+    return arith.ConstantOp(attr.type, attr, loc=loc).result
 
 
 # --- the math of each op, in numpy ------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Callable
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
+from ...dialects import tinyml as tinyml_ops
 from ...ir.ops import CONTRACTIONS, ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH
 from ...ir.values import producer, shape_of, users
@@ -52,8 +53,8 @@ def in_function_body(op: ir.Operation) -> bool:
 
 
 def is_group(op: ir.Operation | None, kind: str) -> bool:
-    return (op is not None and op.name == "tinyml.fused"
-            and ir.StringAttr(op.attributes["kind"]).value == kind)
+    return (op is not None and op.name == tinyml_ops.FusedOp.OPERATION_NAME
+            and kind_of(op) == kind)
 
 
 def body_ops(group: ir.Operation) -> list[ir.Operation]:
@@ -219,7 +220,7 @@ def absorb_consumer(rewriter: PatternRewriter, group: ir.Operation, op: ir.Opera
 
 
 def kind_of(group: ir.Operation) -> str:
-    return ir.StringAttr(group.attributes["kind"]).value
+    return ir.StringAttr(group.opview.kind).value
 
 
 # A member of a group being built: an op, with the outside values of its
@@ -269,12 +270,10 @@ def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
                 inputs.append(value)
         produced.update(member.results)
 
-    fused = ir.Operation.create(
-        "tinyml.fused", results=[root.results[0].type], operands=inputs,
-        attributes={"kind": ir.StringAttr.get(kind)}, regions=1, loc=root.location,
-        ip=ir.InsertionPoint(root))
-    body = fused.regions[0].blocks.append(*[v.type for v in inputs],
-                                          arg_locs=[root.location] * len(inputs))
+    fused = tinyml_ops.FusedOp([root.results[0].type], kind, inputs, loc=root.location,
+                               ip=ir.InsertionPoint(root))
+    body = fused.body.blocks.append(*[v.type for v in inputs],
+                                    arg_locs=[root.location] * len(inputs))
     mapping = dict(zip(inputs, body.arguments))
     with ir.InsertionPoint(body):
         for member, arguments in members:
@@ -286,9 +285,8 @@ def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
             for i, value in enumerate(sources):
                 copy.operands[i] = mapping[value]
             mapping.update(zip(member.results, copy.results))
-        ir.Operation.create("tinyml.yield", operands=[mapping[source(root.results[0], None)]],
-                            loc=root.location)
-    return fused
+        tinyml_ops.YieldOp([mapping[source(root.results[0], None)]], loc=root.location)
+    return fused.operation
 
 
 def _is_constant(op: ir.Operation | None) -> bool:
