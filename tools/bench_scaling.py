@@ -7,7 +7,7 @@ graph shows up as a row whose time grows faster than N.
                                   [--stages] [--repeat 1]
                                   [--target host] [--profile FILE]
 
-Families (`tinyml.testing.scaling`, built with onnx.helper, fixed-seed weights):
+Families (`test/models/scaling.py`, built with onnx.helper, fixed-seed weights):
   conv    N chained 3x3 convolutions, 4 -> 4 channels, padding 1, no bias,
           on a 1x4x8x8 NCHW input.
   concat  one 1x4 input, N Relu branches of it, one Concat of all N (axis 1).
@@ -16,7 +16,7 @@ Families (`tinyml.testing.scaling`, built with onnx.helper, fixed-seed weights):
 Each row is the fastest of `--repeat` compiles: its wall seconds and the
 CPU seconds of this process (the compiler is single-threaded, so on a
 machine others load too the CPU column is the steadier one). `--stages`
-adds the wall seconds of every stage of `pipelines.compile_stages`;
+adds the wall seconds of every stage of `pipeline.stages.compile_stages`;
 `--profile FILE` writes a cProfile of the largest model of each family.
 Compiles with `warm_up=False` (the JIT is not timed).
 """
@@ -26,11 +26,14 @@ import argparse
 import cProfile
 import sys
 import time
+from pathlib import Path
 
 import onnx
 
 import tinyml
-from tinyml.testing.scaling import concat_branches, concat_fan_out, conv_chain
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test" / "models"))
+from scaling import concat_branches, concat_fan_out, conv_chain  # noqa: E402
 
 FAMILIES = {"conv": conv_chain, "concat": concat_fan_out, "branches": concat_branches}
 

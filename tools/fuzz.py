@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Seeded fuzzer of tinyml's command-line tools (the logic is in
-tinyml.testing.fuzz):
+test/fuzz/fuzz.py):
 
     tools/fuzz.py --cases N --seed S [--kinds onnx-bytes onnx-struct mlir compiled]
                   [--jobs 1] [--timeout 60] [--save-failures DIR] [--case INDEX]
@@ -10,7 +10,7 @@ case; exits 0 only if every case passed."""
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
-from tinyml.testing.fuzz import main  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "fuzz"))
+from fuzz import main  # noqa: E402
 
 sys.exit(main())

@@ -5,8 +5,8 @@ fusion setting in a test process.
 
 Test modules import the helpers with `from conftest import ...` (pytest puts
 this folder on sys.path) and take the cache as the `compiled_zoo` fixture;
-this file also puts the model zoo (`test/models/zoo.py`) on sys.path, for
-`import zoo`.
+this file also puts `test/models` (the zoo, the scaling families) and
+`test/fuzz` (the fuzzer) on sys.path, for `import zoo`, `import fuzz`.
 """
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ import pytest
 
 import tinyml
 
-# The model zoo (test/models/zoo.py) is the tests' and the benchmarks'; it
-# is not part of the tinyml package.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+# The model builders (test/models: the zoo, the scaling families) and the
+# fuzzer (test/fuzz) are the tests' and the tools'; not part of the package.
+for folder in ("models", "fuzz"):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / folder))
 import zoo  # noqa: E402
 # another order than onnxruntime and contract multiply-adds into FMAs.
 TOLERANCE = 1e-4

@@ -1,5 +1,5 @@
 """Moderately large members of the compile-time scaling families
-(tinyml.testing.scaling, tools/bench_scaling.py) compile to the same numbers
+(test/models/scaling.py, tools/bench_scaling.py) compile to the same numbers
 as onnxruntime. Correctness only: the times are in BENCHMARKS.md.
 
 What they cover: the concat lowered into one buffer (every branch writing
@@ -12,7 +12,7 @@ import pytest
 
 import tinyml
 import zoo
-from tinyml.testing.scaling import concat_branches, concat_fan_out, conv_chain
+from scaling import concat_branches, concat_fan_out, conv_chain
 
 
 @pytest.mark.parametrize("model", [conv_chain(60), concat_fan_out(300), concat_branches(120)],

@@ -1,4 +1,4 @@
-"""The seeded fuzzer of the command-line tools (tinyml.testing.fuzz,
+"""The seeded fuzzer of the command-line tools (test/fuzz/fuzz.py,
 tools/fuzz.py) and tinyml under it.
 
 - A fixed seed's few hundred cases across the four kinds (byte-damaged and
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tinyml.testing.fuzz import (KINDS, FIFO, SENTINEL, Fuzzer, failure_report,
+from fuzz import (KINDS, FIFO, SENTINEL, Fuzzer, failure_report,
                                  summary_table)
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -30,7 +30,7 @@ The summary table also counts "leaked?": passing cases whose one error line
 reads like a Python exception's text (a CLI that caught too broadly); they
 do not fail.
 
-    from tinyml.testing.fuzz import Fuzzer
+    from fuzz import Fuzzer          # test/fuzz on sys.path
     results = Fuzzer(seed=1).run(range(100))
 
 `tools/fuzz.py` is the command line (see `main`).
@@ -88,7 +88,7 @@ SYMLINK = "link"
 DIRECTORY = None  # a `Case.files` value that stands for a directory
 
 TOOL_PROGRAMS = {"compile": "tinyml-compile", "opt": "tinyml-opt", "run": "tinyml-run"}
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class FuzzerError(Exception):
@@ -1177,16 +1177,15 @@ def _tool_mains() -> dict[str, Callable]:
     import pkgutil
     import tinyml
     for module in pkgutil.walk_packages(tinyml.__path__, "tinyml."):
-        if not module.name.startswith("tinyml.testing"):
-            try:
-                importlib.import_module(module.name)
-            except ImportError:  # an optional part (the emulator): the tool reports it
-                pass
+        try:
+            importlib.import_module(module.name)
+        except ImportError:  # an optional part (the emulator): the tool reports it
+            pass
     for name in ("mlir.execution_engine", "mlir.runtime", "mlir.dialects.builtin"):
         importlib.import_module(name)
-    from ..cli import compile as compile_cli
-    from ..cli import opt as opt_cli
-    from ..cli import run as run_cli
+    from tinyml.cli import compile as compile_cli
+    from tinyml.cli import opt as opt_cli
+    from tinyml.cli import run as run_cli
     return {"compile": compile_cli.main, "opt": opt_cli.main, "run": run_cli.main}
 
 
@@ -1381,7 +1380,7 @@ class Fuzzer:
             self._chunks = mlir_chunks(self.mlir_corpus)
             if not self._chunks:
                 raise FuzzerError(f"no .mlir files under {self.mlir_corpus}")
-            from ..pipeline.registry import registered_passes
+            from tinyml.pipeline.registry import registered_passes
             self._registered = list(registered_passes())
         chunk_index = rng.randrange(len(self._chunks))
         text, done = damage_mlir(rng, self._chunks[chunk_index])

@@ -1,1 +1,0 @@
-"""Test helpers that ship with tinyml (the seeded fuzzer of the command-line tools)."""
