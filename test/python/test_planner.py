@@ -26,10 +26,9 @@ from tinyml.memory.planner import (
     normalize_pairs,
     plan_best,
     plan_greedy_by_size,
-    timeline,
-    timeline_svg,
     verify_plan,
 )
+from tinyml.memory.timeline import timeline, timeline_svg
 
 
 # ---------------------------------------------------------------------------
