@@ -1,7 +1,7 @@
 """Reading values and ops in tinyml IR, the same way in every phase."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from mlir import ir
 
@@ -22,9 +22,13 @@ def producer(value: ir.Value) -> ir.Operation | None:
 
 def users(op: ir.Operation) -> list[ir.Operation]:
     """The ops using `op`'s results, each once, in use order."""
+    return distinct(use.owner.operation for result in op.results for use in result.uses)
+
+
+def distinct(ops: Iterable[ir.Operation | None]) -> list[ir.Operation]:
+    """`ops` without repeats and without None, in order."""
     found = []
-    for result in op.results:
-        for use in result.uses:
-            if use.owner.operation not in found:
-                found.append(use.owner.operation)
+    for op in ops:
+        if op is not None and op not in found:
+            found.append(op)
     return found

@@ -19,7 +19,7 @@ from mlir.rewrite import PatternRewriter
 from ...dialects import tinyml as tinyml_ops
 from ...ir.ops import CONTRACTIONS, ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH
-from ...ir.values import producer, shape_of, users
+from ...ir.values import distinct, producer, shape_of, users
 
 
 def top_level_ops(func: ir.Operation) -> list[ir.Operation]:
@@ -53,7 +53,7 @@ def in_function_body(op: ir.Operation) -> bool:
 
 
 def is_group(op: ir.Operation | None, kind: str) -> bool:
-    return (op is not None and op.name == tinyml_ops.FusedOp.OPERATION_NAME
+    return (op is not None and op.name == "tinyml.fused"
             and kind_of(op) == kind)
 
 
@@ -178,7 +178,7 @@ def outside_producers(op: ir.Operation, start: ir.Operation | None = None) -> li
     group, breadth-first from `start` (default: its terminator) back through
     its body. The order depends only on the graph, never on op positions."""
     if op.name != "tinyml.fused":
-        return _distinct(producer(value) for value in op.operands)
+        return distinct(producer(value) for value in op.operands)
     found, frontier, seen = [], [start or _terminator(op)], set()
     while frontier:
         member = frontier.pop(0)
@@ -188,7 +188,7 @@ def outside_producers(op: ir.Operation, start: ir.Operation | None = None) -> li
             elif value.owner.operation not in seen:
                 seen.add(value.owner.operation)
                 frontier.append(value.owner.operation)
-    return _distinct(found)
+    return distinct(found)
 
 
 def new_group(rewriter: PatternRewriter, op: ir.Operation, kind: str) -> None:
@@ -291,11 +291,3 @@ def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
 
 def _is_constant(op: ir.Operation | None) -> bool:
     return op is not None and op.name == "arith.constant"
-
-
-def _distinct(ops) -> list[ir.Operation]:
-    found = []
-    for op in ops:
-        if op is not None and op not in found:
-            found.append(op)
-    return found
