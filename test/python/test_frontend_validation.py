@@ -300,11 +300,11 @@ def test_sizes_beyond_a_32_bit_target_are_refused(tmp_path):
 # ---------------------------------------------------------------------------
 
 def _broken_importer(monkeypatch):
-    from tinyml.frontend import onnx as frontend
+    from tinyml.frontend.onnx.importer import Importer
 
     def run(self):
         raise KeyError("a defect")
-    monkeypatch.setattr(frontend._Importer, "run", run)
+    monkeypatch.setattr(Importer, "run", run)
 
 
 def test_a_frontend_defect_is_an_internal_error(tmp_path, monkeypatch, capsys):

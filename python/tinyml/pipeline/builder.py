@@ -4,6 +4,7 @@ and with options, composed into one pipeline that prints as text
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import tempfile
@@ -146,9 +147,12 @@ def _parse_element(text: str, options: dict[str, Any]) -> list[Pass | str]:
     return [text]
 
 
+@functools.lru_cache(maxsize=None)
 def _check_upstream(text: str) -> None:
     # Parsing in a throwaway context validates names and options now, where
-    # the user wrote them, rather than when the pipeline runs.
+    # the user wrote them, rather than when the pipeline runs. A text that
+    # parsed once always parses (the cache keeps only successes: a raise is
+    # not cached), and every compile builds the same stage pipelines.
     with _native_stderr_captured() as native:
         try:
             PassManager.parse(f"builtin.module({text})", context=ir.Context())
