@@ -25,7 +25,11 @@ if not tinyml_opt:
     lit_config.fatal("tinyml-opt not found on PATH: run tools/bootstrap")
 
 config.substitutions.append(("FileCheck", filecheck))
-config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+python = shutil.which("python3") or "python3"
+config.substitutions.append(("%python", python))
+# Writes models of the zoo (test/models/) as DIR/<name>.onnx.
+config.substitutions.append(("%build_zoo", f"{python} "
+                             f"{os.path.join(os.path.dirname(__file__), '..', 'tools', 'build_zoo.py')}"))
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(tinyml_opt), llvm_bin, config.environment.get("PATH", os.environ["PATH"])])
 for name in ("HOME", "TMPDIR", "TINYML_DEBUG"):

@@ -2,7 +2,7 @@
 // NHWC and the result back; pads / auto_pad / strides / dilations map to
 // the conv2d attributes (padding is [top, left, bottom, right]).
 
-// RUN: %python %S/Inputs/make_models.py -d %t conv_pads conv_same_upper conv_same_lower conv_valid_dilated conv_depthwise conv_1d
+// RUN: %build_zoo %t conv_pads conv_same_upper conv_same_lower conv_valid_dilated conv_depthwise conv_1d
 // RUN: tinyml-opt %t/conv_pads.onnx | FileCheck %s --check-prefix=PADS
 // PADS-LABEL: func.func @conv_pads(%arg0: tensor<1x3x8x8xf32> {tinyml.name = "x"}) -> (tensor<1x4x5x4xf32> {tinyml.name = "y"}) attributes {llvm.emit_c_interface}
 // PADS-NEXT:    %[[X:.*]] = tinyml.transpose %arg0 {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>

@@ -3,7 +3,7 @@
 
 // Reshape [0, -1, 2], Flatten(axis=2), Unsqueeze([0, -1]) as input,
 // Transpose, Squeeze([1]).
-// RUN: %python %S/Inputs/make_models.py -d %t shape_ops shape_arith pad_input_form pad_attr_form concat_misc
+// RUN: %build_zoo %t shape_ops shape_arith pad_input_form pad_attr_form concat_misc
 // RUN: tinyml-opt %t/shape_ops.onnx | FileCheck %s --check-prefix=SHAPE
 // SHAPE-LABEL: func.func @shape_ops
 // SHAPE-NEXT:    %[[R:.*]] = tinyml.reshape %arg0 : (tensor<2x3x4xf32>) -> tensor<2x6x2xf32>

@@ -1,7 +1,7 @@
 // Element-wise ops: numpy broadcasting with constants as they are, and the
 // activations built from tinyml ops.
 
-// RUN: %python %S/Inputs/make_models.py -d %t binary_broadcast activations clip_input_form clip_attr_form
+// RUN: %build_zoo %t binary_broadcast activations clip_input_form clip_attr_form
 // RUN: tinyml-opt %t/binary_broadcast.onnx | FileCheck %s --check-prefix=BINARY
 // BINARY-LABEL: func.func @binary_broadcast(%arg0: tensor<1x3x4x4xf32> {tinyml.name = "x"}, %arg1: tensor<4xf32> {tinyml.name = "y"}) -> (tensor<1x3x4x4xf32> {tinyml.name = "out"})
 // BINARY-NEXT:    %[[C:.*]] = arith.constant dense<{{.*}}> : tensor<3x1x1xf32>

@@ -1,6 +1,6 @@
 // Bad models: one line naming the file, the node or input, and the problem.
 
-// RUN: %python %S/Inputs/make_models.py -d %t bad_unsupported_op bad_dynamic_dim bad_int_input bad_no_outputs conv_grouped
+// RUN: %build_zoo %t bad_unsupported_op bad_dynamic_dim bad_int_input bad_no_outputs conv_grouped
 // RUN: not tinyml-opt %t/bad_unsupported_op.onnx 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OP
 // UNKNOWN-OP: tinyml-opt: error: {{.*}}/bad_unsupported_op.onnx: node 'my_erf' (Erf): unsupported op; supported ops: Add, AveragePool, BatchNormalization, Cast, Clip, Concat, Constant, {{.*}}, Unsqueeze
 // UNKNOWN-OP-NOT: Traceback

@@ -2,7 +2,7 @@
 
 // torch Linear: Gemm transB=1 with constant weights is stored as [K, N]
 // (the canonical form, the same as tf2onnx's MatMul); C [N] is the bias.
-// RUN: %python %S/Inputs/make_models.py -d %t gemm_torch gemm_alpha_beta gemm_dynamic matmul_add matmul_3d
+// RUN: %build_zoo %t gemm_torch gemm_alpha_beta gemm_dynamic matmul_add matmul_3d
 // RUN: tinyml-opt %t/gemm_torch.onnx | FileCheck %s --check-prefix=TORCH
 // TORCH-LABEL: func.func @gemm_torch
 // TORCH-NEXT:    %[[W:.*]] = arith.constant dense_resource<__elided__> : tensor<6x4xf32>

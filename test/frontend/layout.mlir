@@ -4,7 +4,7 @@
 //            Transpose back, Reshape with a shape initializer, MatMul + Add.
 //   NCHW (tflite2onnx / torch): NCHW input, Flatten, Gemm, opset 11.
 
-// RUN: %python %S/Inputs/make_models.py -d %t dscnn_tf2onnx dscnn_nchw resnet_block concat_channels
+// RUN: %build_zoo %t dscnn_tf2onnx dscnn_nchw resnet_block concat_channels
 // RUN: tinyml-opt %t/dscnn_tf2onnx.onnx | FileCheck %s --check-prefix=RAW
 // RUN: tinyml-opt %t/dscnn_tf2onnx.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce)' | FileCheck %s --check-prefixes=CORE,TF
 // RUN: tinyml-opt %t/dscnn_nchw.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce)' | FileCheck %s --check-prefixes=CORE,NCHW

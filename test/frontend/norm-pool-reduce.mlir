@@ -2,7 +2,7 @@
 
 // BatchNormalization on NCHW runs channel-last between transposes; on
 // [N, C] the channel is last already.
-// RUN: %python %S/Inputs/make_models.py -d %t batchnorm pools reduces reduce_opset18 softmax_opset11 softmax_opset13
+// RUN: %build_zoo %t batchnorm pools reduces reduce_opset18 softmax_opset11 softmax_opset13
 // RUN: tinyml-opt %t/batchnorm.onnx | FileCheck %s --check-prefix=BN
 // BN-LABEL: func.func @batchnorm
 // BN:         %[[X:.*]] = tinyml.transpose %arg0 {permutation = array<i64: 0, 2, 3, 1>}

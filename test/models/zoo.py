@@ -6,7 +6,8 @@ The weights are untrained but scaled (He-style) so activations stay O(1)
 through the deep networks and the softmax outputs are far from one-hot: an
 argmax comparison between the compiler and the reference is meaningful.
 
-Two kinds of model:
+Three kinds of model; the first two are the compiled zoo, what `names()`
+lists and every end-to-end test compiles:
 
 - ``"mlperf"``: the four MLPerf Tiny benchmark networks, with the
   architectures of the reference Keras models and the graph shapes real
@@ -29,6 +30,10 @@ Two kinds of model:
   NCHW vs NHWC+Transpose (which also pairs Softmax opset 11 vs 13), Gemm vs
   MatMul+Add, BatchNormalization folded vs not; plus a symbolic-batch model.
 
+- ``"frontend"``: the import fixtures of the frontend's lit tests
+  (`frontend_cases.py`), some refused on purpose; listed by
+  ``names("frontend")`` only.
+
 Each model's seed is derived from its name (pairs share one), each model
 declares the lowest IR version its opset allows, and graph outputs carry the
 types ONNX shape inference gives them; intermediate value_info is left out,
@@ -50,13 +55,16 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-__all__ = ["MODELS", "KINDS", "TF_BATCH", "Graph", "build", "names", "random_inputs",
-           "reference", "same_pads"]
+import frontend_cases
+
+__all__ = ["MODELS", "KINDS", "COMPILED_KINDS", "TF_BATCH", "Graph", "build", "names",
+           "random_inputs", "reference", "same_pads"]
 
 MODELS: collections.OrderedDict[str, Callable[[], onnx.ModelProto]] = (
     collections.OrderedDict())
 _KIND: dict[str, str] = {}
-KINDS = ("mlperf", "small")
+KINDS = ("mlperf", "small", "frontend")
+COMPILED_KINDS = ("mlperf", "small")
 
 # tf2onnx names unknown dimensions unk__<n>; the frontend must not rely on
 # the batch being a literal 1.
@@ -599,6 +607,11 @@ def _symbolic_batch(name: str, seed: int) -> onnx.ModelProto:
     return g.model(g.dense(x, 10, "gemm_t", gain=1.0))
 
 
+for _name, _builder in frontend_cases.CASES.items():
+    assert _name not in MODELS
+    MODELS[_name], _KIND[_name] = _builder, "frontend"
+
+
 # ---------------------------------------------------------------------------
 # Public API
 # ---------------------------------------------------------------------------
@@ -612,11 +625,13 @@ def build(name: str) -> onnx.ModelProto:
     return builder()
 
 
-def names(kind: str | None = None) -> list[str]:
-    """Model names in zoo order, optionally only those of one kind."""
-    if kind is not None and kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-    return [n for n in MODELS if kind is None or _KIND[n] == kind]
+def names(*kinds: str) -> list[str]:
+    """Model names of `kinds` (default: the compiled zoo) in zoo order."""
+    for kind in kinds:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    kinds = kinds or COMPILED_KINDS
+    return [n for n in MODELS if _KIND[n] in kinds]
 
 
 def _graph_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:

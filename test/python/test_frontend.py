@@ -1,6 +1,6 @@
 """The ONNX frontend and tinyml-cancel-transposes.
 
-- Every good test model (test/frontend/Inputs/make_models.py and the zoo) is
+- Every good model of the zoo, the frontend's lit fixtures included, is
   imported and run with a numpy interpreter of the tinyml dialect, before
   and after the clean-up pipeline, against onnxruntime.
 - Every kind of bad input gives one clear line: FrontendError from the
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ from mlir import ir
 
 from tinyml import make_context
 
+import frontend_cases
 import zoo
 from tinyml.frontend import FrontendError, import_onnx
 from tinyml.frontend.onnx import SUPPORTED_OPS
@@ -29,9 +29,6 @@ from tinyml.frontend.onnx import FrontendError as OnnxFrontendError
 from tinyml import Pipeline
 
 from conftest import cli
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "frontend" / "Inputs"))
-import make_models  # noqa: E402
 
 CLEANUP = "builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce)"
 
@@ -193,7 +190,7 @@ def ops_of(module: ir.Module) -> list:
 # Imported models compute what onnxruntime computes
 # ---------------------------------------------------------------------------
 
-GOOD_MODELS = [n for n in make_models.MODELS
+GOOD_MODELS = [n for n in zoo.names("frontend")
                if not n.startswith("bad_") and n not in ("conv_grouped", "matmul_batched")]
 
 
@@ -218,14 +215,13 @@ def _graph_inputs(model):
 @pytest.mark.parametrize("cleanup", [False, True], ids=["imported", "cleaned"])
 @pytest.mark.parametrize("name", GOOD_MODELS)
 def test_test_models_match_onnxruntime(name, cleanup):
-    _check_against_onnxruntime(make_models.MODELS[name](), cleanup)
+    _check_against_onnxruntime(zoo.build(name), cleanup)
 
 
 @pytest.mark.parametrize("cleanup", [False, True], ids=["imported", "cleaned"])
 @pytest.mark.parametrize("name", zoo.names())
 def test_zoo_models_match_onnxruntime(name, cleanup):
-    _check_against_onnxruntime(zoo.build(name) if hasattr(zoo, "build") else zoo.MODELS[name](),
-                               cleanup)
+    _check_against_onnxruntime(zoo.build(name), cleanup)
 
 
 # ---------------------------------------------------------------------------
@@ -268,8 +264,8 @@ def _count(module, name):
 
 def test_tf2onnx_and_nchw_give_the_same_core_ir():
     with make_context():
-        nhwc = cleaned(import_onnx(make_models.MODELS["dscnn_tf2onnx"]()))
-        nchw = cleaned(import_onnx(make_models.MODELS["dscnn_nchw"]()))
+        nhwc = cleaned(import_onnx(zoo.MODELS["dscnn_tf2onnx"]()))
+        nchw = cleaned(import_onnx(zoo.MODELS["dscnn_nchw"]()))
         assert _count(nhwc, "tinyml.transpose") == 0
         assert _count(nchw, "tinyml.transpose") == 0   # C=1: the input transpose is a reshape
         assert core_ir(nhwc) == core_ir(nchw)
@@ -299,7 +295,7 @@ def test_mlperf_models_keep_only_the_input_transpose(name, transposes):
 
 def test_resnet_block_keeps_one_transpose_and_a_residual_add():
     with make_context():
-        module = cleaned(import_onnx(make_models.MODELS["resnet_block"]()))
+        module = cleaned(import_onnx(zoo.MODELS["resnet_block"]()))
         assert _count(module, "tinyml.transpose") == 1
         assert _count(module, "tinyml.add") == 1
 
@@ -309,7 +305,7 @@ def test_resnet_block_keeps_one_transpose_and_a_residual_add():
 # ---------------------------------------------------------------------------
 
 def test_function_signature_names_and_batch():
-    model = make_models.MODELS["dscnn_tf2onnx"]()
+    model = zoo.MODELS["dscnn_tf2onnx"]()
     with make_context():
         module = import_onnx(model, batch=4, name="kws")
         (fn,) = list(module.body.operations)
@@ -324,13 +320,13 @@ def test_function_signature_names_and_batch():
 
 def test_function_named_after_the_sanitized_graph_name():
     with make_context():
-        module = import_onnx(make_models.MODELS["dscnn_nchw"]())  # graph "nchw model"
+        module = import_onnx(zoo.MODELS["dscnn_nchw"]())  # graph "nchw model"
         assert list(module.body.operations)[0].name.value == "nchw_model"
 
 
 def test_locations_name_the_onnx_nodes():
     with make_context():
-        module = import_onnx(make_models.MODELS["dscnn_tf2onnx"]())
+        module = import_onnx(zoo.MODELS["dscnn_tf2onnx"]())
         locs = {op.name: str(op.location) for op in ops_of(module)}
         assert '"dense/MatMul"' in locs["tinyml.matmul"] or \
             '"dense/BiasAdd"' in locs["tinyml.matmul"]
@@ -339,7 +335,7 @@ def test_locations_name_the_onnx_nodes():
 
 
 def test_import_accepts_path_pathlike_and_proto(tmp_path):
-    model = make_models.MODELS["gemm_torch"]()
+    model = zoo.MODELS["gemm_torch"]()
     path = tmp_path / "m.onnx"
     onnx.save(model, path)
     with make_context():
@@ -348,7 +344,7 @@ def test_import_accepts_path_pathlike_and_proto(tmp_path):
 
 
 def test_import_uses_its_own_context_when_none_is_given():
-    module = import_onnx(make_models.MODELS["gemm_torch"]())
+    module = import_onnx(zoo.MODELS["gemm_torch"]())
     assert module.operation.verify()
 
 
@@ -365,7 +361,7 @@ def test_supported_ops_cover_the_required_list():
 
 def test_weights_are_elided_by_tinyml_opt(tmp_path):
     path = tmp_path / "conv.onnx"
-    onnx.save(make_models.MODELS["conv_pads"](), path)
+    onnx.save(zoo.MODELS["conv_pads"](), path)
     out = _tinyml_opt(path)
     assert out.returncode == 0
     assert "dense_resource<__elided__> : tensor<3x3x3x4xf32>" in out.stdout
@@ -391,7 +387,7 @@ def _write_bad(tmp_path, kind) -> tuple[Path, str]:
         path.write_bytes(b"")
         return path, r"empty\.onnx: is not an ONNX model \(the file is empty\)"
     if kind == "truncated":
-        data = make_models.MODELS["conv_pads"]().SerializeToString()
+        data = zoo.MODELS["conv_pads"]().SerializeToString()
         path.write_bytes(data[: len(data) // 2])
         return path, r"truncated\.onnx: is a truncated or corrupt ONNX model"
     builders = {
@@ -411,7 +407,7 @@ def _write_bad(tmp_path, kind) -> tuple[Path, str]:
                            "matmul_batched"),
     }
     pattern, builder = builders[kind]
-    onnx.save(make_models.MODELS[builder](), path)
+    onnx.save(zoo.build(builder), path)
     return path, pattern
 
 
@@ -444,13 +440,13 @@ def test_bad_input_via_python_api(tmp_path, kind):
 
 def test_unsupported_op_lists_every_supported_op():
     with pytest.raises(FrontendError) as info:
-        import_onnx(make_models.MODELS["bad_unsupported_op"]())
+        import_onnx(zoo.MODELS["bad_unsupported_op"]())
     listed = str(info.value).split("supported ops: ")[1].split(", ")
     assert listed == list(SUPPORTED_OPS)
 
 
 def test_unsupported_op_in_another_domain_names_the_domain():
-    model = make_models.MODELS["bad_unsupported_op"]()
+    model = zoo.MODELS["bad_unsupported_op"]()
     model.graph.node[1].domain = "com.microsoft"
     model.opset_import.append(onnx.helper.make_opsetid("com.microsoft", 1))
     with pytest.raises(FrontendError, match=r"node 'my_erf' \(com\.microsoft\.Erf\): "
@@ -459,7 +455,7 @@ def test_unsupported_op_in_another_domain_names_the_domain():
 
 
 def test_dead_unsupported_nodes_are_ignored():
-    model = make_models.MODELS["bad_unsupported_op"]()
+    model = zoo.MODELS["bad_unsupported_op"]()
     model.graph.output[0].name = "r"  # the Erf result is no longer needed
     with make_context():
         module = import_onnx(model)
@@ -468,17 +464,17 @@ def test_dead_unsupported_nodes_are_ignored():
 
 def test_non_constant_reshape_shape_is_an_error():
     from onnx import helper
-    model = make_models.make(
+    model = frontend_cases.make(
         [helper.make_node("Reshape", ["x", "s"], ["y"], name="dyn_reshape")],
-        [make_models.tin("x", [2, 3]), make_models.tin("s", [2], onnx.TensorProto.INT64)],
-        [make_models.tout("y")])
+        [frontend_cases.tin("x", [2, 3]), frontend_cases.tin("s", [2], onnx.TensorProto.INT64)],
+        [frontend_cases.tout("y")])
     with pytest.raises(FrontendError, match="input 's' has element type INT64"):
         import_onnx(model)
 
 
 def test_errors_from_later_passes_name_the_node(tmp_path):
     path = tmp_path / "m.onnx"
-    onnx.save(make_models.MODELS["conv_pads"](), path)
+    onnx.save(zoo.MODELS["conv_pads"](), path)
     with make_context():
         module = import_onnx(path)
         conv = [op for op in ops_of(module) if op.name == "tinyml.conv2d"][0]
@@ -486,7 +482,7 @@ def test_errors_from_later_passes_name_the_node(tmp_path):
 
 
 def test_symbolic_batch_only_on_dimension_zero():
-    model = make_models.MODELS["matmul_add"]()  # x: [unk__0, 8]
+    model = zoo.MODELS["matmul_add"]()  # x: [unk__0, 8]
     with make_context():
         module = import_onnx(model, batch=3)
         assert "(tensor<3x8xf32>) -> tensor<3x3xf32>" in str(
@@ -533,5 +529,5 @@ def test_cancel_transposes_preserves_semantics(source):
 def test_import_uses_the_current_context():
     context = make_context()
     with context:
-        module = import_onnx(make_models.MODELS["gemm_torch"]())
+        module = import_onnx(zoo.MODELS["gemm_torch"]())
     assert module.context is context or module.context == context

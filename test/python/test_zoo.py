@@ -70,7 +70,8 @@ def test_kinds_partition_the_zoo():
     small = zoo.names("small")
     assert all(n.startswith(("op_", "style_")) for n in small)
     assert sorted(zoo.names("mlperf") + small) == sorted(ALL)
-    assert list(zoo.MODELS) == ALL
+    assert zoo.names("mlperf", "small") == ALL
+    assert sorted(ALL + zoo.names("frontend")) == sorted(zoo.MODELS)
     with pytest.raises(ValueError):
         zoo.names("large")
     with pytest.raises(KeyError):

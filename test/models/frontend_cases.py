@@ -1,31 +1,25 @@
-#!/usr/bin/env python3
-"""Small ONNX models for the frontend tests, built with onnx.helper so that
-no binary model is checked in. They imitate what real exporters emit:
-tf2onnx (NHWC input + Transpose, symbolic batch, MatMul + Add, Reshape with
-a shape initializer), tflite2onnx (opset 11, NCHW) and torch.onnx.export
-(NCHW, Gemm, Flatten, shape arithmetic).
+"""The zoo's "frontend" kind: small ONNX models whose imported IR the
+frontend's lit tests (test/frontend/) check line by line. They imitate what
+real exporters emit: tf2onnx (NHWC input + Transpose, symbolic batch,
+MatMul + Add, Reshape with a shape initializer), tflite2onnx (opset 11,
+NCHW) and torch.onnx.export (NCHW, Gemm, Flatten, shape arithmetic). Some
+are refused on purpose (`bad_*`, `conv_grouped`, `matmul_batched`): the
+lit tests and test_frontend.py check their errors.
 
-    make_models.py OUT.onnx NAME     write model NAME to OUT.onnx
-    make_models.py -d DIR NAME...    write each model NAME to DIR/NAME.onnx
-    make_models.py --list            list the model names
-
-`MODELS[name]()` returns the ModelProto (the pytest tests import this file).
+`zoo.py` registers `CASES` as its "frontend" kind; `tools/build_zoo.py DIR
+NAME...` writes them.
 """
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 F = TensorProto.FLOAT
-MODELS: dict = {}
+CASES: dict = {}
 
 
-def model(fn):
-    MODELS[fn.__name__] = fn
+def case(fn):
+    CASES[fn.__name__] = fn
     return fn
 
 
@@ -55,7 +49,7 @@ def tout(name, shape=None, dtype=F):
 
 # --- single-op models ---------------------------------------------------------
 
-@model
+@case
 def conv_pads():
     """Explicit asymmetric pads, stride 2, bias."""
     rng = np.random.default_rng(1)
@@ -65,7 +59,7 @@ def conv_pads():
                 [init("w", rand(rng, 4, 3, 3, 3)), init("b", rand(rng, 4))], name="conv_pads")
 
 
-@model
+@case
 def conv_same_upper():
     rng = np.random.default_rng(2)
     return make([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_su",
@@ -74,7 +68,7 @@ def conv_same_upper():
                 name="conv_same_upper")
 
 
-@model
+@case
 def conv_same_lower():
     rng = np.random.default_rng(3)
     return make([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_sl",
@@ -83,7 +77,7 @@ def conv_same_lower():
                 name="conv_same_lower")
 
 
-@model
+@case
 def conv_valid_dilated():
     rng = np.random.default_rng(4)
     return make([helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv_vd",
@@ -93,7 +87,7 @@ def conv_valid_dilated():
                 name="conv_valid_dilated")
 
 
-@model
+@case
 def conv_depthwise():
     """group = C with channel multiplier 2."""
     rng = np.random.default_rng(5)
@@ -104,7 +98,7 @@ def conv_depthwise():
                 name="conv_depthwise")
 
 
-@model
+@case
 def conv_1d():
     rng = np.random.default_rng(6)
     return make([helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv1d", pads=[1, 1],
@@ -113,7 +107,7 @@ def conv_1d():
                 [init("w", rand(rng, 4, 3, 3)), init("b", rand(rng, 4))], name="conv_1d")
 
 
-@model
+@case
 def conv_grouped():
     rng = np.random.default_rng(7)
     return make([helper.make_node("Conv", ["x", "w"], ["y"], name="grouped", group=2)],
@@ -121,7 +115,7 @@ def conv_grouped():
                 name="conv_grouped")
 
 
-@model
+@case
 def gemm_torch():
     """torch.nn.Linear: Gemm transB=1 with a [N] bias."""
     rng = np.random.default_rng(8)
@@ -130,7 +124,7 @@ def gemm_torch():
                 [init("w", rand(rng, 4, 6)), init("b", rand(rng, 4))], name="gemm_torch")
 
 
-@model
+@case
 def gemm_alpha_beta():
     """alpha/beta scale the constants; transA; a [M, N] C becomes an add."""
     rng = np.random.default_rng(9)
@@ -140,7 +134,7 @@ def gemm_alpha_beta():
                 [init("w", rand(rng, 6, 3)), init("c", rand(rng, 2, 3))], name="gemm_alpha_beta")
 
 
-@model
+@case
 def gemm_dynamic():
     """alpha with both operands dynamic: a mul after the matmul."""
     return make([helper.make_node("Gemm", ["a", "b", "c"], ["y"], name="gemm_dyn",
@@ -149,7 +143,7 @@ def gemm_dynamic():
                 name="gemm_dynamic")
 
 
-@model
+@case
 def matmul_add():
     """tf2onnx Dense: MatMul + Add of a [N] row vector -> one matmul with bias."""
     rng = np.random.default_rng(10)
@@ -159,7 +153,7 @@ def matmul_add():
                 [init("w", rand(rng, 8, 3)), init("b", rand(rng, 3))], name="matmul_add")
 
 
-@model
+@case
 def matmul_3d():
     rng = np.random.default_rng(11)
     return make([helper.make_node("MatMul", ["x", "w"], ["y"], name="mm3")],
@@ -167,13 +161,13 @@ def matmul_3d():
                 name="matmul_3d")
 
 
-@model
+@case
 def matmul_batched():
     return make([helper.make_node("MatMul", ["a", "b"], ["y"], name="bmm")],
                 [tin("a", [2, 5, 8]), tin("b", [2, 8, 3])], [tout("y")], name="matmul_batched")
 
 
-@model
+@case
 def binary_broadcast():
     """Add/Sub/Mul/Div with numpy broadcasting, constants of lower rank."""
     rng = np.random.default_rng(12)
@@ -186,7 +180,7 @@ def binary_broadcast():
                  init("k", np.array([1.0], np.float32))], name="binary_broadcast")
 
 
-@model
+@case
 def activations():
     nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
              helper.make_node("LeakyRelu", ["r"], ["l"], name="leaky", alpha=0.1),
@@ -197,7 +191,7 @@ def activations():
     return make(nodes, [tin("x", [2, 5])], [tout("y")], opset=14, name="activations")
 
 
-@model
+@case
 def clip_input_form():
     """Clip opset >= 11: min/max as inputs; a missing max is +FLT_MAX."""
     nodes = [helper.make_node("Clip", ["x", "lo", "hi"], ["a"], name="relu6"),
@@ -207,14 +201,14 @@ def clip_input_form():
                 name="clip_input_form")
 
 
-@model
+@case
 def clip_attr_form():
     """Clip opset 6: min/max attributes."""
     return make([helper.make_node("Clip", ["x"], ["y"], name="clip6", min=-1.0, max=1.0)],
                 [tin("x", [1, 8])], [tout("y")], opset=6, name="clip_attr_form")
 
 
-@model
+@case
 def batchnorm():
     rng = np.random.default_rng(13)
     c = 3
@@ -228,7 +222,7 @@ def batchnorm():
                 params, opset=15, name="batchnorm")
 
 
-@model
+@case
 def pools():
     nodes = [helper.make_node("AveragePool", ["x"], ["a"], name="avg", kernel_shape=[3, 3],
                               pads=[1, 1, 1, 1], strides=[2, 2], count_include_pad=1),
@@ -240,7 +234,7 @@ def pools():
     return make(nodes, [tin("x", [1, 2, 8, 8])], [tout("y")], opset=11, name="pools")
 
 
-@model
+@case
 def reduces():
     """ReduceMean (axes attribute, opset 13), ReduceSum (axes input, opset 13),
     ReduceMax with no axes (all)."""
@@ -251,27 +245,27 @@ def reduces():
                 [init("ax", np.array([-1], np.int64))], name="reduces")
 
 
-@model
+@case
 def reduce_opset18():
     nodes = [helper.make_node("ReduceMax", ["x", "ax"], ["y"], name="max18", keepdims=0)]
     return make(nodes, [tin("x", [2, 3, 4])], [tout("y")],
                 [init("ax", np.array([0, 2], np.int64))], opset=18, name="reduce_opset18")
 
 
-@model
+@case
 def softmax_opset11():
     """Before opset 13, softmax at axis 1 of a 3-D tensor coerces to 2-D."""
     return make([helper.make_node("Softmax", ["x"], ["y"], name="sm11", axis=1)],
                 [tin("x", [2, 3, 4])], [tout("y")], opset=11, name="softmax_opset11")
 
 
-@model
+@case
 def softmax_opset13():
     return make([helper.make_node("Softmax", ["x"], ["y"], name="sm13", axis=1)],
                 [tin("x", [2, 3, 4])], [tout("y")], opset=13, name="softmax_opset13")
 
 
-@model
+@case
 def shape_ops():
     """Reshape (0 and -1), Flatten, Squeeze, Unsqueeze (input form),
     Transpose."""
@@ -286,7 +280,7 @@ def shape_ops():
                  init("ax0", np.array([1], np.int64))], name="shape_ops")
 
 
-@model
+@case
 def shape_arith():
     """torch's x.view(x.size(0), -1): Shape, Gather, Unsqueeze, Concat -> a
     constant shape folded at import time."""
@@ -302,7 +296,7 @@ def shape_arith():
                 name="shape_arith")
 
 
-@model
+@case
 def pad_input_form():
     nodes = [helper.make_node("Pad", ["x", "pads", "v"], ["y"], name="pad11")]
     return make(nodes, [tin("x", [1, 2, 3, 3])], [tout("y")],
@@ -310,13 +304,13 @@ def pad_input_form():
                  init("v", np.array(0.5, np.float32))], opset=11, name="pad_input_form")
 
 
-@model
+@case
 def pad_attr_form():
     nodes = [helper.make_node("Pad", ["x"], ["y"], name="pad2", pads=[1, 0, 0, 2])]
     return make(nodes, [tin("x", [2, 3])], [tout("y")], opset=2, name="pad_attr_form")
 
 
-@model
+@case
 def concat_misc():
     """Concat (negative axis) of a tensor and a constant; Identity, Dropout,
     Constant and Cast forward or fold."""
@@ -365,7 +359,7 @@ def _dscnn_inits(cin=1):
     return inits
 
 
-@model
+@case
 def dscnn_tf2onnx():
     """tf2onnx style: NHWC input with a symbolic batch, a Transpose to NCHW,
     NCHW convs, a Transpose back before Reshape (shape initializer), MatMul +
@@ -384,7 +378,7 @@ def dscnn_tf2onnx():
                 inits, opset=13, name="tf2onnx")
 
 
-@model
+@case
 def dscnn_nchw():
     """tflite2onnx / torch style: the same network on an NCHW input, opset 11,
     Flatten + Gemm (transB=0), Softmax."""
@@ -396,7 +390,7 @@ def dscnn_nchw():
                 _dscnn_inits(), opset=11, name="nchw model")
 
 
-@model
+@case
 def resnet_block():
     """A residual block in NCHW: conv-bn-relu-conv-bn + skip, relu, then
     GlobalAveragePool + Flatten + Gemm (torch style)."""
@@ -427,7 +421,7 @@ def resnet_block():
                 name="resnet_block")
 
 
-@model
+@case
 def concat_channels():
     """Two conv branches concatenated on the NCHW channel axis."""
     rng = np.random.default_rng(19)
@@ -443,58 +437,35 @@ def concat_channels():
 
 # --- bad models ---------------------------------------------------------------
 
-@model
+@case
 def bad_unsupported_op():
     nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
              helper.make_node("Erf", ["r"], ["y"], name="my_erf")]
     return make(nodes, [tin("x", [1, 4])], [tout("y")], name="bad_unsupported_op")
 
 
-@model
+@case
 def bad_dynamic_dim():
     return make([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                 [tin("x", ["N", 3, "height", 4])], [tout("y")], name="bad_dynamic_dim")
 
 
-@model
+@case
 def bad_int_input():
     return make([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                 [tin("x", [1, 4], TensorProto.INT32)], [tout("y", None, TensorProto.INT32)],
                 name="bad_int_input")
 
 
-@model
+@case
 def bad_no_outputs():
     return make([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                 [tin("x", [1, 4])], [], name="bad_no_outputs")
 
 
-@model
+@case
 def bad_int_initializer():
     return make([helper.make_node("Add", ["x", "k"], ["y"], name="add_int")],
                 [tin("x", [1, 4])], [tout("y")],
                 [init("k", np.array([1, 2, 3, 4], np.int64))], name="bad_int_initializer")
 
-
-def main(argv):
-    if argv[1:] == ["--list"]:
-        print("\n".join(MODELS))
-        return 0
-    if len(argv) >= 4 and argv[1] == "-d":
-        os.makedirs(argv[2], exist_ok=True)
-        jobs = [(os.path.join(argv[2], f"{name}.onnx"), name) for name in argv[3:]]
-    elif len(argv) == 3:
-        jobs = [(argv[1], argv[2])]
-    else:
-        jobs = []
-    if not jobs or any(name not in MODELS for _, name in jobs):
-        print(f"usage: {argv[0]} OUT.onnx NAME | -d DIR NAME...   (names: --list)",
-              file=sys.stderr)
-        return 2
-    for path, name in jobs:
-        onnx.save(MODELS[name](), path)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
