@@ -3,8 +3,10 @@ bytes and the highest arena byte in use (`timeline`, written as
 memory.json), and a picture of it (`timeline_svg`, memory.svg)."""
 from __future__ import annotations
 
+# html.escape, not xml.sax.saxutils.escape: that one imports urllib and
+# email, 50 ms on every start of a tinyml tool.
+from html import escape
 from typing import TYPE_CHECKING, Mapping, Sequence
-from xml.sax.saxutils import escape
 
 if TYPE_CHECKING:  # the planner builds its plans' timelines with this module
     from .planner import Buffer

@@ -21,8 +21,8 @@ On the host there are no instructions: MACs and bytes only.
 """
 from __future__ import annotations
 
+from html import escape  # see memory/timeline.py: not xml.sax.saxutils
 from typing import Any
-from xml.sax.saxutils import escape
 
 PROFILE_JSON = "profile.json"
 PROFILE_SVG = "profile.svg"
