@@ -20,13 +20,11 @@ file in it), and OUTDIR may not hold the model. Errors print one line
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import re
 import sys
 from pathlib import Path
 
-from .crash_guard import phase, reader_gone, run_guarded
+from .crash_guard import internal_error, phase, print_summary, run_guarded
 
 USAGE_ERROR_EXIT = 1
 
@@ -105,21 +103,12 @@ def compile_command(argv: list[str]) -> int:
         print(f"tinyml-compile: error: {lines[0]}", file=sys.stderr)
         return 1
     except Exception as error:  # a defect in tinyml itself, not bad input
-        if os.environ.get("TINYML_DEBUG"):
-            raise
-        print(f"tinyml-compile: internal error: {type(error).__name__}: "
-              f"{str(error).splitlines()[0] if str(error) else ''} "
-              "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 2
+        return internal_error("tinyml-compile", error)
     report = compiled.report()
     summary = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
                                             "flash", "compile_seconds") if key in report}
     summary["output"] = str(Path(args.output))
-    try:
-        print(json.dumps(summary))
-    except BrokenPipeError:
-        return reader_gone()
-    return 0
+    return print_summary(summary)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ then ends by the same signal, as the child did.
 from __future__ import annotations
 
 import gc
+import json
 import mmap
 import os
 import signal
@@ -103,6 +104,28 @@ def reader_gone() -> int:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
+    return 0
+
+
+def internal_error(tool_name: str, error: Exception) -> int:
+    """Status 2, after one line saying that `error` is a defect in tinyml
+    itself, not a verdict on the input; with TINYML_DEBUG set it is raised
+    again, for its traceback."""
+    if os.environ.get("TINYML_DEBUG"):
+        raise error
+    text = str(error).strip()
+    print(f"{tool_name}: internal error: {type(error).__name__}: "
+          f"{text.splitlines()[0] if text else ''} (set TINYML_DEBUG=1 for the traceback)",
+          file=sys.stderr)
+    return 2
+
+
+def print_summary(summary: dict) -> int:
+    """Prints a tool's one-line JSON summary; 0, also when the reader has gone."""
+    try:
+        print(json.dumps(summary))
+    except BrokenPipeError:
+        return reader_gone()
     return 0
 
 

@@ -2,7 +2,6 @@
 pipeline of tinyml and upstream passes, prints the result."""
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass, field
 
@@ -15,7 +14,7 @@ from ..ir.parser_traps import parser_traps
 from ..pipeline.registry import PipelineError, registered_passes
 from ..pipeline.builder import Pipeline
 from ..safe_io import OutputError, write_file
-from .crash_guard import phase, reader_gone, run_guarded
+from .crash_guard import internal_error, phase, reader_gone, run_guarded
 from .verify_diagnostics import Reported, check, parse_expectations
 
 SPLIT_MARKER = "// -----"
@@ -330,11 +329,7 @@ def run_command(argv: list[str]) -> int:
     except BrokenPipeError:
         return reader_gone()
     except Exception as error:  # a defect in tinyml itself, not bad input
-        if os.environ.get("TINYML_DEBUG"):
-            raise
-        print(f"tinyml-opt: internal error: {type(error).__name__}: {error} "
-              "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 2
+        return internal_error("tinyml-opt", error)
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ import tokenize
 import numpy as np
 
 from ..safe_io import OutputError, add_to_output_dir, write_file
-from .crash_guard import phase, reader_gone, run_guarded
+from .crash_guard import internal_error, phase, print_summary, reader_gone, run_guarded
 
 
 class _Parser(argparse.ArgumentParser):
@@ -205,17 +205,8 @@ def run_command(argv: list[str]) -> int:
     except BrokenPipeError:
         return reader_gone()
     except Exception as error:  # a defect in tinyml itself, not bad input
-        if os.environ.get("TINYML_DEBUG"):
-            raise
-        text = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        print(f"tinyml-run: internal error: {type(error).__name__}: {text} "
-              "(set TINYML_DEBUG=1 for the traceback)", file=sys.stderr)
-        return 2
-    try:
-        print(json.dumps(summary))
-    except BrokenPipeError:
-        return reader_gone()
-    return 0
+        return internal_error("tinyml-run", error)
+    return print_summary(summary)
 
 
 if __name__ == "__main__":
