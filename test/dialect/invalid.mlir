@@ -249,6 +249,32 @@ func.func @reshape_dynamic(%x: tensor<?x3xf32>) -> tensor<6xf32> {
 
 // -----
 
+func.func @reshape_element_type(%x: tensor<4xi8>) -> tensor<4xf32> {
+  // expected-error @+1 {{requires the same element type for all operands and results}}
+  %0 = tinyml.reshape %x : (tensor<4xi8>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @transpose_quantized_type(%x: tensor<2x3x!quant.uniform<i8:f32, 0.5:1>>)
+    -> tensor<3x2x!quant.uniform<i8:f32, 0.25:1>> {
+  // expected-error @+1 {{requires the same element type for all operands and results}}
+  %0 = tinyml.transpose %x {permutation = array<i64: 1, 0>}
+      : (tensor<2x3x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<3x2x!quant.uniform<i8:f32, 0.25:1>>
+  return %0 : tensor<3x2x!quant.uniform<i8:f32, 0.25:1>>
+}
+
+// -----
+
+func.func @conv_of_int8(%x: tensor<1x4x4x1xi8>, %w: tensor<1x1x1x1xi8>) -> tensor<1x4x4x1xi8> {
+  // expected-error @+1 {{operand #0 must be 4D tensor of 32-bit float values}}
+  %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x1xi8>, tensor<1x1x1x1xi8>) -> tensor<1x4x4x1xi8>
+  return %0 : tensor<1x4x4x1xi8>
+}
+
+// -----
+
 func.func @transpose_rank(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   // expected-error @+1 {{permutation has 3 entries for rank 2}}
   %0 = tinyml.transpose %x {permutation = array<i64: 1, 0, 2>} : (tensor<2x3xf32>) -> tensor<3x2xf32>

@@ -114,3 +114,17 @@ func.func @fusion_group(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %0 : tensor<4xf32>
 }
+
+// Data movement takes the int8 and quantized tensors of a quantized model.
+// CHECK-LABEL: func.func @quantized_data_movement
+func.func @quantized_data_movement(%x: tensor<1x3x4x2xi8>)
+    -> tensor<24x!quant.uniform<i8:f32, 5.000000e-01:-3>> {
+  // CHECK: tinyml.transpose %{{.*}} {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x3x4x2xi8>) -> tensor<1x2x3x4xi8>
+  %0 = tinyml.transpose %x {permutation = array<i64: 0, 3, 1, 2>}
+      : (tensor<1x3x4x2xi8>) -> tensor<1x2x3x4xi8>
+  %1 = quant.scast %0 : tensor<1x2x3x4xi8> to tensor<1x2x3x4x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+  // CHECK: tinyml.reshape %{{.*}} : (tensor<1x2x3x4x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<24x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+  %2 = tinyml.reshape %1 : (tensor<1x2x3x4x!quant.uniform<i8:f32, 5.000000e-01:-3>>)
+      -> tensor<24x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+  return %2 : tensor<24x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+}

@@ -24,6 +24,15 @@ def Tinyml_Tensor4D : 4DTensorOf<[F32]>;
 def Tinyml_Tensor2D : 2DTensorOf<[F32]>;
 def Tinyml_Tensor1D : 1DTensorOf<[F32]>;
 
+// What a quantized model moves around: its int8 inputs, outputs and
+// constants, and tensors of upstream's uniform quantized types
+// (`!quant.uniform<i8:f32, scale:zero_point>`, per tensor or per axis).
+def Tinyml_UniformQuantized : Type<
+    CPred<"::llvm::isa<::mlir::quant::UniformQuantizedType, "
+          "::mlir::quant::UniformQuantizedPerAxisType>($_self)">,
+    "uniform quantized type">;
+def Tinyml_AnyTensor : RankedTensorOf<[F32, I8, I32, Tinyml_UniformQuantized]>;
+
 class Tinyml_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tinyml_Dialect, mnemonic, traits>;
 
@@ -266,27 +275,31 @@ def Tinyml_SoftmaxOp : Tinyml_Op<"softmax", [Pure, SameOperandsAndResultType]> {
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Tinyml_ReshapeOp : Tinyml_Op<"reshape", [Pure]> {
+def Tinyml_ReshapeOp : Tinyml_Op<"reshape",
+    [Pure, SameOperandsAndResultElementType]> {
   let summary = "reinterpret a tensor with another static shape";
   let description = [{
     Row-major reshape; the element count must not change. A reshape of a
-    reshape folds into one, a reshape to the same type folds away.
+    reshape folds into one, a reshape to the same type folds away. Any
+    element type: data movement is the same for float and quantized data.
   }];
-  let arguments = (ins Tinyml_Tensor:$input);
-  let results = (outs Tinyml_Tensor:$result);
+  let arguments = (ins Tinyml_AnyTensor:$input);
+  let results = (outs Tinyml_AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   let hasFolder = 1;
 }
 
-def Tinyml_TransposeOp : Tinyml_Op<"transpose", [Pure]> {
+def Tinyml_TransposeOp : Tinyml_Op<"transpose",
+    [Pure, SameOperandsAndResultElementType]> {
   let summary = "permute the dimensions of a tensor";
   let description = [{
     `result.shape[i] = input.shape[permutation[i]]`. A transpose of a
-    transpose folds into one, an identity permutation folds away.
+    transpose folds into one, an identity permutation folds away. Any
+    element type, as for `tinyml.reshape`.
   }];
-  let arguments = (ins Tinyml_Tensor:$input, DenseI64ArrayAttr:$permutation);
-  let results = (outs Tinyml_Tensor:$result);
+  let arguments = (ins Tinyml_AnyTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs Tinyml_AnyTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
   let hasFolder = 1;
