@@ -330,8 +330,7 @@ LogicalResult PadOp::verify() {
 }
 
 LogicalResult ConcatOp::verify() {
-  if (getInputs().empty())
-    return emitOpError("needs at least one input");
+  // SameOperandsAndResultElementType has already refused zero inputs.
   ArrayRef<int64_t> first = shapeOf(getInputs().front());
   int64_t rank = first.size();
   int64_t axis = static_cast<int64_t>(getAxis());

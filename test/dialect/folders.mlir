@@ -57,3 +57,19 @@ func.func @nothing_to_fold(%x: tensor<2x6xf32>) -> (tensor<12xf32>, tensor<6x2xf
   %1 = tinyml.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x6xf32>) -> tensor<6x2xf32>
   return %0, %1 : tensor<12xf32>, tensor<6x2xf32>
 }
+
+// -----
+
+// A quantize -> dequantize round trip rounds: it is not folded away (upstream's
+// quant.qcast -> quant.dcast would be). The storage casts between them cancel.
+// CHECK-LABEL: func.func @quantize_round_trip_stays
+// CHECK-NEXT:    %[[Q:.*]] = tinyml.quantize %arg0
+// CHECK-NEXT:    %[[X:.*]] = tinyml.dequantize %[[Q]]
+// CHECK-NEXT:    return %[[X]]
+func.func @quantize_round_trip_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.quantize %x : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.5:1>>
+  %1 = quant.scast %0 : tensor<4x!quant.uniform<i8:f32, 0.5:1>> to tensor<4xi8>
+  %2 = quant.scast %1 : tensor<4xi8> to tensor<4x!quant.uniform<i8:f32, 0.5:1>>
+  %3 = tinyml.dequantize %2 : tensor<4x!quant.uniform<i8:f32, 0.5:1>> to tensor<4xf32>
+  return %3 : tensor<4xf32>
+}

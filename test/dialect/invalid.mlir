@@ -324,7 +324,7 @@ func.func @pad_result(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // -----
 
 func.func @concat_empty() -> tensor<2x3xf32> {
-  // expected-error @+1 {{needs at least one input}}
+  // expected-error @+1 {{expected 1 or more operands, but found 0}}
   %0 = tinyml.concat {axis = 0} : () -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }

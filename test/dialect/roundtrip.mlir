@@ -128,3 +128,12 @@ func.func @quantized_data_movement(%x: tensor<1x3x4x2xi8>)
       -> tensor<24x!quant.uniform<i8:f32, 5.000000e-01:-3>>
   return %2 : tensor<24x!quant.uniform<i8:f32, 5.000000e-01:-3>>
 }
+
+// CHECK-LABEL: func.func @quantize_dequantize
+func.func @quantize_dequantize(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
+  // CHECK: tinyml.quantize %{{.*}} : tensor<1x10xf32> to tensor<1x10x!quant.uniform<i8:f32, 1.000000e-01:-3>>
+  %0 = tinyml.quantize %x : tensor<1x10xf32> to tensor<1x10x!quant.uniform<i8:f32, 0.1:-3>>
+  // CHECK: tinyml.dequantize %{{.*}} : tensor<1x10x!quant.uniform<i8:f32, 1.000000e-01:-3>> to tensor<1x10xf32>
+  %1 = tinyml.dequantize %0 : tensor<1x10x!quant.uniform<i8:f32, 0.1:-3>> to tensor<1x10xf32>
+  return %1 : tensor<1x10xf32>
+}

@@ -9,7 +9,7 @@
 // DYNAMIC: tinyml-opt: error: {{.*}}/bad_dynamic_dim.onnx: input 'x' has a dynamic dimension 2 ('height'); only the batch dimension (0) may be dynamic
 
 // RUN: not tinyml-opt %t/bad_int_input.onnx 2>&1 | FileCheck %s --check-prefix=INT32
-// INT32: tinyml-opt: error: {{.*}}/bad_int_input.onnx: input 'x' has element type INT32; only float32 is supported
+// INT32: tinyml-opt: error: {{.*}}/bad_int_input.onnx: input 'x' has element type INT32; only float32 and int8 are supported
 
 // RUN: not tinyml-opt %t/bad_no_outputs.onnx 2>&1 | FileCheck %s --check-prefix=NO-OUTPUTS
 // NO-OUTPUTS: tinyml-opt: error: {{.*}}/bad_no_outputs.onnx: the graph has no outputs

@@ -435,6 +435,46 @@ def concat_channels():
                  init("wc", rand(rng, 4, 5, 1, 1))], name="concat_channels")
 
 
+# --- quantized (QDQ) models ---------------------------------------------------
+
+I8 = TensorProto.INT8
+
+
+@case
+def qdq_conv_relu():
+    """tf2onnx's QDQ form of an int8 TFLite conv: int8 input with a Transpose
+    to NCHW, per-channel int8 weights and an int32 bias behind
+    DequantizeLinear, Relu, QuantizeLinear, Transpose back to NHWC."""
+    rng = np.random.default_rng(30)
+    nodes = [
+        helper.make_node("Transpose", ["x"], ["xt"], perm=[0, 3, 1, 2], name="to_nchw"),
+        helper.make_node("DequantizeLinear", ["xt", "sx", "zx"], ["xf"], name="dq_x"),
+        helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wf"], axis=0, name="dq_w"),
+        helper.make_node("DequantizeLinear", ["b", "sb", "zb"], ["bf"], axis=0, name="dq_b"),
+        helper.make_node("Conv", ["xf", "wf", "bf"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("QuantizeLinear", ["r", "sy", "zy"], ["q"], name="q_y"),
+        helper.make_node("Transpose", ["q"], ["y"], perm=[0, 2, 3, 1], name="to_nhwc")]
+    scales = np.array([0.01, 0.02, 0.03, 0.04], np.float32)
+    inits = [init("w", rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8)),
+             init("sw", scales), init("zw", np.zeros(4, np.int8)),
+             init("b", rng.integers(-500, 500, 4).astype(np.int32)),
+             init("sb", (scales * np.float32(0.05)).astype(np.float32)),
+             init("zb", np.zeros(4, np.int32)),
+             init("sx", np.float32(0.05)), init("zx", np.int8(-3)),
+             init("sy", np.float32(0.1)), init("zy", np.int8(-128))]
+    return make(nodes, [tin("x", [1, 5, 5, 3], I8)], [tout("y", None, I8)], inits,
+                name="qdq_conv_relu")
+
+
+@case
+def bad_uint8_quantize():
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], name="q_u8")]
+    return make(nodes, [tin("x", [1, 4])], [tout("y", None, TensorProto.UINT8)],
+                [init("s", np.float32(0.1)), init("z", np.uint8(128))],
+                name="bad_uint8_quantize")
+
+
 # --- bad models ---------------------------------------------------------------
 
 @case

@@ -639,11 +639,9 @@ def _graph_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
     return [i for i in model.graph.input if i.name not in inits]
 
 
-_NP_TYPES = {TensorProto.FLOAT: np.float32}
-
-
 def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray]:
-    """Standard-normal float32 inputs, every symbolic dim set to 1.
+    """Standard-normal float32 inputs (uniform over all values for int8
+    ones), every symbolic dim set to 1.
 
     Global pooling averages such inputs towards their expectation, so the
     classifiers tend to pick the same class for every seed: compare outputs
@@ -653,8 +651,10 @@ def random_inputs(model: onnx.ModelProto, seed: int = 0) -> dict[str, np.ndarray
     for vi in _graph_inputs(model):
         t = vi.type.tensor_type
         shape = [d.dim_value if d.HasField("dim_value") else 1 for d in t.shape.dim]
-        dtype = _NP_TYPES[t.elem_type]
-        feeds[vi.name] = rng.standard_normal(shape).astype(dtype)
+        if t.elem_type == TensorProto.INT8:
+            feeds[vi.name] = rng.integers(-128, 128, shape).astype(np.int8)
+        else:
+            feeds[vi.name] = rng.standard_normal(shape).astype(np.float32)
     return feeds
 
 

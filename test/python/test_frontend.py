@@ -18,12 +18,14 @@ import numpy as np
 import onnx
 import pytest
 from mlir import ir
+from mlir.dialects import quant
 
 from tinyml import make_context
 
 import frontend_cases
 import zoo
 from tinyml.frontend import FrontendError, import_onnx
+from tinyml.ir.quant import is_per_axis
 from tinyml.frontend.onnx import SUPPORTED_OPS
 from tinyml.frontend.onnx import FrontendError as OnnxFrontendError
 from tinyml import Pipeline
@@ -154,7 +156,31 @@ def evaluate(op, args):
                       constant_values=_float(op, "value", 0.0))
     if name == "tinyml.concat":
         return np.concatenate(args, axis=_int(op, "axis"))
+    if name == "quant.scast":
+        return args[0]
+    if name == "tinyml.dequantize":
+        scales, zero_points = _quantization(op.operands[0])
+        return (args[0] - zero_points) * scales
+    if name == "tinyml.quantize":
+        # ONNX QuantizeLinear: a float32 division, ties to even, saturation.
+        scales, zero_points = _quantization(op.results[0])
+        q = np.rint(args[0].astype(np.float32) / scales.astype(np.float32)) + zero_points
+        return np.clip(q, -128, 127)
     raise NotImplementedError(name)
+
+
+def _quantization(value) -> tuple[np.ndarray, np.ndarray]:
+    """Scales and zero points of a quantized tensor, shaped to broadcast."""
+    shaped = ir.RankedTensorType(value.type)
+    element = shaped.element_type
+    if is_per_axis(element):
+        per_axis = quant.UniformQuantizedPerAxisType(element)
+        shape = [1] * shaped.rank
+        shape[per_axis.quantized_dimension] = -1
+        return (np.reshape(per_axis.scales, shape),
+                np.reshape(per_axis.zero_points, shape))
+    per_tensor = quant.UniformQuantizedType(element)
+    return np.float64(per_tensor.scale), np.int64(per_tensor.zero_point)
 
 
 def run_module(module: ir.Module, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -397,7 +423,7 @@ def _write_bad(tmp_path, kind) -> tuple[Path, str]:
         "dynamic_dim": (r"dynamic_dim\.onnx: input 'x' has a dynamic dimension 2 \('height'\); "
                         r"only the batch dimension \(0\) may be dynamic", "bad_dynamic_dim"),
         "int32_input": (r"int32_input\.onnx: input 'x' has element type INT32; only float32 "
-                        r"is supported", "bad_int_input"),
+                        r"and int8 are supported", "bad_int_input"),
         "no_outputs": (r"no_outputs\.onnx: the graph has no outputs", "bad_no_outputs"),
         "int64_initializer": (r"node 'add_int' \(Add\): invalid ONNX model: B has "
                               r"inconsistent type tensor\(int64\)", "bad_int_initializer"),

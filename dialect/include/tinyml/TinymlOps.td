@@ -318,16 +318,56 @@ def Tinyml_PadOp : Tinyml_Op<"pad", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tinyml_ConcatOp : Tinyml_Op<"concat", [Pure]> {
+def Tinyml_ConcatOp : Tinyml_Op<"concat",
+    [Pure, SameOperandsAndResultElementType]> {
   let summary = "concatenate tensors along one axis";
   let description = [{
     All inputs have the rank and shape of the result except along `axis`,
-    where the result size is the sum of the input sizes.
+    where the result size is the sum of the input sizes. Any element type,
+    the same for all (quantized inputs share one scale and zero point).
   }];
-  let arguments = (ins Variadic<Tinyml_Tensor>:$inputs, I64Attr:$axis);
-  let results = (outs Tinyml_Tensor:$result);
+  let arguments = (ins Variadic<Tinyml_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Tinyml_AnyTensor:$result);
   let assemblyFormat = "$inputs attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+def Tinyml_QuantizedTensor : RankedTensorOf<[Tinyml_UniformQuantized]>;
+
+def Tinyml_QuantizeOp : Tinyml_Op<"quantize", [Pure, SameOperandsAndResultShape]> {
+  let summary = "round float32 values to a uniform quantized type";
+  let description = [{
+    `q = clamp(round_half_to_even(x / scale) + zero_point, storage range)`,
+    with a float32 division: ONNX's `QuantizeLinear`, per tensor. Unlike
+    upstream's `quant.qcast`, a quantize followed by a dequantize does not
+    fold away: the rounding is part of the model.
+
+    ```mlir
+    %q = tinyml.quantize %x : tensor<1x10xf32> to tensor<1x10x!quant.uniform<i8:f32, 0.1:-3>>
+    ```
+  }];
+  let arguments = (ins Tinyml_Tensor:$input);
+  let results = (outs Tinyml_QuantizedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+}
+
+def Tinyml_DequantizeOp : Tinyml_Op<"dequantize", [Pure, SameOperandsAndResultShape]> {
+  let summary = "the float32 values of a uniform quantized tensor";
+  let description = [{
+    `x = scale * (q - zero_point)`, per tensor or along the type's axis:
+    ONNX's `DequantizeLinear`.
+
+    ```mlir
+    %x = tinyml.dequantize %q : tensor<1x10x!quant.uniform<i8:f32, 0.1:-3>> to tensor<1x10xf32>
+    ```
+  }];
+  let arguments = (ins Tinyml_QuantizedTensor:$input);
+  let results = (outs Tinyml_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
 }
 
 //===----------------------------------------------------------------------===//

@@ -48,3 +48,11 @@ def window_attributes(attrs: Mapping[str, ir.Attribute]) -> tuple[list[int], lis
     return (attr_ints(attrs, "strides", DEFAULT_STRIDES),
             attr_ints(attrs, "dilations", DEFAULT_DILATIONS),
             attr_ints(attrs, "padding", DEFAULT_PADDING))
+
+
+def inverse_permutation(perm: Sequence[int]) -> list[int]:
+    """The permutation that undoes `perm` (a transpose's attribute)."""
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return inverse

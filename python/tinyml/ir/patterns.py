@@ -14,7 +14,7 @@ from mlir.rewrite import (GreedyRewriteConfig, GreedySimplifyRegionLevel, Patter
                           RewritePatternSet, apply_patterns_and_fold_greedily)
 
 from .builders import build
-from .values import f32_tensor_type, producer
+from .values import producer
 
 # The Python rewrite API treats a truthy result as failure.
 NO_MATCH = True
@@ -32,8 +32,12 @@ def attributes_of(op: ir.Operation) -> dict:
     return {name: op.attributes[name] for name in op.attributes}
 
 
-def create(name: str, shape, operands, attributes: dict, loc) -> ir.Value:
-    return build(name, [f32_tensor_type(shape)], operands, attributes, loc=loc).result
+def create(name: str, shape, operands, attributes: dict, loc,
+           element: ir.Type | None = None) -> ir.Value:
+    """The tinyml op `name` with one result of `shape` and `element` (default
+    float32)."""
+    result_type = ir.RankedTensorType.get(list(shape), element or ir.F32Type.get())
+    return build(name, [result_type], operands, attributes, loc=loc).result
 
 
 def rewrite_greedily(module: ir.Operation, patterns: Iterable[tuple[str, Pattern]],

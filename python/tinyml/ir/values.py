@@ -1,7 +1,7 @@
 """Reading values and ops in tinyml IR, the same way in every phase."""
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable
 
 from mlir import ir
 
@@ -10,8 +10,8 @@ def shape_of(value: ir.Value) -> list[int]:
     return list(ir.RankedTensorType(value.type).shape)
 
 
-def f32_tensor_type(shape: Sequence[int]) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(shape), ir.F32Type.get())
+def element_of(value: ir.Value) -> ir.Type:
+    return ir.RankedTensorType(value.type).element_type
 
 
 def producer(value: ir.Value) -> ir.Operation | None:

@@ -35,8 +35,10 @@ import numpy as np
 from mlir import ir
 
 from .fold_constants import constant, constant_array
+from ..ir.attributes import inverse_permutation
 from ..ir.patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily
-from ..ir.values import shape_of
+from ..ir.quant import QUANT_CASTS, is_per_axis, quant_cast
+from ..ir.values import element_of, shape_of
 from ..pipeline.registry import Option, Pass, register
 
 UNARY = ("tinyml.relu", "tinyml.clamp", "tinyml.sigmoid", "tinyml.tanh", "tinyml.exp",
@@ -47,13 +49,6 @@ REDUCE = ("tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max")
 
 
 # --- small helpers ------------------------------------------------------------
-
-def inverse(perm: Sequence[int]) -> list[int]:
-    result = [0] * len(perm)
-    for i, p in enumerate(perm):
-        result[p] = i
-    return result
-
 
 def permuted(values: Sequence, perm: Sequence[int]) -> list:
     """`values` of T(x) read as those of x: out[perm[i]] = values[i]."""
@@ -76,7 +71,7 @@ def transpose_input(value: ir.Value, user: ir.Operation):
 def transpose(value: ir.Value, perm: Sequence[int], loc) -> ir.Value:
     shape = shape_of(value)
     return create("tinyml.transpose", [shape[p] for p in perm], [value],
-                  {"permutation": ir.DenseI64ArrayAttr.get(list(perm))}, loc)
+                  {"permutation": ir.DenseI64ArrayAttr.get(list(perm))}, loc, element_of(value))
 
 
 def i64(value: int) -> ir.IntegerAttr:
@@ -92,7 +87,7 @@ def rebuild_under_transpose(op: ir.Operation, rewriter, perm: Sequence[int], sha
     """Replaces `op` by T(op'), where op' is `op` rebuilt on `operands` (the
     inputs of the transposes) with result `shape` and `attributes`."""
     with rewriter.ip:
-        y = create(op.name, shape, operands, attributes, op.location)
+        y = create(op.name, shape, operands, attributes, op.location, element_of(op.results[0]))
         rewriter.replace_op(op, [transpose(y, perm, op.location)])
 
 
@@ -143,7 +138,7 @@ def sink_through_binary(op, rewriter):
         for operand in operands:
             if isinstance(operand, np.ndarray):
                 expanded = operand.reshape((1,) * (rank - operand.ndim) + operand.shape)
-                operand = constant(expanded.transpose(inverse(perm)), op.location)
+                operand = constant(expanded.transpose(inverse_permutation(perm)), op.location)
             new_operands.append(operand)
     rebuild_under_transpose(op, rewriter, perm, permuted(shape_of(op.results[0]), perm),
                             new_operands, attributes_of(op))
@@ -211,6 +206,19 @@ def sink_through_batch_norm(op, rewriter, x, perm):
                             attributes_of(op))
 
 
+@when_input_transposed
+def sink_through_quant_cast(op, rewriter, x, perm):
+    """cast(T(x)) -> T(cast(x)) for quant.scast, quantize and dequantize: each
+    acts on each element alone, with one scale and zero point for the tensor
+    (a per-axis type would need its axis permuted: only constants have one)."""
+    element = element_of(op.results[0])
+    if is_per_axis(element) or is_per_axis(element_of(x)):
+        return NO_MATCH
+    with rewriter.ip:
+        y = quant_cast(op.name, x, element, op.location)
+        rewriter.replace_op(op, [transpose(y, perm, op.location)])
+
+
 def unit_transpose_to_reshape(op, rewriter):
     """A transpose that keeps the order of the dimensions larger than 1 only
     moves size-1 dimensions: it is a reshape."""
@@ -221,7 +229,7 @@ def unit_transpose_to_reshape(op, rewriter):
         return NO_MATCH
     with rewriter.ip:
         y = create("tinyml.reshape", shape_of(op.results[0]), [op.operands[0]], {},
-                   op.location)
+                   op.location, element_of(op.results[0]))
         rewriter.replace_op(op, [y])
 
 
@@ -233,6 +241,7 @@ SINKING_PATTERNS = [
     ("tinyml.pad", sink_through_pad),
     ("tinyml.softmax", sink_through_softmax),
     ("tinyml.batch_norm", sink_through_batch_norm),
+    *((name, sink_through_quant_cast) for name in QUANT_CASTS),
 ]
 
 

@@ -171,3 +171,26 @@ func.func @batch_norm_channel_stays(%a: tensor<2x4x3xf32>, %p: tensor<3xf32>) ->
   %1 = tinyml.batch_norm %0, %p, %p, %p, %p : (tensor<4x2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<4x2x3xf32>
   return %1 : tensor<4x2x3xf32>
 }
+
+// -----
+
+// Per-tensor quant casts act element by element: the int8 input's transpose
+// sinks through scast and dcast, and the output's through qcast and scast.
+// CHECK-LABEL: func.func @through_quant_casts
+// CHECK-NOT:     tinyml.transpose
+// CHECK:         %[[Q:.*]] = quant.scast %arg0 : tensor<1x4x5x8xi8> to tensor<1x4x5x8x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+// CHECK-NEXT:    %[[F:.*]] = tinyml.dequantize %[[Q]] : tensor<1x4x5x8x!quant.uniform<i8:f32, 5.000000e-01:-3>> to tensor<1x4x5x8xf32>
+// CHECK-NEXT:    %[[R:.*]] = tinyml.relu %[[F]] : tensor<1x4x5x8xf32>
+// CHECK-NEXT:    %[[RQ:.*]] = tinyml.quantize %[[R]] : tensor<1x4x5x8xf32> to tensor<1x4x5x8x!quant.uniform<i8:f32, 2.500000e-01:-128>>
+// CHECK-NEXT:    %[[Y:.*]] = quant.scast %[[RQ]] : tensor<1x4x5x8x!quant.uniform<i8:f32, 2.500000e-01:-128>> to tensor<1x4x5x8xi8>
+// CHECK-NEXT:    return %[[Y]]
+func.func @through_quant_casts(%x: tensor<1x4x5x8xi8>) -> tensor<1x4x5x8xi8> {
+  %0 = tinyml.transpose %x {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x4x5x8xi8>) -> tensor<1x8x4x5xi8>
+  %1 = quant.scast %0 : tensor<1x8x4x5xi8> to tensor<1x8x4x5x!quant.uniform<i8:f32, 0.5:-3>>
+  %2 = tinyml.dequantize %1 : tensor<1x8x4x5x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x8x4x5xf32>
+  %3 = tinyml.relu %2 : tensor<1x8x4x5xf32>
+  %4 = tinyml.quantize %3 : tensor<1x8x4x5xf32> to tensor<1x8x4x5x!quant.uniform<i8:f32, 0.25:-128>>
+  %5 = quant.scast %4 : tensor<1x8x4x5x!quant.uniform<i8:f32, 0.25:-128>> to tensor<1x8x4x5xi8>
+  %6 = tinyml.transpose %5 {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x5xi8>) -> tensor<1x4x5x8xi8>
+  return %6 : tensor<1x4x5x8xi8>
+}

@@ -94,3 +94,16 @@ func.func @data_moving_transpose(%a: tensor<1x2x3x4xf32>, %b: tensor<1x1x1x8xf32
   %1 = tinyml.transpose %b {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x1x1x8xf32>) -> tensor<1x8x1x1xf32>
   return %0, %1 : tensor<1x4x2x3xf32>, tensor<1x8x1x1xf32>
 }
+
+// -----
+
+// A per-axis quantized type names its axis: a transpose does not sink
+// through its casts.
+// CHECK-LABEL: func.func @per_axis_cast
+// CHECK-NEXT:    %[[T:.*]] = tinyml.transpose %arg0
+// CHECK-NEXT:    quant.scast %[[T]]
+func.func @per_axis_cast(%x: tensor<2x3xi8>) -> tensor<3x2x!quant.uniform<i8:f32:1, {0.5, 0.25}>> {
+  %0 = tinyml.transpose %x {permutation = array<i64: 1, 0>} : (tensor<2x3xi8>) -> tensor<3x2xi8>
+  %1 = quant.scast %0 : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32:1, {0.5, 0.25}>>
+  return %1 : tensor<3x2x!quant.uniform<i8:f32:1, {0.5, 0.25}>>
+}

@@ -7,7 +7,8 @@ What comes out:
 - One public `func.func` named after the model (the sanitized graph name, or
   `name`), with `llvm.emit_c_interface`. Its arguments and results are the
   graph's inputs and outputs in the model's own layout (an NCHW model keeps
-  NCHW arguments), all float32, each carrying `tinyml.name = "<onnx name>"`.
+  NCHW arguments), float32 or int8, each carrying
+  `tinyml.name = "<onnx name>"`.
   A symbolic (or unknown) leading dimension becomes `batch`; any other
   dynamic dimension is an error.
 - Initializers and `Constant` nodes are compile-time numpy arrays. Shape
@@ -15,6 +16,7 @@ What comes out:
   folded at import time; an array becomes an `arith.constant` only where an
   op consumes it as a tensor. Only float32 arrays may become tensors; int64
   shapes, axes and pads are read at import time.
+- A quantized (QDQ) model keeps its quantization: see `quantization.py`.
 - The dialect is NHWC. An NCHW op (Conv, pools, BatchNormalization on 4-D)
   is imported as `transpose NCHW->NHWC`, the NHWC op, `transpose
   NHWC->NCHW`; conv weights are re-laid out (OIHW -> HWCF, depthwise ->
@@ -44,8 +46,9 @@ tensor built as an MLIR value also has no zero dimension.
 
 Layout: `importer.py` validates the model and holds the `Importer` that op
 handlers build with; each op family is one module (`conv`, `matmul`,
-`elementwise`, `reduce`, `shape`, `constant`) whose handlers register with
-`@handles("OpType")`. A new op is a handler in its family's module.
+`elementwise`, `reduce`, `shape`, `constant`, `quantization`) whose handlers
+register with `@handles("OpType")`. A new op is a handler in its family's
+module.
 """
 from __future__ import annotations
 
@@ -57,7 +60,7 @@ from mlir import ir
 from ...ir.context import make_context
 from .. import FrontendError
 # Importing the op families registers their handlers.
-from . import constant, conv, elementwise, matmul, reduce, shape  # noqa: F401
+from . import constant, conv, elementwise, matmul, quantization, reduce, shape  # noqa: F401
 from .importer import HANDLERS, Importer, parse_model
 
 __all__ = ["FrontendError", "SUPPORTED_OPS", "import_onnx", "import_onnx_bytes"]

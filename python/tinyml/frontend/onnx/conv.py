@@ -4,7 +4,8 @@ from __future__ import annotations
 
 
 from ...ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
-from .importer import Const, Importer, handles, inverse_permutation, shape_text
+from ...ir.attributes import inverse_permutation
+from .importer import Const, Importer, handles, shape_text
 
 
 def _pair(values):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Callable, Sequence, Union
+from typing import Callable, Union
 
 import numpy as np
 import onnx
@@ -16,7 +16,7 @@ from mlir.dialects import arith, func
 from onnx import TensorProto, helper, numpy_helper
 
 from ...ir.builders import build
-from ...ir.values import f32_tensor_type
+from ...ir.quant import dequantize, storage_cast, uniform_type
 from .. import FrontendError
 
 # A Cortex-M target has a 32-bit address space: no tensor can reach 2 GiB.
@@ -35,7 +35,37 @@ class Const:
         self.name = name
 
 
-Value = Union[Const, ir.Value]
+class QuantConst:
+    """A quantized compile-time tensor (a weight or bias behind a
+    DequantizeLinear): its integer storage, its scales and zero points, and
+    the axis they run along (None: per tensor). It is re-laid out at import
+    time like a Const, and becomes `arith.constant` + `quant.scast` +
+    `tinyml.dequantize` where an op reads it: its value is `scale * (q - zp)`.
+    Not a Const: folding arithmetic on its storage would be wrong."""
+
+    __slots__ = ("array", "scales", "zero_points", "axis", "name")
+
+    def __init__(self, array, scales, zero_points, axis: int | None, name: str | None = None):
+        self.array = np.asarray(array)
+        self.scales = [float(s) for s in np.reshape(scales, -1)]
+        self.zero_points = [int(z) for z in np.reshape(zero_points, -1)]
+        self.axis = axis
+        self.name = name
+
+    def element_type(self) -> ir.Type:
+        return uniform_type(self.scales, self.zero_points, self.array.dtype, self.axis)
+
+
+Value = Union[Const, QuantConst, ir.Value]
+
+#: The element types of graph inputs, outputs and built tensors: float32,
+#: and the int8 data of a quantized model.
+TENSOR_ELEMENT_TYPES = (TensorProto.FLOAT, TensorProto.INT8)
+
+
+def element_type(elem_type: int) -> ir.Type:
+    """The MLIR element type of an ONNX one of TENSOR_ELEMENT_TYPES."""
+    return ir.F32Type.get() if elem_type == TensorProto.FLOAT else ir.IntegerType.get_signless(8)
 
 # op type -> handler(importer, node) -> list of output values.
 HANDLERS: dict[str, Callable] = {}
@@ -159,13 +189,6 @@ def _attr(value):
     raise TypeError(f"no attribute for {value!r}")
 
 
-def inverse_permutation(perm: Sequence[int]) -> list[int]:
-    inverse = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inverse[p] = i
-    return inverse
-
-
 def parse_model(data: bytes, filename: str) -> onnx.ModelProto:
     if isinstance(data, str):
         data = data.encode()
@@ -251,9 +274,10 @@ class Importer:
 
         file_loc = ir.Location.file(self.filename, 0, 0)
         module = ir.Module.create(file_loc)
+        arg_types = [ir.RankedTensorType.get(shape, element_type(i.type.tensor_type.elem_type))
+                     for i, shape in zip(inputs, arg_shapes)]
         with ir.InsertionPoint(module.body):
-            fn = func.FuncOp(self.func_name, ([f32_tensor_type(s) for s in arg_shapes], []),
-                             loc=file_loc)
+            fn = func.FuncOp(self.func_name, (arg_types, []), loc=file_loc)
         block = fn.add_entry_block()
         for info, arg in zip(inputs, block.arguments):
             self.values[info.name] = arg
@@ -270,7 +294,7 @@ class Importer:
                 results.append(self.tensor(self.values[output.name]))
             func.ReturnOp(results, loc=file_loc)
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            [f32_tensor_type(s) for s in arg_shapes], [r.type for r in results]))
+            arg_types, [r.type for r in results]))
         fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
             [ir.DictAttr.get({"tinyml.name": ir.StringAttr.get(i.name)}) for i in inputs])
         fn.attributes["res_attrs"] = ir.ArrayAttr.get(
@@ -325,19 +349,19 @@ class Importer:
                 if count > 1:
                     raise self.fail(f"the graph lists {what} '{name}' {count} times")
 
-    def _float_tensor_type(self, info: onnx.ValueInfoProto, where: str):
-        """The tensor type of a graph input or output, which must be float32."""
+    def _io_tensor_type(self, info: onnx.ValueInfoProto, where: str):
+        """The tensor type of a graph input or output: float32 or int8."""
         if not info.type.HasField("tensor_type"):
             raise self.fail(f"{where} is not a tensor")
         tensor_type = info.type.tensor_type
-        if tensor_type.elem_type != TensorProto.FLOAT:
+        if tensor_type.elem_type not in TENSOR_ELEMENT_TYPES:
             raise self.fail(f"{where} has element type {dtype_name(tensor_type.elem_type)}; "
-                            "only float32 is supported")
+                            "only float32 and int8 are supported")
         return tensor_type
 
     def _input_shape(self, info: onnx.ValueInfoProto) -> tuple[int, ...]:
         where = f"input '{info.name}'"
-        tensor_type = self._float_tensor_type(info, where)
+        tensor_type = self._io_tensor_type(info, where)
         if not tensor_type.HasField("shape"):
             raise self.fail(f"{where} has no shape (rank unknown)")
         shape = []
@@ -350,13 +374,13 @@ class Importer:
                 what = f"'{dim.dim_param}'" if dim.HasField("dim_param") else "unknown"
                 raise self.fail(f"{where} has a dynamic dimension {axis} ({what}); only "
                                 "the batch dimension (0) may be dynamic")
-        self.check_size(shape, TensorProto.FLOAT, where)
+        self.check_size(shape, tensor_type.elem_type, where)
         return tuple(shape)
 
     def _check_outputs(self) -> None:
         for output in self.graph.output:
             where = f"output '{output.name}'"
-            tensor_type = self._float_tensor_type(output, where)
+            tensor_type = self._io_tensor_type(output, where)
             dims = tensor_type.shape.dim
             if any(d.HasField("dim_value") and d.dim_value < 1 for d in dims):
                 shape = [d.dim_value if d.HasField("dim_value") else d.dim_param or "?"
@@ -592,9 +616,9 @@ class Importer:
                     raise self.fail(f"output {position} ('{name}') is not supported")
                 continue
             value = outputs[position]
-            if not isinstance(value, (ir.Value, Const)):
+            if not isinstance(value, (ir.Value, Const, QuantConst)):
                 value = Const(np.asarray(value), name)
-            elif isinstance(value, Const) and value.name is None:
+            elif isinstance(value, (Const, QuantConst)) and value.name is None:
                 value.name = name
             self._check_inferred(name, value)
             self.values[name] = value
@@ -603,9 +627,9 @@ class Importer:
         if isinstance(value, Const) or name not in self.inferred:
             return
         elem, dims = self.inferred[name]
-        if elem not in (0, TensorProto.FLOAT):
+        if elem not in (0, *TENSOR_ELEMENT_TYPES):
             raise self.fail(f"output '{name}' has element type {dtype_name(elem)}; only "
-                            "float32 tensors are supported")
+                            "float32 and int8 tensors are supported")
         shape = self.shape(value)
         if dims is not None and tuple(dims) != tuple(shape):
             raise self.fail(f"output '{name}' has shape {shape_text(shape)} but ONNX shape "
@@ -666,16 +690,25 @@ class Importer:
 
     @staticmethod
     def shape(value) -> tuple[int, ...]:
-        if isinstance(value, Const):
+        if isinstance(value, (Const, QuantConst)):
             return tuple(value.array.shape)
         if isinstance(value, np.ndarray):
             return tuple(value.shape)
         return tuple(ir.RankedTensorType(value.type).shape)
 
+    @staticmethod
+    def element(value) -> ir.Type:
+        """The element type `value` has as a tensor (constants: float32)."""
+        if isinstance(value, ir.Value):
+            return ir.RankedTensorType(value.type).element_type
+        return ir.F32Type.get()
+
     def tensor(self, value) -> ir.Value:
         """The value as an SSA tensor, materializing compile-time arrays."""
         if isinstance(value, ir.Value):
             return value
+        if isinstance(value, QuantConst):
+            return self._quantized_constant(value)
         name = value.name if isinstance(value, Const) else None
         array = value.array if isinstance(value, Const) else np.asarray(value)
         if name is not None and name in self.cache:
@@ -683,7 +716,8 @@ class Importer:
         what = f"constant '{name}'" if name else "a constant"
         if array.dtype != np.float32:
             raise self.fail(f"{what} has element type {array.dtype} where a float32 tensor "
-                            "is needed; only float32 tensors are supported")
+                            "is needed; only float32 constants are supported (int8 and "
+                            "int32 ones behind a DequantizeLinear)")
         self.check_size(array.shape, TensorProto.FLOAT, what)
         attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array))
         result = arith.ConstantOp(attr.type, attr, loc=self.loc).result
@@ -691,13 +725,28 @@ class Importer:
             self.cache[name] = result
         return result
 
-    def emit(self, op_name: str, shape, operands, **attrs) -> ir.Value:
+    def _quantized_constant(self, value: QuantConst) -> ir.Value:
+        if value.name is not None and value.name in self.cache:
+            return self.cache[value.name]
+        self.check_size(value.array.shape, TensorProto.INT32, f"constant '{value.name}'")
+        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(value.array))
+        storage = arith.ConstantOp(attr.type, attr, loc=self.loc).result
+        result = dequantize(storage_cast(storage, value.element_type(), self.loc), self.loc)
+        if value.name is not None:
+            self.cache[value.name] = result
+        return result
+
+    def emit(self, op_name: str, shape, operands, element: ir.Type | None = None,
+             **attrs) -> ir.Value:
+        """The tinyml op `op_name` with a result of `shape` and element type
+        `element` (default float32)."""
         attributes = {key: _attr(value) for key, value in attrs.items()
                       if value is not None and value is not False}
         # The last check before an MLIR type exists: its dimensions must fit
         # the target (MLIR aborts on some that overflow).
         self.check_size(shape, TensorProto.FLOAT, f"the result of {op_name}")
-        return build(op_name, [f32_tensor_type(shape)],
+        result_type = ir.RankedTensorType.get(list(shape), element or ir.F32Type.get())
+        return build(op_name, [result_type],
                      [self.tensor(o) for o in operands if o is not None], attributes,
                      loc=self.loc).result
 
@@ -705,19 +754,39 @@ class Importer:
         perm = [int(p) for p in perm]
         if perm == list(range(len(perm))):
             return value
+        if isinstance(value, QuantConst):
+            axis = None if value.axis is None else perm.index(value.axis)
+            return QuantConst(np.transpose(value.array, perm), value.scales,
+                              value.zero_points, axis)
         if not isinstance(value, ir.Value):
             return Const(np.transpose(self._array(value), perm))
         shape = self.shape(value)
         return self.emit("tinyml.transpose", [shape[p] for p in perm], [value],
-                         permutation=perm)
+                         self.element(value), permutation=perm)
 
     def reshape(self, value, shape) -> Value:
         shape = tuple(int(d) for d in shape)
         if self.shape(value) == shape:
             return value
+        if isinstance(value, QuantConst):
+            return QuantConst(value.array.reshape(shape), value.scales, value.zero_points,
+                              self._reshaped_axis(value, shape))
         if not isinstance(value, ir.Value):
             return Const(self._array(value).reshape(shape))
-        return self.emit("tinyml.reshape", shape, [value])
+        return self.emit("tinyml.reshape", shape, [value], self.element(value))
+
+    def _reshaped_axis(self, value: QuantConst, shape) -> int | None:
+        """Where the quantized axis of `value` is after a reshape to `shape`:
+        the reshape must keep that dimension whole."""
+        if value.axis is None:
+            return None
+        before = math.prod(value.array.shape[:value.axis])
+        size = value.array.shape[value.axis]
+        for axis in range(len(shape)):
+            if math.prod(shape[:axis]) == before and shape[axis] == size:
+                return axis
+        raise self.fail(f"cannot reshape {shape_text(value.array.shape)} to "
+                        f"{shape_text(shape)}: it splits the quantization axis {value.axis}")
 
     @staticmethod
     def _array(value) -> np.ndarray:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .importer import Const, Importer, handles, shape_text
+from .importer import Const, Importer, QuantConst, handles, shape_text
 
 
 @handles("Gemm")
@@ -23,10 +23,10 @@ def _gemm(im: Importer, node) -> list:
     if k != kb:
         raise im.fail(f"contraction sizes differ: A {shape_text(a_shape)} and B "
                       f"{shape_text(b_shape)} (transA={int(trans_a)}, transB={int(trans_b)})")
-    if trans_b and isinstance(b, Const):
+    if trans_b and isinstance(b, (Const, QuantConst)):
         # One canonical form for constant weights: [K, N], no flag (torch's
         # Linear and tflite2onnx give [N, K] with transB=1, tf2onnx [K, N]).
-        b, trans_b = Const(np.ascontiguousarray(b.array.T)), False
+        b, trans_b = im.transpose(b, (1, 0)), False
     if alpha != 1.0 and isinstance(b, Const):
         b, alpha = Const((b.array * np.float32(alpha)).astype(np.float32)), 1.0
     elif alpha != 1.0 and isinstance(a, Const):

@@ -153,7 +153,7 @@ def _concat(im: Importer, node) -> list:
     out[axis] = sum(s[axis] for s in shapes)
     if len(inputs) == 1:
         return [inputs[0]]
-    return [im.emit("tinyml.concat", out, inputs, axis=axis)]
+    return [im.emit("tinyml.concat", out, inputs, im.element(inputs[0]), axis=axis)]
 
 
 @handles("Identity")

@@ -1,0 +1,85 @@
+"""Quantized tensors in the IR: upstream's `quant` dialect types, and the
+three casts between representations.
+
+A quantized model's int8 data is a tensor of a uniform quantized type,
+`!quant.uniform<i8:f32, 0.0235:-128>` per tensor or
+`!quant.uniform<i8:f32:3, {0.01, 0.02, ...}>` per axis (weights), whose
+real value is `scale * (q - zero_point)`:
+
+    quant.scast        tensor<..xi8>       <-> tensor<..x!quant.uniform<...>>
+    tinyml.dequantize  tensor<..x!quant..>  -> tensor<..xf32>
+    tinyml.quantize    tensor<..xf32>       -> tensor<..x!quant..>
+
+`quant.scast` only renames the bits. Upstream's `quant.dcast`/`quant.qcast`
+are not used: `dcast(qcast(x))` folds to `x` in upstream's canonicalizer,
+which drops a rounding that is part of a quantized model.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import quant
+
+from .builders import build
+
+#: Storage types tinyml reads: int8 data and weights, int32 biases.
+STORAGE_BITS = {np.dtype(np.int8): 8, np.dtype(np.int32): 32}
+
+
+def _storage_type(dtype) -> ir.IntegerType:
+    return ir.IntegerType.get_signless(STORAGE_BITS[np.dtype(dtype)])
+
+
+def uniform_type(scales: Sequence[float], zero_points: Sequence[int], dtype=np.int8,
+                 axis: int | None = None) -> ir.Type:
+    """The quantized element type: per tensor when `axis` is None (one
+    scale and zero point), else per axis `axis`. The storage range is the
+    whole of `dtype`'s."""
+    storage = _storage_type(dtype)
+    info = np.iinfo(dtype)
+    f32 = ir.F32Type.get()
+    flags = quant.UniformQuantizedType.FLAG_SIGNED
+    if axis is None:
+        return quant.UniformQuantizedType.get(flags, storage, f32, float(scales[0]),
+                                              int(zero_points[0]), int(info.min), int(info.max))
+    return quant.UniformQuantizedPerAxisType.get(
+        flags, storage, f32, [float(s) for s in scales], [int(z) for z in zero_points],
+        axis, int(info.min), int(info.max))
+
+
+QUANT_CASTS = ("quant.scast", "tinyml.quantize", "tinyml.dequantize")
+
+
+def is_quantized(element: ir.Type) -> bool:
+    """Whether an element type is uniform quantized (per tensor or per axis)."""
+    return element.typeid == quant.UniformQuantizedType.static_typeid or is_per_axis(element)
+
+
+def is_per_axis(element: ir.Type) -> bool:
+    return element.typeid == quant.UniformQuantizedPerAxisType.static_typeid
+
+
+def quant_cast(name: str, value: ir.Value, element: ir.Type, loc=None) -> ir.Value:
+    """`value` as tensors of `element`, through `name` (one of QUANT_CASTS)."""
+    result_type = ir.RankedTensorType.get(ir.RankedTensorType(value.type).shape, element)
+    if name == "quant.scast":  # upstream's Python bindings have no class for it
+        return ir.Operation.create(name, results=[result_type], operands=[value],
+                                   loc=loc).result
+    return build(name, [result_type], [value], {}, loc=loc).result
+
+
+def storage_cast(value: ir.Value, element: ir.Type, loc=None) -> ir.Value:
+    """`quant.scast`: the same bits seen as `element` (int8 <-> quantized)."""
+    return quant_cast("quant.scast", value, element, loc)
+
+
+def dequantize(value: ir.Value, loc=None) -> ir.Value:
+    """`tinyml.dequantize`: a quantized tensor as float32."""
+    return quant_cast("tinyml.dequantize", value, ir.F32Type.get(), loc)
+
+
+def quantize(value: ir.Value, element: ir.Type, loc=None) -> ir.Value:
+    """`tinyml.quantize`: a float32 tensor rounded to the quantized `element`."""
+    return quant_cast("tinyml.quantize", value, element, loc)

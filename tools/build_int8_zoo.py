@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""Builds the int8 zoo: Keras models quantized by TensorFlow Lite, as the
+`.tflite` file TFLM runs and the QDQ `.onnx` tf2onnx makes of it.
+
+    tools/build_int8_zoo.py [OUT_DIR] [NAME ...]     (default: test/models/int8)
+
+Needs the `int8-zoo` extra (tensorflow-cpu, tf2onnx), which neither the
+compiler nor the tests install: the files it writes are committed, and the
+tests read them with onnx (tinyml's input) and tflite-micro (the reference).
+
+Every model is post-training quantized the way users do it:
+`TFLiteConverter` with `Optimize.DEFAULT`, a representative dataset, int8
+builtins only and int8 inputs and outputs. Weights are per channel unless a
+model's name ends in `_per_tensor`. The representative data are normal
+samples shifted per model, so that input zero points are not all -128 or 0.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_OUT = os.path.join(HERE, "..", "test", "models", "int8")
+
+# name -> (builder returning a keras.Model, per_channel)
+MODELS: dict = {}
+
+
+def model(name: str, per_channel: bool = True):
+    def register(build):
+        MODELS[name] = (build, per_channel)
+        return build
+    return register
+
+
+def _layers():
+    import tensorflow as tf
+    return tf.keras.layers
+
+
+def _conv_bn_relu(x, filters, kernel, strides=1, relu6=False):
+    L = _layers()
+    x = L.Conv2D(filters, kernel, strides=strides, padding="same", use_bias=False)(x)
+    x = L.BatchNormalization()(x)
+    return L.ReLU(6.0 if relu6 else None)(x)
+
+
+def _dw_bn_relu(x, strides=1, relu6=False):
+    L = _layers()
+    x = L.DepthwiseConv2D(3, strides=strides, padding="same", use_bias=False)(x)
+    x = L.BatchNormalization()(x)
+    return L.ReLU(6.0 if relu6 else None)(x)
+
+
+def _keras_model(inputs, outputs, name):
+    import tensorflow as tf
+    return tf.keras.Model(inputs, outputs, name=name)
+
+
+# ---------------------------------------------------------------------------
+# The MLPerf Tiny networks (the reference Keras architectures)
+# ---------------------------------------------------------------------------
+
+@model("kws_dscnn")
+def _kws():
+    L = _layers()
+    x = inputs = L.Input((49, 10, 1), batch_size=1)
+    x = _conv_bn_relu(x, 64, (10, 4), strides=2)
+    for _ in range(4):
+        x = _dw_bn_relu(x)
+        x = _conv_bn_relu(x, 64, 1)
+    x = L.AveragePooling2D(pool_size=x.shape[1:3])(x)
+    x = L.Flatten()(x)
+    return _keras_model(inputs, L.Softmax()(L.Dense(12)(x)), "kws_dscnn")
+
+
+@model("vww_mobilenet")
+def _vww():
+    L = _layers()
+    x = inputs = L.Input((96, 96, 3), batch_size=1)
+    x = _conv_bn_relu(x, 8, 3, strides=2, relu6=True)
+    for filters, stride in ((16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2), (128, 1),
+                            (128, 1), (128, 1), (128, 1), (128, 1), (256, 2), (256, 1)):
+        x = _dw_bn_relu(x, stride, relu6=True)
+        x = _conv_bn_relu(x, filters, 1, relu6=True)
+    x = L.AveragePooling2D(pool_size=x.shape[1:3])(x)
+    x = L.Flatten()(x)
+    return _keras_model(inputs, L.Softmax()(L.Dense(2)(x)), "vww_mobilenet")
+
+
+@model("resnet8")
+def _resnet8():
+    L = _layers()
+    x = inputs = L.Input((32, 32, 3), batch_size=1)
+    x = _conv_bn_relu(x, 16, 3)
+    for filters, stride in ((16, 1), (32, 2), (64, 2)):
+        y = _conv_bn_relu(x, filters, 3, strides=stride)
+        y = L.BatchNormalization()(L.Conv2D(filters, 3, padding="same", use_bias=False)(y))
+        if stride != 1:
+            x = L.Conv2D(filters, 1, strides=stride, padding="same")(x)
+        x = L.ReLU()(L.Add()([x, y]))
+    x = L.AveragePooling2D(pool_size=x.shape[1:3])(x)
+    x = L.Flatten()(x)
+    return _keras_model(inputs, L.Softmax()(L.Dense(10)(x)), "resnet8")
+
+
+@model("fc_autoencoder")
+def _fc_autoencoder():
+    L = _layers()
+    x = inputs = L.Input((640,), batch_size=1)
+    for units in (128, 128, 128, 128, 8, 128, 128, 128, 128):
+        x = L.ReLU()(L.BatchNormalization()(L.Dense(units)(x)))
+    return _keras_model(inputs, L.Dense(640)(x), "fc_autoencoder")
+
+
+# ---------------------------------------------------------------------------
+# One op each (the name says the op and the variant)
+# ---------------------------------------------------------------------------
+
+def _single(name, shape, layer_fn):
+    L = _layers()
+    inputs = L.Input(shape, batch_size=1)
+    return _keras_model(inputs, layer_fn(inputs), name)
+
+
+def _conv_model(name, **conv):
+    L = _layers()
+    return _single(name, (9, 9, 3), lambda x: L.Conv2D(8, 3, **conv)(x))
+
+
+model("op_conv")(lambda: _conv_model("op_conv", padding="same"))
+model("op_conv_relu")(lambda: _conv_model("op_conv_relu", padding="same", activation="relu"))
+model("op_conv_relu6")(lambda: _conv_model("op_conv_relu6", padding="same",
+                                           activation="relu6"))
+model("op_conv_valid_stride2")(lambda: _conv_model("op_conv_valid_stride2", padding="valid",
+                                                   strides=2))
+model("op_conv_same_stride2")(lambda: _conv_model("op_conv_same_stride2", padding="same",
+                                                  strides=2, activation="relu"))
+model("op_conv_per_tensor", per_channel=False)(lambda: _conv_model(
+    "op_conv_per_tensor", padding="same", activation="relu"))
+
+
+@model("op_depthwise")
+def _depthwise():
+    L = _layers()
+    return _single("op_depthwise", (8, 8, 6),
+                   lambda x: L.DepthwiseConv2D(3, padding="same", activation="relu")(x))
+
+
+@model("op_depthwise_stride2_valid")
+def _depthwise_s2():
+    L = _layers()
+    return _single("op_depthwise_stride2_valid", (9, 9, 4),
+                   lambda x: L.DepthwiseConv2D(3, strides=2, padding="valid")(x))
+
+
+@model("op_fully_connected")
+def _fully_connected():
+    L = _layers()
+    return _single("op_fully_connected", (20,), lambda x: L.Dense(10, activation="relu")(x))
+
+
+model("op_fully_connected_per_tensor", per_channel=False)(lambda: _single(
+    "op_fully_connected_per_tensor", (20,), lambda x: _layers().Dense(10)(x)))
+
+
+@model("op_add")
+def _add():
+    L = _layers()
+    inputs = L.Input((4, 4, 8), batch_size=1)
+    a = L.Conv2D(8, 1)(inputs)
+    b = L.Conv2D(8, 3, padding="same")(inputs)
+    return _keras_model(inputs, L.Add()([a, b]), "op_add")
+
+
+@model("op_avg_pool")
+def _avg_pool():
+    L = _layers()
+    return _single("op_avg_pool", (8, 8, 4),
+                   lambda x: L.AveragePooling2D(3, strides=2, padding="same")(x))
+
+
+@model("op_max_pool")
+def _max_pool():
+    L = _layers()
+    return _single("op_max_pool", (8, 8, 4), lambda x: L.MaxPooling2D(2)(x))
+
+
+@model("op_mean")
+def _mean():
+    L = _layers()
+    return _single("op_mean", (6, 6, 8), lambda x: L.GlobalAveragePooling2D()(x))
+
+
+@model("op_softmax")
+def _softmax():
+    L = _layers()
+    return _single("op_softmax", (10,), lambda x: L.Softmax()(L.Dense(10)(x)))
+
+
+@model("op_reshape_concat")
+def _reshape_concat():
+    L = _layers()
+    inputs = L.Input((4, 4, 3), batch_size=1)
+    a = L.Conv2D(4, 1)(inputs)
+    b = L.Conv2D(2, 1)(inputs)
+    x = L.Concatenate()([a, b])
+    return _keras_model(inputs, L.Reshape((16, 6))(x), "op_reshape_concat")
+
+
+# ---------------------------------------------------------------------------
+# Quantization and conversion
+# ---------------------------------------------------------------------------
+
+def _seed(name: str) -> int:
+    return zlib.crc32(name.encode())
+
+
+def _randomize(keras_model, rng):
+    """Untrained weights, scaled so that activations stay O(1); batch-norm
+    statistics away from (0, 1) so that folding them matters."""
+    for layer in keras_model.layers:
+        weights = layer.get_weights()
+        if not weights:
+            continue
+        if type(layer).__name__ == "BatchNormalization":
+            gamma, beta, mean, var = weights
+            weights = [rng.uniform(0.5, 1.5, gamma.shape), rng.normal(0, 0.2, beta.shape),
+                       rng.normal(0, 0.2, mean.shape), rng.uniform(0.5, 1.5, var.shape)]
+        else:
+            kernel = weights[0]
+            fan_in = int(np.prod(kernel.shape[:-1])) if kernel.ndim > 1 else kernel.size
+            if type(layer).__name__ == "DepthwiseConv2D":
+                fan_in = int(np.prod(kernel.shape[:2]))
+            weights = [rng.normal(0, np.sqrt(2.0 / fan_in), kernel.shape)] + \
+                [rng.normal(0, 0.1, w.shape) for w in weights[1:]]
+        layer.set_weights([w.astype(np.float32) for w in weights])
+
+
+def quantize(name: str, keras_model, per_channel: bool) -> bytes:
+    import tensorflow as tf
+    rng = np.random.default_rng(_seed(name) + 1)
+    shift = rng.uniform(-0.5, 0.5)
+    shape = (1, *keras_model.input_shape[1:])
+
+    def representative():
+        for _ in range(64):
+            yield [(rng.standard_normal(shape) + shift).astype(np.float32)]
+
+    converter = tf.lite.TFLiteConverter.from_keras_model(keras_model)
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = representative
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.inference_input_type = tf.int8
+    converter.inference_output_type = tf.int8
+    if not per_channel:
+        converter._experimental_disable_per_channel = True
+    return converter.convert()
+
+
+def to_onnx(tflite: bytes, onnx_path: str) -> None:
+    import tf2onnx
+    with tempfile.NamedTemporaryFile(suffix=".tflite") as f:
+        f.write(tflite)
+        f.flush()
+        tf2onnx.convert.from_tflite(f.name, opset=13, output_path=onnx_path)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out_dir", nargs="?", default=DEFAULT_OUT)
+    parser.add_argument("names", nargs="*", help="only these models (default: all)")
+    args = parser.parse_args(argv)
+    unknown = [n for n in args.names if n not in MODELS]
+    if unknown:
+        parser.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(MODELS)}")
+    import tensorflow as tf
+    os.makedirs(args.out_dir, exist_ok=True)
+    for name in args.names or MODELS:
+        build, per_channel = MODELS[name]
+        tf.keras.utils.set_random_seed(_seed(name))
+        keras_model = build()
+        _randomize(keras_model, np.random.default_rng(_seed(name)))
+        tflite = quantize(name, keras_model, per_channel)
+        path = os.path.join(args.out_dir, name)
+        with open(path + ".tflite", "wb") as f:
+            f.write(tflite)
+        to_onnx(tflite, path + ".onnx")
+        print(path + ".tflite", path + ".onnx")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
