@@ -87,6 +87,62 @@ static LogicalResult verifyBias(Operation *op, Value bias, int64_t channels) {
 }
 
 //===----------------------------------------------------------------------===//
+// Quantized forms
+//===----------------------------------------------------------------------===//
+
+static Type elementOf(Value value) {
+  return cast<ShapedType>(value.getType()).getElementType();
+}
+
+static bool isQuantized(Type element) {
+  return isa<quant::UniformQuantizedType, quant::UniformQuantizedPerAxisType>(
+      element);
+}
+
+static bool isInt8PerTensor(Type element) {
+  auto type = dyn_cast<quant::UniformQuantizedType>(element);
+  return type && type.getStorageTypeIntegralWidth() == 8;
+}
+
+/// A contraction is all float32 or all quantized: int8 input and result per
+/// tensor, int8 filter per tensor or per `filterAxis`, int32 bias with zero
+/// points 0 (TFLite's quantization of conv, depthwise and fully connected).
+static LogicalResult verifyQuantized(Operation *op, Value input, Value filter,
+                                     Value bias, int64_t filterAxis) {
+  Value result = op->getResult(0);
+  SmallVector<Value> operands = {input, filter, result};
+  if (bias)
+    operands.push_back(bias);
+  int quantized = llvm::count_if(
+      operands, [](Value v) { return isQuantized(elementOf(v)); });
+  if (quantized == 0)
+    return success();
+  if (quantized != static_cast<int>(operands.size()))
+    return op->emitOpError("mixes float32 and quantized operands");
+  if (!isInt8PerTensor(elementOf(input)) || !isInt8PerTensor(elementOf(result)))
+    return op->emitOpError("a quantized input and result must be int8, per tensor");
+  auto filterType = cast<quant::QuantizedType>(elementOf(filter));
+  auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(filterType);
+  if (filterType.getStorageTypeIntegralWidth() != 8 ||
+      (perAxis && perAxis.getQuantizedDimension() != filterAxis))
+    return op->emitOpError("a quantized filter must be int8, per tensor or per axis ")
+           << filterAxis;
+  if (!bias)
+    return success();
+  auto biasType = cast<quant::QuantizedType>(elementOf(bias));
+  SmallVector<int64_t> zeroPoints;
+  if (auto b = dyn_cast<quant::UniformQuantizedType>(biasType))
+    zeroPoints.push_back(b.getZeroPoint());
+  else
+    llvm::append_range(zeroPoints,
+                       cast<quant::UniformQuantizedPerAxisType>(biasType).getZeroPoints());
+  if (biasType.getStorageTypeIntegralWidth() != 32 ||
+      llvm::any_of(zeroPoints, [](int64_t z) { return z != 0; }))
+    return op->emitOpError("a quantized bias must be int32 with zero point 0");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Convolution and matrix product
 //===----------------------------------------------------------------------===//
 
@@ -100,7 +156,8 @@ LogicalResult Conv2DOp::verify() {
                               getDilations(), getPadding());
   if (failed(spatial))
     return failure();
-  if (failed(verifyBias(*this, getBias(), w[3])))
+  if (failed(verifyBias(*this, getBias(), w[3])) ||
+      failed(verifyQuantized(*this, getInput(), getFilter(), getBias(), 3)))
     return failure();
   return expectShape(*this, {in[0], (*spatial)[0], (*spatial)[1], w[3]});
 }
@@ -115,8 +172,11 @@ LogicalResult DepthwiseConv2DOp::verify() {
   if (failed(spatial))
     return failure();
   int64_t channels = w[2] * w[3];
-  if (failed(verifyBias(*this, getBias(), channels)))
+  if (failed(verifyBias(*this, getBias(), channels)) ||
+      failed(verifyQuantized(*this, getInput(), getFilter(), getBias(), 2)))
     return failure();
+  if (isQuantized(elementOf(getInput())) && w[3] != 1)
+    return emitOpError("a quantized depthwise convolution needs channel multiplier 1");
   return expectShape(*this, {in[0], (*spatial)[0], (*spatial)[1], channels});
 }
 
@@ -129,7 +189,9 @@ LogicalResult MatmulOp::verify() {
   if (ka != kb)
     return emitOpError("contraction sizes differ: lhs has ")
            << ka << ", rhs has " << kb;
-  if (failed(verifyBias(*this, getBias(), n)))
+  if (failed(verifyBias(*this, getBias(), n)) ||
+      failed(verifyQuantized(*this, getLhs(), getRhs(), getBias(),
+                             getTransposeRhs() ? 0 : 1)))
     return failure();
   return expectShape(*this, {m, n});
 }
@@ -163,6 +225,9 @@ LogicalResult MaximumOp::verify() { return verifyBroadcast(*this); }
 LogicalResult MinimumOp::verify() { return verifyBroadcast(*this); }
 
 LogicalResult ClampOp::verify() {
+  Type element = elementOf(getInput());
+  if (isQuantized(element) && !isInt8PerTensor(element))
+    return emitOpError("a quantized clamp needs int8 per tensor");
   if (getMin().convertToFloat() > getMax().convertToFloat())
     return emitOpError("min ") << getMin().convertToFloat()
                                << " is greater than max "

@@ -66,7 +66,7 @@ func.func @conv_attr_count(%x: tensor<1x8x8x3xf32>, %w: tensor<3x3x3x8xf32>) -> 
 // -----
 
 func.func @conv_rank(%x: tensor<8x8x3xf32>, %w: tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32> {
-  // expected-error @+1 {{operand #0 must be 4D tensor of 32-bit float values}}
+  // expected-error @+1 {{operand #0 must be 4D tensor of 32-bit float or uniform quantized type values}}
   %0 = tinyml.conv2d %x, %w : (tensor<8x8x3xf32>, tensor<3x3x3x8xf32>) -> tensor<1x6x6x8xf32>
   return %0 : tensor<1x6x6x8xf32>
 }
@@ -267,8 +267,41 @@ func.func @transpose_quantized_type(%x: tensor<2x3x!quant.uniform<i8:f32, 0.5:1>
 
 // -----
 
+func.func @conv_mixes_float_and_quantized(%x: tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:1>>,
+    %w: tensor<1x1x1x1xf32>) -> tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:1>> {
+  // expected-error @+1 {{mixes float32 and quantized operands}}
+  %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:1>>, tensor<1x1x1x1xf32>)
+      -> tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:1>>
+  return %0 : tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:1>>
+}
+
+// -----
+
+func.func @conv_filter_axis(%x: tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5:1>>,
+    %w: tensor<1x1x2x3x!quant.uniform<i8:f32:2, {0.1, 0.2}>>)
+    -> tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:1>> {
+  // expected-error @+1 {{a quantized filter must be int8, per tensor or per axis 3}}
+  %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5:1>>,
+      tensor<1x1x2x3x!quant.uniform<i8:f32:2, {0.1, 0.2}>>) -> tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:1>>
+  return %0 : tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:1>>
+}
+
+// -----
+
+func.func @matmul_bias_zero_point(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:1>>,
+    %w: tensor<4x2x!quant.uniform<i8:f32, 0.25>>, %b: tensor<2x!quant.uniform<i32:f32, 0.125:3>>)
+    -> tensor<1x2x!quant.uniform<i8:f32, 0.5:1>> {
+  // expected-error @+1 {{a quantized bias must be int32 with zero point 0}}
+  %0 = tinyml.matmul %x, %w, %b : (tensor<1x4x!quant.uniform<i8:f32, 0.5:1>>,
+      tensor<4x2x!quant.uniform<i8:f32, 0.25>>, tensor<2x!quant.uniform<i32:f32, 0.125:3>>)
+      -> tensor<1x2x!quant.uniform<i8:f32, 0.5:1>>
+  return %0 : tensor<1x2x!quant.uniform<i8:f32, 0.5:1>>
+}
+
+// -----
+
 func.func @conv_of_int8(%x: tensor<1x4x4x1xi8>, %w: tensor<1x1x1x1xi8>) -> tensor<1x4x4x1xi8> {
-  // expected-error @+1 {{operand #0 must be 4D tensor of 32-bit float values}}
+  // expected-error @+1 {{operand #0 must be 4D tensor of 32-bit float or uniform quantized type values}}
   %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x1xi8>, tensor<1x1x1x1xi8>) -> tensor<1x4x4x1xi8>
   return %0 : tensor<1x4x4x1xi8>
 }

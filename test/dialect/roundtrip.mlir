@@ -137,3 +137,20 @@ func.func @quantize_dequantize(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
   %1 = tinyml.dequantize %0 : tensor<1x10x!quant.uniform<i8:f32, 0.1:-3>> to tensor<1x10xf32>
   return %1 : tensor<1x10xf32>
 }
+
+// The quantized forms of the contractions and of clamp.
+// CHECK-LABEL: func.func @quantized_compute
+func.func @quantized_compute(%x: tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5:-3>>,
+    %w: tensor<3x3x2x4x!quant.uniform<i8:f32:3, {0.1, 0.2, 0.3, 0.4}>>,
+    %b: tensor<4x!quant.uniform<i32:f32:0, {0.05, 0.1, 0.15, 0.2}>>)
+    -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.25:-128>> {
+  // CHECK: tinyml.conv2d {{.*}} -> tensor<1x4x4x4x!quant.uniform<i8:f32, 2.500000e-01:-128>>
+  %0 = tinyml.conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>}
+      : (tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5:-3>>,
+         tensor<3x3x2x4x!quant.uniform<i8:f32:3, {0.1, 0.2, 0.3, 0.4}>>,
+         tensor<4x!quant.uniform<i32:f32:0, {0.05, 0.1, 0.15, 0.2}>>)
+      -> tensor<1x4x4x4x!quant.uniform<i8:f32, 0.25:-128>>
+  // CHECK: tinyml.clamp %{{.*}} {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<1x4x4x4x!quant.uniform<i8:f32, 2.500000e-01:-128>>
+  %1 = tinyml.clamp %0 {min = 0.0 : f32, max = 6.0 : f32} : tensor<1x4x4x4x!quant.uniform<i8:f32, 0.25:-128>>
+  return %1 : tensor<1x4x4x4x!quant.uniform<i8:f32, 0.25:-128>>
+}

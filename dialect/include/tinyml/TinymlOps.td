@@ -33,6 +33,12 @@ def Tinyml_UniformQuantized : Type<
     "uniform quantized type">;
 def Tinyml_AnyTensor : RankedTensorOf<[F32, I8, I32, Tinyml_UniformQuantized]>;
 
+// The operands of an op with a float32 and a quantized form.
+def Tinyml_NumericTensor : RankedTensorOf<[F32, Tinyml_UniformQuantized]>;
+def Tinyml_NumericTensor4D : 4DTensorOf<[F32, Tinyml_UniformQuantized]>;
+def Tinyml_NumericTensor2D : 2DTensorOf<[F32, Tinyml_UniformQuantized]>;
+def Tinyml_NumericTensor1D : 1DTensorOf<[F32, Tinyml_UniformQuantized]>;
+
 class Tinyml_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tinyml_Dialect, mnemonic, traits>;
 
@@ -51,6 +57,16 @@ def Tinyml_Conv2DOp : Tinyml_Op<"conv2d", [Pure]> {
     with zero padding. The result shape must equal the one implied by the
     input, filter, strides, dilations and padding.
 
+    Quantized form (every operand and the result of a uniform quantized
+    type: input and result int8 per tensor, filter int8 per tensor or per
+    output channel, bias int32 with zero point 0): TFLite's integer
+    kernel. `acc = bias[f] + sum (input - input_zero_point) * filter`
+    (padding holds the input zero point), then
+    `result = clamp(result_zero_point + MultiplyByQuantizedMultiplier(acc,
+    m[f], shift[f]))` with `m, shift` from
+    `double(input_scale) * double(filter_scale[f]) / double(result_scale)`.
+    The bias's own scale is not used.
+
     ```mlir
     %y = tinyml.conv2d %x, %w, %b {strides = array<i64: 2, 2>,
            padding = array<i64: 0, 0, 1, 1>}
@@ -58,12 +74,12 @@ def Tinyml_Conv2DOp : Tinyml_Op<"conv2d", [Pure]> {
            -> tensor<1x16x16x16xf32>
     ```
   }];
-  let arguments = (ins Tinyml_Tensor4D:$input, Tinyml_Tensor4D:$filter,
-                   Optional<Tinyml_Tensor1D>:$bias,
+  let arguments = (ins Tinyml_NumericTensor4D:$input, Tinyml_NumericTensor4D:$filter,
+                   Optional<Tinyml_NumericTensor1D>:$bias,
                    DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
                    DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$dilations,
                    DefaultValuedAttr<Tinyml_Quad, "{0, 0, 0, 0}">:$padding);
-  let results = (outs Tinyml_Tensor4D:$result);
+  let results = (outs Tinyml_NumericTensor4D:$result);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
@@ -75,7 +91,9 @@ def Tinyml_DepthwiseConv2DOp : Tinyml_Op<"depthwise_conv2d", [Pure]> {
   let description = [{
     Each input channel `c` is convolved with its own `M` filters
     (`filter[:, :, c, m]`, HWCM layout) into output channel `c*M + m`.
-    Padding, strides and dilations as in `tinyml.conv2d`.
+    Padding, strides and dilations as in `tinyml.conv2d`, and the same
+    quantized form, the filter per tensor or per output channel (its last
+    axis, channel multiplier 1).
 
     ```mlir
     %y = tinyml.depthwise_conv2d %x, %w, %b {padding = array<i64: 1, 1, 1, 1>}
@@ -83,12 +101,12 @@ def Tinyml_DepthwiseConv2DOp : Tinyml_Op<"depthwise_conv2d", [Pure]> {
            -> tensor<1x25x5x64xf32>
     ```
   }];
-  let arguments = (ins Tinyml_Tensor4D:$input, Tinyml_Tensor4D:$filter,
-                   Optional<Tinyml_Tensor1D>:$bias,
+  let arguments = (ins Tinyml_NumericTensor4D:$input, Tinyml_NumericTensor4D:$filter,
+                   Optional<Tinyml_NumericTensor1D>:$bias,
                    DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
                    DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$dilations,
                    DefaultValuedAttr<Tinyml_Quad, "{0, 0, 0, 0}">:$padding);
-  let results = (outs Tinyml_Tensor4D:$result);
+  let results = (outs Tinyml_NumericTensor4D:$result);
   let assemblyFormat = [{
     $input `,` $filter (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
@@ -102,15 +120,20 @@ def Tinyml_MatmulOp : Tinyml_Op<"matmul", [Pure]> {
     when `transpose_lhs` / `transpose_rhs` is set. `bias` has one value per
     output column.
 
+    Quantized form as `tinyml.conv2d`'s, the weights (`rhs`, [K, N]) per
+    tensor or per column; with per-tensor weights the multiplier comes from
+    `double(float(lhs_scale * rhs_scale)) / double(result_scale)`, as
+    TFLite's fully-connected kernel computes it.
+
     ```mlir
     %y = tinyml.matmul %x, %w, %b : (tensor<1x640xf32>, tensor<640x128xf32>,
                                       tensor<128xf32>) -> tensor<1x128xf32>
     ```
   }];
-  let arguments = (ins Tinyml_Tensor2D:$lhs, Tinyml_Tensor2D:$rhs,
-                   Optional<Tinyml_Tensor1D>:$bias,
+  let arguments = (ins Tinyml_NumericTensor2D:$lhs, Tinyml_NumericTensor2D:$rhs,
+                   Optional<Tinyml_NumericTensor1D>:$bias,
                    UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
-  let results = (outs Tinyml_Tensor2D:$result);
+  let results = (outs Tinyml_NumericTensor2D:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs (`,` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
@@ -167,12 +190,17 @@ def Tinyml_ClampOp : Tinyml_Op<"clamp", [Pure, SameOperandsAndResultType]> {
   let description = [{
     `result = min(max(x, min), max)`. `min` must not exceed `max`.
 
+    On a quantized tensor (int8, per tensor) the bounds stay real numbers
+    and clamp the stored values to TFLite's activation range:
+    `[max(-128, zp + roundf(min / scale)), min(127, zp + roundf(max / scale))]`
+    (`roundf`: halves away from zero, in float32).
+
     ```mlir
     %y = tinyml.clamp %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<1x8xf32>
     ```
   }];
-  let arguments = (ins Tinyml_Tensor:$input, F32Attr:$min, F32Attr:$max);
-  let results = (outs Tinyml_Tensor:$result);
+  let arguments = (ins Tinyml_NumericTensor:$input, F32Attr:$min, F32Attr:$max);
+  let results = (outs Tinyml_NumericTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
 }
