@@ -332,9 +332,9 @@ def signature(func: ir.Operation) -> tuple[str, list[TensorInfo], list[TensorInf
     outputs = _tensor_infos(func, fn_type.results, "res_attrs", "output")
     _infer_layouts(func, inputs, outputs)
     for info in inputs + outputs:
-        if info.dtype != "float32":
+        if info.dtype not in _TENSOR_DTYPES:
             raise CompileError(f"'{info.name}' has element type {info.dtype}: "
-                               "only float32 is supported")
+                               f"only {' and '.join(_TENSOR_DTYPES)} are supported")
     return name, inputs, outputs
 
 
@@ -530,7 +530,7 @@ _REPORT_KEYS = ("format", "model", "target", "function", "artefacts", "inputs", 
 
 # What `load` accepts in report.json: what `compile` writes, nothing a run
 # could overrun, overflow or crash on.
-_TENSOR_DTYPES = ("float32",)  # `signature` compiles float32 tensors only
+_TENSOR_DTYPES = ("float32", "int8")  # what `signature` compiles
 _LAYOUTS = ("NCHW", "NHWC")
 _MAX_TENSOR_BYTES = (1 << 31) - 1  # a buffer size a 32-bit target can index
 _MAX_HOST_ARENA_BYTES = 1 << 31  # far beyond a tiny model; refuses absurd sizes

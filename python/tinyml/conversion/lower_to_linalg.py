@@ -44,6 +44,7 @@ from mlir.dialects import arith, bufferization, linalg, math, memref, tensor
 
 from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints, window_attributes
 from ..ir.lowering_config import ATTRIBUTE
+from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
 from ..pipeline.registry import Pass, PassError, functions, register
 
@@ -56,12 +57,15 @@ F32_LOWEST = float(np.finfo(np.float32).min)
 # ---------------------------------------------------------------------------
 
 class ScalarBuilder:
-    """Builds f32 scalar arith/math ops at the current insertion point."""
+    """Builds f32 scalar arith/math ops at the current insertion point
+    (`const` also makes integer constants, for an integer element type)."""
 
     def __init__(self, element_type: ir.Type | None = None):
         self.type = element_type or ir.F32Type.get()
 
     def const(self, value: float) -> ir.Value:
+        if isinstance(self.type, ir.IntegerType):
+            return arith.ConstantOp(self.type, ir.IntegerAttr.get(self.type, int(value))).result
         return arith.ConstantOp(self.type, ir.FloatAttr.get(self.type, float(value))).result
 
     def add(self, x, y):
@@ -301,7 +305,8 @@ def pad(value: ir.Value, low: Sequence[int], high: Sequence[int], fill: float) -
 
 def broadcast_to(value: ir.Value, shape: Sequence[int], dimensions: Sequence[int]) -> ir.Value:
     """`linalg.broadcast` adding the `dimensions` of `shape`."""
-    return linalg.broadcast(value, outs=[empty(shape)], dimensions=list(dimensions)).result
+    init = empty(shape, ir.RankedTensorType(value.type).element_type)
+    return linalg.broadcast(value, outs=[init], dimensions=list(dimensions)).result
 
 
 def reshape_groups(big: Sequence[int], small: Sequence[int]) -> list[list[int]] | None:
@@ -378,7 +383,7 @@ def _conv_operands(op):
     return (operands[0], operands[1], bias, *window_attributes(attrs))
 
 
-def _pad_nhwc(value, padding, fill):
+def pad_nhwc(value, padding, fill):
     top, left, bottom, right = padding
     return pad(value, [0, top, left, 0], [0, bottom, right, 0], fill)
 
@@ -386,7 +391,7 @@ def _pad_nhwc(value, padding, fill):
 def lower_conv2d(op) -> ir.Value:
     x, w, bias, strides, dilations, padding = _conv_operands(op)
     out_shape = list(_result_type(op).shape)
-    x = _pad_nhwc(x, padding, 0.0)
+    x = pad_nhwc(x, padding, 0.0)
     init = broadcast_to(bias, out_shape, [0, 1, 2]) if bias is not None else filled(out_shape, 0.0)
     return linalg.conv_2d_nhwc_hwcf(x, w, outs=[init], strides=strides, dilations=dilations)
 
@@ -395,7 +400,7 @@ def lower_depthwise_conv2d(op) -> ir.Value:
     x, w, bias, strides, dilations, padding = _conv_operands(op)
     out_shape = list(_result_type(op).shape)
     kh, kw, c, m = shape_of(w)
-    x = _pad_nhwc(x, padding, 0.0)
+    x = pad_nhwc(x, padding, 0.0)
     if m == 1:
         w = collapse(w, [[0], [1], [2, 3]])
         init = broadcast_to(bias, out_shape, [0, 1, 2]) if bias is not None \
@@ -456,7 +461,7 @@ def lower_avg_pool2d(op) -> ir.Value:
     out_shape = list(_result_type(op).shape)
     n, h, w, c = shape_of(x)
     _, oh, ow, _ = out_shape
-    padded = _pad_nhwc(x, padding, 0.0)
+    padded = pad_nhwc(x, padding, 0.0)
     sums = linalg.pooling_nhwc_sum(padded, empty(kernel), outs=[filled(out_shape, 0.0)],
                                    strides=strides, dilations=[1, 1])
     include_pad = attr_flag(op.attributes, "count_include_pad") or not any(padding)
@@ -479,7 +484,7 @@ def lower_max_pool2d(op) -> ir.Value:
     (x,) = _operands(op)
     kernel, strides, padding = _pool_window(op)
     out_shape = list(_result_type(op).shape)
-    padded = _pad_nhwc(x, padding, F32_LOWEST)
+    padded = pad_nhwc(x, padding, F32_LOWEST)
     d = [ir.AffineDimExpr.get(i) for i in range(6)]  # n, oh, ow, c, kh, kw
     in_map = ir.AffineMap.get(6, 0, [d[0], d[1] * strides[0] + d[4],
                                      d[2] * strides[1] + d[5], d[3]])
@@ -740,6 +745,10 @@ def lower_op(op: ir.Operation) -> list[ir.Value]:
     redirects its uses and erases it. Returns the replacement values."""
     name = op.name
     lowering = LOWERINGS.get(name)
+    if has_quantized_data(op):
+        # Built on this module's helpers: imported when first needed.
+        from .quantized_lowering import QUANTIZED_LOWERINGS
+        lowering = QUANTIZED_LOWERINGS.get(name)
     if lowering is None:
         raise PassError(f"no lowering to linalg for '{name}'", op.location)
     with ir.InsertionPoint(op), op.location:

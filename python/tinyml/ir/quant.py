@@ -54,11 +54,17 @@ QUANT_CASTS = ("quant.scast", "tinyml.quantize", "tinyml.dequantize")
 
 def is_quantized(element: ir.Type) -> bool:
     """Whether an element type is uniform quantized (per tensor or per axis)."""
-    return element.typeid == quant.UniformQuantizedType.static_typeid or is_per_axis(element)
+    return isinstance(element, (quant.UniformQuantizedType, quant.UniformQuantizedPerAxisType))
 
 
 def is_per_axis(element: ir.Type) -> bool:
-    return element.typeid == quant.UniformQuantizedPerAxisType.static_typeid
+    return isinstance(element, quant.UniformQuantizedPerAxisType)
+
+
+def has_quantized_data(op: ir.Operation) -> bool:
+    """Whether an operand or result of `op` is a tensor of quantized type."""
+    return any(isinstance(v.type, ir.RankedTensorType) and is_quantized(v.type.element_type)
+               for v in list(op.operands) + list(op.results))
 
 
 def quant_cast(name: str, value: ir.Value, element: ir.Type, loc=None) -> ir.Value:

@@ -41,11 +41,12 @@ from .registry import lookup
 def cleanup() -> Pipeline:
     """Graph clean-up on tinyml: cancel the layout transposes, fold constant
     subgraphs, simplify algebra, fold batch norms into the contractions
-    before them (what folding exposes is folded again), then DCE and CSE."""
+    before them (what folding exposes is folded again), turn a quantized
+    model's dequantize -> op -> quantize into integer ops, then DCE and CSE."""
     return Pipeline([
         "canonicalize", "tinyml-cancel-transposes", "canonicalize",
         "tinyml-fold-constants", "tinyml-simplify", "tinyml-fold-batch-norm",
-        "tinyml-fold-constants", "canonicalize", "tinyml-dce", "cse",
+        "tinyml-quantize-ops", "tinyml-fold-constants", "canonicalize", "tinyml-dce", "cse",
     ])
 
 
@@ -61,8 +62,11 @@ def fusion() -> Pipeline:
 
 def lower_to_linalg() -> Pipeline:
     """Every tinyml op (each a kernel, numbered in its location for the
-    profile) to linalg/tensor/arith/math, then a tidy-up."""
-    return Pipeline(["tinyml-number-kernels", "tinyml-lower-to-linalg", "canonicalize", "cse"])
+    profile) to linalg/tensor/arith/math, then a tidy-up; the requantizing
+    `tosa.apply_scale` of the int8 kernels becomes 64-bit arith."""
+    return Pipeline(["tinyml-number-kernels", "tinyml-lower-to-linalg",
+                     "func.func(tosa-to-arith{include-apply-rescale=true})", "canonicalize",
+                     "cse"])
 
 
 def tile_and_vectorize() -> Pipeline:

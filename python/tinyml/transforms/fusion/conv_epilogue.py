@@ -9,7 +9,7 @@ from mlir.rewrite import PatternRewriter
 from ...ir.ops import CONTRACTIONS, ELEMENTWISE
 from ...ir.patterns import NO_MATCH, Pattern
 from ...ir.values import shape_of
-from .groups import (EpilogueChains, in_function_body, new_group, only_user)
+from .groups import EpilogueChains, float_only, in_function_body, new_group, only_user
 
 KIND = "conv_epilogue"
 
@@ -33,8 +33,8 @@ def conv_epilogue_patterns(max_epilogue_ops: int = 8, residual: bool = True,
             return NO_MATCH
         new_group(rewriter, op, KIND)
 
-    return ([(name, contraction_becomes_group) for name in sorted(CONTRACTIONS)]
-            + [(name, chains.epilogue_joins_group) for name in sorted(ELEMENTWISE)])
+    return ([(name, float_only(contraction_becomes_group)) for name in sorted(CONTRACTIONS)]
+            + [(name, float_only(chains.epilogue_joins_group)) for name in sorted(ELEMENTWISE)])
 
 
 def reads_full_tensor_besides(op: ir.Operation, chained: ir.Operation) -> bool:

@@ -9,8 +9,8 @@ from mlir.rewrite import PatternRewriter
 from ...ir.ops import CHEAP, ELEMENTWISE
 from ...ir.patterns import NO_MATCH, Pattern
 from ...ir.values import shape_of, users
-from .groups import (absorb_producer, in_function_body, is_elementwise, is_group, new_group,
-                     outside_producers, same, size)
+from .groups import (absorb_producer, float_only, in_function_body, is_elementwise, is_group,
+                     new_group, outside_producers, same, size)
 
 KIND = "elementwise"
 
@@ -77,6 +77,7 @@ def elementwise_patterns(max_ops: int = 32,
         for group in groups:
             absorb_producer(rewriter, group, op)
 
-    return ([(name, root_becomes_group) for name in sorted(ELEMENTWISE)]
-            + [(name, producer_joins_group) for name in sorted(ELEMENTWISE | {"tinyml.fused"})])
+    return ([(name, float_only(root_becomes_group)) for name in sorted(ELEMENTWISE)]
+            + [(name, float_only(producer_joins_group))
+               for name in sorted(ELEMENTWISE | {"tinyml.fused"})])
 

@@ -10,6 +10,7 @@ create a cycle, whatever order the patterns fire in.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -19,6 +20,7 @@ from mlir.rewrite import PatternRewriter
 from ...dialects import tinyml as tinyml_ops
 from ...ir.ops import CONTRACTIONS, ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH
+from ...ir.quant import has_quantized_data
 from ...ir.values import distinct, producer, shape_of, users
 
 
@@ -27,7 +29,18 @@ def top_level_ops(func: ir.Operation) -> list[ir.Operation]:
 
 
 def is_elementwise(op: ir.Operation | None) -> bool:
-    return op is not None and op.name in ELEMENTWISE
+    return op is not None and op.name in ELEMENTWISE and not has_quantized_data(op)
+
+
+def float_only(pattern):
+    """`pattern`, never matching an op on quantized data: quantized ops have
+    no fused lowering yet, so each stays a kernel of its own."""
+    @functools.wraps(pattern)
+    def guarded(op, rewriter):
+        if has_quantized_data(op.operation):
+            return NO_MATCH
+        return pattern(op, rewriter)
+    return guarded
 
 
 def only_user(op: ir.Operation) -> ir.Operation | None:

@@ -10,8 +10,8 @@ from mlir.rewrite import PatternRewriter
 from ...ir.ops import ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH, Pattern
 from ...ir.values import shape_of, users
-from .groups import (EpilogueChains, absorb_producer, group_root, in_function_body, is_elementwise,
-                     is_group, new_group, only_user, outside_producers, same,
+from .groups import (EpilogueChains, absorb_producer, float_only, group_root, in_function_body,
+                     is_elementwise, is_group, new_group, only_user, outside_producers, same,
                      size)
 
 KIND = "reduction"
@@ -57,6 +57,6 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
                      and set(users(op)) == {group}
                      and chains.claimant(op) is None), None)
 
-    return ([(name, reduction_becomes_group) for name in sorted(REDUCTIONS)]
-            + [(name, chains.epilogue_joins_group) for name in sorted(ELEMENTWISE)]
-            + [(name, prologue_joins_group) for name in sorted(ELEMENTWISE)])
+    return ([(name, float_only(reduction_becomes_group)) for name in sorted(REDUCTIONS)]
+            + [(name, float_only(chains.epilogue_joins_group)) for name in sorted(ELEMENTWISE)]
+            + [(name, float_only(prologue_joins_group)) for name in sorted(ELEMENTWISE)])
