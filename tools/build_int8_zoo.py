@@ -13,6 +13,9 @@ Every model is post-training quantized the way users do it:
 builtins only and int8 inputs and outputs. Weights are per channel unless a
 model's name ends in `_per_tensor`. The representative data are normal
 samples shifted per model, so that input zero points are not all -128 or 0.
+Weights are seeded by the model's name; a rebuild gives the same networks
+but not the same bytes (Keras numbers its layers per process, and the
+names are in the files): the committed files are the zoo.
 """
 from __future__ import annotations
 
@@ -128,45 +131,31 @@ def _single(name, shape, layer_fn):
     return _keras_model(inputs, layer_fn(inputs), name)
 
 
-def _conv_model(name, **conv):
-    L = _layers()
-    return _single(name, (9, 9, 3), lambda x: L.Conv2D(8, 3, **conv)(x))
-
-
-model("op_conv")(lambda: _conv_model("op_conv", padding="same"))
-model("op_conv_relu")(lambda: _conv_model("op_conv_relu", padding="same", activation="relu"))
-model("op_conv_relu6")(lambda: _conv_model("op_conv_relu6", padding="same",
-                                           activation="relu6"))
-model("op_conv_valid_stride2")(lambda: _conv_model("op_conv_valid_stride2", padding="valid",
-                                                   strides=2))
-model("op_conv_same_stride2")(lambda: _conv_model("op_conv_same_stride2", padding="same",
-                                                  strides=2, activation="relu"))
-model("op_conv_per_tensor", per_channel=False)(lambda: _conv_model(
-    "op_conv_per_tensor", padding="same", activation="relu"))
-
-
-@model("op_depthwise")
-def _depthwise():
-    L = _layers()
-    return _single("op_depthwise", (8, 8, 6),
-                   lambda x: L.DepthwiseConv2D(3, padding="same", activation="relu")(x))
-
-
-@model("op_depthwise_stride2_valid")
-def _depthwise_s2():
-    L = _layers()
-    return _single("op_depthwise_stride2_valid", (9, 9, 4),
-                   lambda x: L.DepthwiseConv2D(3, strides=2, padding="valid")(x))
-
-
-@model("op_fully_connected")
-def _fully_connected():
-    L = _layers()
-    return _single("op_fully_connected", (20,), lambda x: L.Dense(10, activation="relu")(x))
-
-
-model("op_fully_connected_per_tensor", per_channel=False)(lambda: _single(
-    "op_fully_connected_per_tensor", (20,), lambda x: _layers().Dense(10)(x)))
+# name -> (input shape, the layer built from keras.layers, per-channel weights)
+SINGLE_LAYER = {
+    "op_conv": ((9, 9, 3), lambda L: L.Conv2D(8, 3, padding="same"), True),
+    "op_conv_relu": ((9, 9, 3), lambda L: L.Conv2D(8, 3, padding="same", activation="relu"),
+                     True),
+    "op_conv_relu6": ((9, 9, 3), lambda L: L.Conv2D(8, 3, padding="same",
+                                                    activation="relu6"), True),
+    "op_conv_valid_stride2": ((9, 9, 3), lambda L: L.Conv2D(8, 3, strides=2), True),
+    "op_conv_same_stride2": ((9, 9, 3), lambda L: L.Conv2D(8, 3, strides=2, padding="same",
+                                                           activation="relu"), True),
+    "op_conv_per_tensor": ((9, 9, 3), lambda L: L.Conv2D(8, 3, padding="same",
+                                                         activation="relu"), False),
+    "op_depthwise": ((8, 8, 6), lambda L: L.DepthwiseConv2D(3, padding="same",
+                                                            activation="relu"), True),
+    "op_depthwise_stride2_valid": ((9, 9, 4), lambda L: L.DepthwiseConv2D(3, strides=2), True),
+    "op_fully_connected": ((20,), lambda L: L.Dense(10, activation="relu"), True),
+    "op_fully_connected_per_tensor": ((20,), lambda L: L.Dense(10), False),
+    "op_avg_pool": ((8, 8, 4), lambda L: L.AveragePooling2D(3, strides=2, padding="same"), True),
+    "op_max_pool": ((8, 8, 4), lambda L: L.MaxPooling2D(2), True),
+    "op_mean": ((6, 6, 8), lambda L: L.GlobalAveragePooling2D(), True),
+}
+for _name, (_shape, _layer, _per_channel) in SINGLE_LAYER.items():
+    model(_name, _per_channel)(
+        lambda _name=_name, _shape=_shape, _layer=_layer:
+        _single(_name, _shape, lambda x: _layer(_layers())(x)))
 
 
 @model("op_add")
@@ -176,25 +165,6 @@ def _add():
     a = L.Conv2D(8, 1)(inputs)
     b = L.Conv2D(8, 3, padding="same")(inputs)
     return _keras_model(inputs, L.Add()([a, b]), "op_add")
-
-
-@model("op_avg_pool")
-def _avg_pool():
-    L = _layers()
-    return _single("op_avg_pool", (8, 8, 4),
-                   lambda x: L.AveragePooling2D(3, strides=2, padding="same")(x))
-
-
-@model("op_max_pool")
-def _max_pool():
-    L = _layers()
-    return _single("op_max_pool", (8, 8, 4), lambda x: L.MaxPooling2D(2)(x))
-
-
-@model("op_mean")
-def _mean():
-    L = _layers()
-    return _single("op_mean", (6, 6, 8), lambda x: L.GlobalAveragePooling2D()(x))
 
 
 @model("op_softmax")

@@ -19,6 +19,7 @@ import ctypes
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import re
 import time
@@ -28,11 +29,13 @@ from typing import Any, Sequence
 
 import numpy as np
 from mlir import ir
+from mlir.dialects import quant
 
 from .conversion.number_kernels import NumberKernels, kernel_number
 from .ir.context import make_context
 from .ir.diagnostics import format_mlir_error
 from .ir.parser_traps import parser_traps
+from .ir.values import producer
 from .memory.plan_memory import PlanMemory
 from .pipeline.builder import Pipeline
 from .pipeline.registry import PassError, PipelineError, lookup
@@ -80,6 +83,9 @@ class TensorInfo:
     shape: list[int]
     dtype: str = "float32"
     layout: str | None = None
+    # An int8 tensor's real value is scale * (q - zero_point).
+    scale: float | None = None
+    zero_point: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -109,7 +115,16 @@ class TensorInfo:
         if layout is not None and layout not in _LAYOUTS:
             raise _Damage(f"{where}.layout",
                           f"must be null, NCHW or NHWC, got {_shown(layout)}")
-        return cls(name=name, shape=list(shape), dtype=dtype, layout=layout)
+        scale, zero_point = data.get("scale"), data.get("zero_point")
+        if scale is not None and not (isinstance(scale, float) and math.isfinite(scale)
+                                      and scale > 0):
+            raise _Damage(f"{where}.scale", f"must be null or a positive number, got "
+                                            f"{_shown(scale)}")
+        if zero_point is not None and not (_is_int(zero_point) and -128 <= zero_point <= 127):
+            raise _Damage(f"{where}.zero_point", f"must be null or an int8, got "
+                                                 f"{_shown(zero_point)}")
+        return cls(name=name, shape=list(shape), dtype=dtype, layout=layout, scale=scale,
+                   zero_point=zero_point)
 
 
 _DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "i32": "int32",
@@ -323,6 +338,40 @@ def _infer_layouts(func: ir.Operation, inputs: list[TensorInfo],
             info.layout = _result_layout(value)
 
 
+_DATA_MOVEMENT = ("tinyml.transpose", "tinyml.reshape")
+
+
+def _quantized_type_of(value: ir.Value, forward: bool) -> Any:
+    """The per-tensor quantized type an int8 argument (`forward`) or result
+    is seen as: the `quant.scast` it reaches through transposes and
+    reshapes; None when there is none."""
+    ops = [use.owner for use in value.uses] if forward else [producer(value)]
+    for op in ops:
+        if op is None:
+            continue
+        if op.name in _DATA_MOVEMENT:
+            found = _quantized_type_of(op.results[0] if forward else op.operands[0], forward)
+            if found is not None:
+                return found
+        elif op.name == "quant.scast":
+            element = (op.results[0] if forward else op.operands[0]).type.element_type
+            if isinstance(element, quant.UniformQuantizedType):
+                return element
+    return None
+
+
+def _read_quantization(func: ir.Operation, inputs: list[TensorInfo],
+                       outputs: list[TensorInfo]) -> None:
+    """The scale and zero point of int8 inputs and outputs."""
+    block = func.regions[0].blocks[0]
+    terminator = list(block.operations)[-1].operation
+    for info, value, forward in [(i, a, True) for i, a in zip(inputs, block.arguments)] + \
+            [(o, v, False) for o, v in zip(outputs, terminator.operands)]:
+        element = _quantized_type_of(value, forward) if info.dtype == "int8" else None
+        if element is not None:
+            info.scale, info.zero_point = float(element.scale), int(element.zero_point)
+
+
 def signature(func: ir.Operation) -> tuple[str, list[TensorInfo], list[TensorInfo]]:
     """(symbol name, inputs, outputs) of a tensor-level function; the layout
     of 4-D tensors is the declared one (`tinyml.layout`) or inferred."""
@@ -331,6 +380,7 @@ def signature(func: ir.Operation) -> tuple[str, list[TensorInfo], list[TensorInf
     inputs = _tensor_infos(func, fn_type.inputs, "arg_attrs", "input")
     outputs = _tensor_infos(func, fn_type.results, "res_attrs", "output")
     _infer_layouts(func, inputs, outputs)
+    _read_quantization(func, inputs, outputs)
     for info in inputs + outputs:
         if info.dtype not in _TENSOR_DTYPES:
             raise CompileError(f"'{info.name}' has element type {info.dtype}: "
@@ -454,6 +504,7 @@ class CompiledModel:
             result = emulator.run_object(
                 obj, self.function, arrays, [tuple(o.shape) for o in self.outputs],
                 self.arena_bytes, cpu=self.target, arena_fill=arena_fill,
+                output_dtypes=[o.dtype for o in self.outputs],
                 estimate_cycles=estimate_cycles, profile=profile)
         return RunResult(result.outputs, result.instructions, result.stack_bytes,
                          result.cycles_estimate,

@@ -154,7 +154,7 @@ def test_saxpy_matches_numpy(tmp_path, cpu):
                          else ("i32", ints, np.int32))
     obj = compile_ir(tmp_path, saxpy_ir(37, elem), cpu)
     x, y = make(37, 1), make(37, 2)
-    result = run_object(obj, "saxpy", [x, y], [(37,)], 0, cpu=cpu, output_dtype=dtype)
+    result = run_object(obj, "saxpy", [x, y], [(37,)], 0, cpu=cpu, output_dtypes=[dtype])
     np.testing.assert_array_equal(result.outputs[0], saxpy_reference(x, y))
     assert result.outputs[0].shape == (37,)
 

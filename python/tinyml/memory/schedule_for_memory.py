@@ -130,7 +130,6 @@ def build_graph(func: ir.Operation) -> tuple[Graph, list[ir.Operation], ir.Opera
             and not len(op.regions)]
     free_set = set(free)
     ops = [op for op in body if op not in free_set]
-    index = {op: i for i, op in enumerate(ops)}
     producer: dict[ir.Value, int] = {}
     for i, op in enumerate(ops):
         for result in op.results:

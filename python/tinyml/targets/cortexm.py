@@ -109,11 +109,13 @@ _RESERVED_WORDS = frozenset("""
 #: defines, so that one model's parameter is never another model's macro.
 _RESERVED_PATTERN = re.compile(
     r"_t$|^U?INT\w*_(MAX|MIN|C|WIDTH)$|^(PTRDIFF|SIG_ATOMIC|SIZE|WCHAR|WINT)_(MAX|MIN|WIDTH)$"
-    r"|^TINYML_\w+_(H|ARENA_BYTES|ARENA_ALIGN|(IN|OUT)PUT\d+_ELEMENTS)$")
+    r"|^TINYML_\w+_(H|ARENA_BYTES|ARENA_ALIGN|(IN|OUT)PUT\d+_(ELEMENTS|SCALE|ZERO_POINT))$")
 #: The runtime's global (weak) symbols: a model function of the same name
 #: would be defined twice in its own object.
 RUNTIME_SYMBOLS = frozenset(re.findall(r"^define .*?@([\w.]+)\(", RUNTIME.read_text(), re.M))
 ARENA_PARAMETER = "arena"
+#: The C element type of each tensor dtype tinyml compiles.
+C_TYPES = {"float32": "float", "int8": "int8_t"}
 
 
 def _reserved(name: str) -> bool:
@@ -152,18 +154,26 @@ def header(name: str, inputs, outputs, arena_bytes: int, alignment: int) -> str:
         raise ValueError(f"the model function name {name!r} is not a usable C identifier")
     macro = f"TINYML_{name.upper()}"
     guard = f"{macro}_H"
-    input_macros = [f"{macro}_INPUT{k}_ELEMENTS" for k in range(len(inputs))]
-    output_macros = [f"{macro}_OUTPUT{k}_ELEMENTS" for k in range(len(outputs))]
+    tensor_macros = [(f"{macro}_{kind.upper()}{k}", tensor)
+                     for kind, tensors in (("input", inputs), ("output", outputs))
+                     for k, tensor in enumerate(tensors)]
+    defines = []
+    for prefix, tensor in tensor_macros:
+        defines.append(f"#define {prefix}_ELEMENTS {_count(tensor.shape)}u")
+        if tensor.scale is not None:
+            # real value = SCALE * (q - ZERO_POINT)
+            defines.append(f"#define {prefix}_SCALE {float(tensor.scale)!r}f")
+            defines.append(f"#define {prefix}_ZERO_POINT {int(tensor.zero_point)}")
     taken = {name, ARENA_PARAMETER, guard, f"{macro}_ARENA_BYTES", f"{macro}_ARENA_ALIGN",
-             *input_macros, *output_macros}
+             *(define.split()[1] for define in defines)}
     params = []
-    for kind, pointer, tensors in (("input", "const float *", inputs),
-                                   ("output", "float *", outputs)):
+    for kind, const, tensors in (("input", "const ", inputs), ("output", "", outputs)):
         for k, tensor in enumerate(tensors):
             c_name = c_identifier(tensor.name, f"{kind}{k}", taken)
             taken.add(c_name)
             onnx_name = "" if c_name == tensor.name else f"{_comment_text(tensor.name)}, "
-            params.append(f"{pointer}{c_name} /* {onnx_name}{_dims(tensor.shape)} */")
+            params.append(f"{const}{C_TYPES[tensor.dtype]} *{c_name} "
+                          f"/* {onnx_name}{_dims(tensor.shape)} */")
     params.append(f"uint8_t *{ARENA_PARAMETER} /* {macro}_ARENA_BYTES, "
                   f"aligned to {macro}_ARENA_ALIGN */")
     lines = [
@@ -177,15 +187,14 @@ def header(name: str, inputs, outputs, arena_bytes: int, alignment: int) -> str:
         'extern "C" {',
         "#endif",
         "",
-        f"/* Scratch memory for one inference; the caller owns it. */",
+        "/* Scratch memory for one inference; the caller owns it. */",
         f"#define {macro}_ARENA_BYTES {max(arena_bytes, 1)}u",
         f"#define {macro}_ARENA_ALIGN {alignment}u",
         "",
-        *[f"#define {m} {_count(i.shape)}u" for m, i in zip(input_macros, inputs)],
-        *[f"#define {m} {_count(o.shape)}u" for m, o in zip(output_macros, outputs)],
+        *defines,
         "",
-        "/* Runs one inference. Tensors are float32, row-major, in the model's",
-        "   own layout; no heap, no global state, reentrant with distinct arenas. */",
+        "/* Runs one inference. Tensors are row-major, in the model's own layout",
+        "   and types; no heap, no global state, reentrant with distinct arenas. */",
         f"void {name}(" + ",\n    ".join(params) + ");",
         "",
         "#ifdef __cplusplus",

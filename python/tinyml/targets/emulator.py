@@ -461,7 +461,7 @@ def _painted_depth(machine: _Machine, low: int, high: int) -> int:
 def _as_input_bytes(index: int, array: np.ndarray) -> bytes:
     array = np.ascontiguousarray(array)
     if array.dtype == np.float64:
-        raise TypeError(f"input {index} is float64; the model takes float32 arrays")
+        raise TypeError(f"input {index} is float64; the model takes float32 or int8 arrays")
     return array.tobytes()
 
 
@@ -484,21 +484,22 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
                output_shapes: Sequence[tuple], arena_bytes: int, cpu: str = "cortex-m4",
                arena_fill: bytes | None = None, estimate_cycles: bool = False,
                max_instructions: int = 2_000_000_000, *,
-               output_dtype: np.dtype | type = np.float32,
+               output_dtypes: Sequence[np.dtype | type] | None = None,
                stack_size: int = DEFAULT_STACK_SIZE, profile: bool = False) -> EmulatorRun:
     """Links `obj_path`, calls `function(*inputs, *outputs, arena)` on the
     emulated `cpu` and returns the outputs and the measurements; with
     `profile`, where the instructions (and cycles) went (`Attribution`).
 
-    Inputs are passed as their raw bytes (float32 by contract); outputs are
-    read back as `output_dtype` and start out as NaN. `arena_fill` (repeated
+    Inputs are passed as their raw bytes (the model's dtypes by contract);
+    outputs are read back as `output_dtypes` (default: float32 each) and
+    start out as 0xFF bytes (NaN in float32). `arena_fill` (repeated
     over the arena) lets a test poison the arena to show the model never reads
     arena memory it did not write first."""
     cpu_info = lookup_cpu(cpu)
     input_bytes = [_as_input_bytes(i, array) for i, array in enumerate(inputs)]
-    output_dtype = np.dtype(output_dtype)
-    output_sizes = [int(np.prod(shape, dtype=np.int64)) * output_dtype.itemsize
-                    for shape in output_shapes]
+    output_dtypes = [np.dtype(d) for d in output_dtypes or [np.float32] * len(output_shapes)]
+    output_sizes = [int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+                    for shape, dtype in zip(output_shapes, output_dtypes)]
     with tempfile.TemporaryDirectory(prefix="tinyml-emu-") as tmp:
         elf_path = link_object(obj_path, function, Path(tmp) / "model.elf", stack_size)
         image = Image.load(elf_path)
@@ -525,8 +526,9 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
             counter = _BlockCounter(max_instructions)
         machine.call(image.symbols[function], args, sp, counter, _FaultRecorder(stack_size))
 
-        outputs = [np.frombuffer(machine.read(address, size), output_dtype).reshape(shape)
-                   for address, size, shape in zip(layout.outputs, output_sizes, output_shapes)]
+        outputs = [np.frombuffer(machine.read(address, size), dtype).reshape(shape)
+                   for address, size, shape, dtype
+                   in zip(layout.outputs, output_sizes, output_shapes, output_dtypes)]
         priced = price_blocks(elf_path, counter, cpu_info) if estimate_cycles else None
         attribution = attribute(elf_path, image, machine, counter, priced) if profile else None
         return EmulatorRun(outputs=outputs, instructions=counter.executed,
