@@ -217,7 +217,14 @@ static LogicalResult verifyBroadcast(Operation *op) {
   return expectShape(op, shape);
 }
 
-LogicalResult AddOp::verify() { return verifyBroadcast(*this); }
+LogicalResult AddOp::verify() {
+  SmallVector<Type> elements = {elementOf(getLhs()), elementOf(getRhs()),
+                                elementOf(getResult())};
+  int quantized = llvm::count_if(elements, isQuantized);
+  if (quantized != 0 && (quantized != 3 || !llvm::all_of(elements, isInt8PerTensor)))
+    return emitOpError("a quantized add needs int8 per-tensor operands and result");
+  return verifyBroadcast(*this);
+}
 LogicalResult SubOp::verify() { return verifyBroadcast(*this); }
 LogicalResult MulOp::verify() { return verifyBroadcast(*this); }
 LogicalResult DivOp::verify() { return verifyBroadcast(*this); }
@@ -263,6 +270,9 @@ static LogicalResult verifyPool(PoolOp op) {
   if (op.getPadding()[0] >= kernel[0] || op.getPadding()[2] >= kernel[0] ||
       op.getPadding()[1] >= kernel[1] || op.getPadding()[3] >= kernel[1])
     return op.emitOpError("padding must be smaller than the kernel");
+  Type from = elementOf(op.getInput()), to = elementOf(op.getResult());
+  if ((isQuantized(from) || isQuantized(to)) && (from != to || !isInt8PerTensor(from)))
+    return op.emitOpError("a quantized pool needs one int8 per-tensor type in and out");
   return expectShape(op, {in[0], (*spatial)[0], (*spatial)[1], in[3]});
 }
 

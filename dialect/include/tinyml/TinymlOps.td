@@ -144,23 +144,32 @@ def Tinyml_MatmulOp : Tinyml_Op<"matmul", [Pure]> {
 // Element-wise
 //===----------------------------------------------------------------------===//
 
-class Tinyml_BinaryOp<string mnemonic, string math>
+class Tinyml_BinaryOp<string mnemonic, string math, Type tensor = Tinyml_Tensor,
+                      string quantized = "">
     : Tinyml_Op<mnemonic, [Pure]> {
   let summary = "element-wise " # math # " with numpy broadcasting";
   let description = [{
     Computes `}] # math # [{` element by element. The operand shapes
     broadcast as in numpy: aligned from the right, each pair of dimensions
     equal or one of them 1. The result has the broadcast shape.
-  }];
-  let arguments = (ins Tinyml_Tensor:$lhs, Tinyml_Tensor:$rhs);
-  let results = (outs Tinyml_Tensor:$result);
+  }] # quantized;
+  let arguments = (ins tensor:$lhs, tensor:$rhs);
+  let results = (outs tensor:$result);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
 
-def Tinyml_AddOp : Tinyml_BinaryOp<"add", "lhs + rhs">;
+def Tinyml_AddOp : Tinyml_BinaryOp<"add", "lhs + rhs", Tinyml_NumericTensor, [{
+
+    Quantized form (operands and result int8 per tensor, each its own
+    scale and zero point): TFLite's integer add. Each operand, offset by
+    its zero point and shifted left by 20, is scaled by
+    `MultiplyByQuantizedMultiplier` to `scale / (2 * max_scale)`; the sum is
+    scaled to `2 * max_scale / (2^20 * result_scale)`, the result zero
+    point added and the value saturated to int8.
+  }]>;
 def Tinyml_SubOp : Tinyml_BinaryOp<"sub", "lhs - rhs">;
 def Tinyml_MulOp : Tinyml_BinaryOp<"mul", "lhs * rhs">;
 def Tinyml_DivOp : Tinyml_BinaryOp<"div", "lhs / rhs">;
@@ -234,12 +243,16 @@ def Tinyml_AvgPool2DOp : Tinyml_Op<"avg_pool2d", [Pure]> {
     Averages each `kernel` window. With `count_include_pad` the divisor is
     always `kernel[0] * kernel[1]`; without it, only the window elements
     inside the input are counted.
+
+    Quantized form (input and result of one int8 per-tensor type, padding
+    not counted): TFLite's integer average pool, `sum / n` of the stored
+    values rounded half away from zero.
   }];
-  let arguments = (ins Tinyml_Tensor4D:$input, Tinyml_Pair:$kernel,
+  let arguments = (ins Tinyml_NumericTensor4D:$input, Tinyml_Pair:$kernel,
                    DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
                    DefaultValuedAttr<Tinyml_Quad, "{0, 0, 0, 0}">:$padding,
                    UnitAttr:$count_include_pad);
-  let results = (outs Tinyml_Tensor4D:$result);
+  let results = (outs Tinyml_NumericTensor4D:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
@@ -248,11 +261,13 @@ def Tinyml_MaxPool2DOp : Tinyml_Op<"max_pool2d", [Pure]> {
   let summary = "2-D max pooling over an NHWC tensor";
   let description = [{
     Takes the maximum of each `kernel` window; padded positions never win.
+    Quantized form: input and result of one int8 per-tensor type, the
+    maximum of the stored values.
   }];
-  let arguments = (ins Tinyml_Tensor4D:$input, Tinyml_Pair:$kernel,
+  let arguments = (ins Tinyml_NumericTensor4D:$input, Tinyml_Pair:$kernel,
                    DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
                    DefaultValuedAttr<Tinyml_Quad, "{0, 0, 0, 0}">:$padding);
-  let results = (outs Tinyml_Tensor4D:$result);
+  let results = (outs Tinyml_NumericTensor4D:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }

@@ -436,15 +436,15 @@ def lower_matmul(op) -> ir.Value:
     return linalg.matmul(lhs, rhs, outs=[init], indexing_maps=maps)
 
 
-def _pool_window(op):
+def pool_window(op):
     strides, _, padding = window_attributes(op.attributes)
     return attr_ints(op.attributes, "kernel"), strides, padding
 
 
-def _window_counts(size: int, out: int, kernel: int, stride: int, low: int) -> np.ndarray:
+def window_counts(size: int, out: int, kernel: int, stride: int, low: int) -> np.ndarray:
     """How many window taps of each output position fall inside [0, size)."""
     starts = np.arange(out) * stride - low
-    return (np.minimum(starts + kernel, size) - np.maximum(starts, 0)).astype(np.float32)
+    return np.minimum(starts + kernel, size) - np.maximum(starts, 0)
 
 
 def configured(op, epilogue: ir.Value) -> ir.Value:
@@ -457,7 +457,7 @@ def configured(op, epilogue: ir.Value) -> ir.Value:
 
 def lower_avg_pool2d(op) -> ir.Value:
     (x,) = _operands(op)
-    kernel, strides, padding = _pool_window(op)
+    kernel, strides, padding = pool_window(op)
     out_shape = list(_result_type(op).shape)
     n, h, w, c = shape_of(x)
     _, oh, ow, _ = out_shape
@@ -471,8 +471,8 @@ def lower_avg_pool2d(op) -> ir.Value:
                                                 lambda b, a: b.div(a[0], b.const(count))))
     # The divisor of position (y, x) is rows(y) * cols(x): two small
     # constant vectors computed now.
-    rows = dense_const(_window_counts(h, oh, kernel[0], strides[0], padding[0]))
-    cols = dense_const(_window_counts(w, ow, kernel[1], strides[1], padding[1]))
+    rows = dense_const(window_counts(h, oh, kernel[0], strides[0], padding[0]))
+    cols = dense_const(window_counts(w, ow, kernel[1], strides[1], padding[1]))
     (result,) = build_generic(
         [(sums, identity_map(4)), (rows, projection_map(4, [1])), (cols, projection_map(4, [2]))],
         [(empty(out_shape), identity_map(4))], ["parallel"] * 4,
@@ -482,7 +482,7 @@ def lower_avg_pool2d(op) -> ir.Value:
 
 def lower_max_pool2d(op) -> ir.Value:
     (x,) = _operands(op)
-    kernel, strides, padding = _pool_window(op)
+    kernel, strides, padding = pool_window(op)
     out_shape = list(_result_type(op).shape)
     padded = pad_nhwc(x, padding, F32_LOWEST)
     d = [ir.AffineDimExpr.get(i) for i in range(6)]  # n, oh, ow, c, kh, kw

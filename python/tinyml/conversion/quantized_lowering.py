@@ -8,6 +8,10 @@ integer_ops/conv.h, depthwise_conv.h, fully_connected.h), bit for bit.
                + bias[f] - zp_x * sum w[.., f]   the input offset, folded into
                                            the bias at compile time
         y = clamp(zp_y + apply_scale(acc, m[f], 31 - shift[f]), -128, 127)
+    add        TFLite's: both operands, offset and shifted left by 20, scaled
+               to a common scale, summed, scaled to the result (add.h)
+    avg_pool2d sum / count of the stored values, rounded half away from
+               zero (pooling.h); max_pool2d the maximum of the stored values
     clamp      the stored values clamped to TFLite's activation range
     quantize / dequantize   float arithmetic: an explicit Q or DQ that no
                             integer op absorbed
@@ -35,7 +39,8 @@ from ..ir.quant import is_per_axis, storage_cast
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
 from .lower_to_linalg import (ScalarBuilder, broadcast_to, build_elementwise, build_generic,
-                              collapse, dense_const, empty, identity_map, lower_op, pad_nhwc)
+                              collapse, dense_const, empty, identity_map, lower_op, pad_nhwc,
+                              pool_window, projection_map, window_counts)
 
 INT8_MIN, INT8_MAX = -128, 127
 
@@ -145,6 +150,22 @@ def _scalar(value: int, bits: int) -> ir.Value:
     return arith.ConstantOp(_i(bits), ir.IntegerAttr.get(_i(bits), int(value))).result
 
 
+def _apply_scale(value: ir.Value, real: float) -> ir.Value:
+    """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) on int32."""
+    multiplier, shift = quantize_multiplier(real)
+    return tosa.ApplyScaleOp(_i(32), value, _scalar(multiplier, 32), _scalar(31 - shift, 8),
+                             _double_round()).result
+
+
+def _double_round() -> ir.Attribute:
+    return ir.Attribute.parse("#tosa.rounding_mode<DOUBLE_ROUND>")
+
+
+def _saturate_to_int8(value: ir.Value) -> ir.Value:
+    clamped = arith.minsi(arith.maxsi(value, _scalar(INT8_MIN, 32)), _scalar(INT8_MAX, 32))
+    return arith.trunci(_i(8), clamped)
+
+
 def _requantize(acc: ir.Value, scales: Sequence[float], zero_point: int) -> ir.Value:
     """int32 accumulators [.., C] -> int8: apply_scale per channel (the last
     axis), plus the zero point, saturated."""
@@ -159,7 +180,6 @@ def _requantize(acc: ir.Value, scales: Sequence[float], zero_point: int) -> ir.V
     if per_channel:
         inputs += [(_int_constant(multipliers, 32), channel_map),
                    (_int_constant(shifts, 8), channel_map)]
-    rounding = ir.Attribute.parse("#tosa.rounding_mode<DOUBLE_ROUND>")
 
     def body(b, args):
         value = args[0]
@@ -167,11 +187,8 @@ def _requantize(acc: ir.Value, scales: Sequence[float], zero_point: int) -> ir.V
             multiplier, shift = args[1], args[2]
         else:
             multiplier, shift = _scalar(multipliers[0], 32), _scalar(shifts[0], 8)
-        scaled = tosa.ApplyScaleOp(_i(32), value, multiplier, shift, rounding).result
-        shifted = arith.addi(scaled, _scalar(zero_point, 32))
-        clamped = arith.minsi(arith.maxsi(shifted, _scalar(INT8_MIN, 32)),
-                              _scalar(INT8_MAX, 32))
-        return arith.trunci(_i(8), clamped)
+        scaled = tosa.ApplyScaleOp(_i(32), value, multiplier, shift, _double_round()).result
+        return _saturate_to_int8(arith.addi(scaled, _scalar(zero_point, 32)))
 
     (result,) = build_generic(inputs, [(empty(shape, _i(8)), identity_map(rank))],
                               ["parallel"] * rank, body)
@@ -251,6 +268,69 @@ def _bias(bias: ir.Value | None, channels: int, op) -> np.ndarray:
     if bias is None:
         return np.zeros(channels, np.int64)
     return _constant_storage(bias, "bias", op).astype(np.int64).reshape(channels)
+
+
+def lower_quantized_add(op) -> ir.Value:
+    """TFLite's integer add (reference/integer_ops/add.h, add.cc's Prepare)."""
+    lhs, rhs = op.operands[0], op.operands[1]
+    types = [element_of(lhs), element_of(rhs), element_of(op.results[0])]
+    s1, s2, s_out = (float(np.float32(quant.UniformQuantizedType(t).scale)) for t in types)
+    z1, z2, z_out = (_zero_point(t) for t in types)
+    left_shift = 20
+    twice_max = 2.0 * max(s1, s2)
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
+
+    def body(_, args):
+        def scaled(value, zero_point, real):
+            offset = arith.addi(arith.extsi(_i(32), value), _scalar(-zero_point, 32))
+            return _apply_scale(arith.muli(offset, _scalar(1 << left_shift, 32)), real)
+        total = arith.addi(scaled(args[0], z1, s1 / twice_max), scaled(args[1], z2, s2 / twice_max))
+        out = _apply_scale(total, twice_max / ((1 << left_shift) * s_out))
+        return _saturate_to_int8(arith.addi(out, _scalar(z_out, 32)))
+
+    stored = build_elementwise(result_type, [_stored(lhs), _stored(rhs)], body)
+    return _with_quantized_result(op, stored)
+
+
+def lower_quantized_avg_pool2d(op) -> ir.Value:
+    """TFLite's integer average pool (reference/integer_ops/pooling.h):
+    padding not counted, the quotient rounded half away from zero."""
+    x = op.operands[0]
+    kernel, strides, padding = pool_window(op)
+    n, h, w, c = shape_of(x)
+    out_shape = shape_of(op.results[0])
+    _, oh, ow, _ = out_shape
+    padded = pad_nhwc(_stored(x), padding, 0)
+    zeros = linalg.fill(_scalar(0, 32), outs=[empty(out_shape, _i(32))])
+    sums = linalg.pooling_nhwc_sum(padded, empty(kernel), outs=[zeros], strides=strides,
+                                   dilations=[1, 1])
+    rows = _int_constant(window_counts(h, oh, kernel[0], strides[0], padding[0]), 32)
+    cols = _int_constant(window_counts(w, ow, kernel[1], strides[1], padding[1]), 32)
+
+    def body(b, args):
+        total, count = args[0], arith.muli(args[1], args[2])
+        half = arith.divsi(count, _scalar(2, 32))
+        positive = arith.cmpi(arith.CmpIPredicate.sgt, total, _scalar(0, 32))
+        nudged = arith.select(positive, arith.addi(total, half), arith.subi(total, half))
+        return _saturate_to_int8(arith.divsi(nudged, count))  # C division: truncates
+
+    (stored,) = build_generic(
+        [(sums, identity_map(4)), (rows, projection_map(4, [1])), (cols, projection_map(4, [2]))],
+        [(empty(out_shape, _i(8)), identity_map(4))], ["parallel"] * 4, body)
+    return _with_quantized_result(op, stored)
+
+
+def lower_quantized_max_pool2d(op) -> ir.Value:
+    """The maximum of the stored values; padding holds -128, which never
+    exceeds a real element."""
+    x = op.operands[0]
+    kernel, strides, padding = pool_window(op)
+    out_shape = shape_of(op.results[0])
+    padded = pad_nhwc(_stored(x), padding, INT8_MIN)
+    lowest = linalg.fill(_scalar(INT8_MIN, 8), outs=[empty(out_shape, _i(8))])
+    stored = linalg.pooling_nhwc_max(padded, empty(kernel), outs=[lowest], strides=strides,
+                                     dilations=[1, 1])
+    return _with_quantized_result(op, stored)
 
 
 def lower_quantized_clamp(op) -> ir.Value:
@@ -340,6 +420,9 @@ QUANTIZED_LOWERINGS = {
     "tinyml.depthwise_conv2d": lower_quantized_depthwise_conv2d,
     "tinyml.matmul": lower_quantized_matmul,
     "tinyml.clamp": lower_quantized_clamp,
+    "tinyml.add": lower_quantized_add,
+    "tinyml.avg_pool2d": lower_quantized_avg_pool2d,
+    "tinyml.max_pool2d": lower_quantized_max_pool2d,
     "tinyml.quantize": lower_quantize,
     "tinyml.dequantize": lower_dequantize,
     "tinyml.reshape": lower_on_storage,

@@ -7,18 +7,26 @@ computes the layer in integers. This pass rewrites the pattern into the
 integer op, whose semantics (TFLite's, see each op's ODS description) the
 lowering implements:
 
-    quantize(contraction(dequantize(x), dequantize(w), dequantize(b)))
-        -> contraction(x, w, b)                  conv2d, depthwise_conv2d, matmul
-    quantize(relu(contraction(...)))      -> clamp[0, inf](contraction(...))
-    quantize(clamp[lo, hi](contraction(...))) -> clamp[lo, hi](contraction(...))
+    quantize(op(dequantize(x), dequantize(w), ...)) -> op(x, w, ...)
+    quantize(relu(op(...)))                        -> clamp[0, inf](op(...))
+    quantize(clamp[lo, hi](op(...)))               -> clamp[lo, hi](op(...))
 
+for op in conv2d, depthwise_conv2d, matmul, add, avg_pool2d, max_pool2d,
 where every operand and the result keep their quantized types (the
 activation becomes the quantized clamp, TFLite's fused activation range).
 The float intermediates must have one user each, and the types must be a
-quantization TFLite uses (int8 data per tensor, int8 weights per tensor or
-per output channel, int32 bias with zero point 0). A pattern that does not
+quantization TFLite uses: int8 data per tensor; for a contraction int8
+weights per tensor or per output channel and an int32 bias with zero
+point 0; for a pool one type in and out. A pattern that does not
 fit leaves the dequantize and quantize ops: they stay explicit, computed in
 float on the target.
+
+A reshape between a cast and the op (tf2onnx writes the transpose of a
+one-channel input as a reshape) first moves above the cast, where it meets
+the reshape on the other side of the cast and folds:
+
+    reshape(dequantize(x)) -> dequantize(reshape(x))     per-tensor types
+    reshape(quant.scast(x)) -> quant.scast(reshape(x))
 
 Run after `tinyml-cancel-transposes` (the layout transposes sit between the
 casts and the op until then), followed by `tinyml-dce`, which removes the
@@ -31,7 +39,7 @@ from mlir import ir
 from mlir.dialects import quant
 
 from ..ir.patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily
-from ..ir.quant import is_per_axis, is_quantized
+from ..ir.quant import is_per_axis, is_quantized, quant_cast
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import Pass, register
 
@@ -73,18 +81,24 @@ def _activation(value: ir.Value):
     return value, None
 
 
-def _quantized_operands(contraction: ir.Operation) -> list[ir.Value] | None:
-    """The quantized values the contraction's operands dequantize, when each
-    is a `tinyml.dequantize` of a quantization TFLite uses."""
-    sources = []
-    for value in contraction.operands:
-        dequantize = producer_named(value, "tinyml.dequantize")
-        if dequantize is None:
-            return None
-        sources.append(dequantize.operands[0])
+def _dequantized(op: ir.Operation) -> list[ir.Value] | None:
+    """The quantized values `op`'s operands dequantize, when all are
+    `tinyml.dequantize` results."""
+    sources = [producer_named(value, "tinyml.dequantize") for value in op.operands]
+    if any(source is None for source in sources):
+        return None
+    return [source.operands[0] for source in sources]
+
+
+def _contraction_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
+    sources = _dequantized(op)
+    if sources is None:
+        return None
     data, weights = element_of(sources[0]), element_of(sources[1])
     if not _int8_per_tensor(data) or _storage_bits(weights) != 8:
         return None
+    if op.name == "tinyml.depthwise_conv2d" and shape_of(op.operands[1])[3] != 1:
+        return None  # a channel multiplier: no quantized form
     if len(sources) > 2:
         bias = element_of(sources[2])
         if _storage_bits(bias) != 32 or any(_zero_points(bias)):
@@ -92,31 +106,73 @@ def _quantized_operands(contraction: ir.Operation) -> list[ir.Value] | None:
     return sources
 
 
-def quantize_contraction(op, rewriter):
-    """quantize(act?(contraction(dequantize(x), dequantize(w), dequantize(b))))
-    -> act?(contraction(x, w, b)), all quantized"""
+def _pool_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
+    sources = _dequantized(op)
+    if sources is None or element_of(sources[0]) != result:
+        return None  # TFLite pools keep the input's scale and zero point
+    if "count_include_pad" in op.attributes:
+        return None
+    return sources
+
+
+def _add_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
+    sources = _dequantized(op)
+    if sources is None or not all(_int8_per_tensor(element_of(s)) for s in sources):
+        return None
+    return sources
+
+
+#: The ops with a quantized form, and the quantized operands of a float op
+#: whose result is quantized to a given type (None: no quantized form fits).
+QUANTIZED_OPERANDS = {
+    **dict.fromkeys(CONTRACTIONS, _contraction_operands),
+    "tinyml.avg_pool2d": _pool_operands,
+    "tinyml.max_pool2d": _pool_operands,
+    "tinyml.add": _add_operands,
+}
+
+
+def quantize_op(op, rewriter):
+    """quantize(act?(op(dequantize(a), dequantize(b), ...))) -> act?(op(a, b, ...)),
+    all quantized"""
     op = op.operation
     element = element_of(op.results[0])
     if not _int8_per_tensor(element):
         return NO_MATCH
     result, bounds = _activation(op.operands[0])
-    contraction = producer(result)
-    if contraction is None or contraction.name not in CONTRACTIONS or not _only_use(result):
+    float_op = producer(result)
+    if float_op is None or float_op.name not in QUANTIZED_OPERANDS or not _only_use(result):
         return NO_MATCH
-    if contraction.name == "tinyml.depthwise_conv2d" and shape_of(contraction.operands[1])[3] != 1:
-        return NO_MATCH  # TFLite quantizes depthwise with channel multiplier 1 only here
-    operands = _quantized_operands(contraction)
+    operands = QUANTIZED_OPERANDS[float_op.name](float_op, element)
     if operands is None:
         return NO_MATCH
     shape = shape_of(op.results[0])
     with rewriter.ip:
-        y = create(contraction.name, shape, operands, attributes_of(contraction),
-                   contraction.location, element)
+        y = create(float_op.name, shape, operands, attributes_of(float_op),
+                   float_op.location, element)
         if bounds is not None:
             y = create("tinyml.clamp", shape, [y], {
                 "min": ir.FloatAttr.get_f32(bounds[0]), "max": ir.FloatAttr.get_f32(bounds[1])},
                 op.location, element)
         rewriter.replace_op(op, [y])
+
+
+def reshape_above_cast(op, rewriter):
+    """reshape(cast(x)) -> cast(reshape(x)) for dequantize and quant.scast of
+    per-tensor types"""
+    op = op.operation
+    cast = producer(op.operands[0])
+    if cast is None or cast.name not in ("tinyml.dequantize", "quant.scast") \
+            or not _only_use(op.operands[0]):
+        return NO_MATCH
+    source = cast.operands[0]
+    if is_per_axis(element_of(source)) or is_per_axis(element_of(op.results[0])):
+        return NO_MATCH
+    with rewriter.ip:
+        moved = create("tinyml.reshape", shape_of(op.results[0]), [source], {}, op.location,
+                       element_of(source))
+        rewriter.replace_op(op, [quant_cast(cast.name, moved, element_of(op.results[0]),
+                                            cast.location)])
 
 
 @register
@@ -126,4 +182,5 @@ class QuantizeOps(Pass):
     options = ()
 
     def apply(self, module):
-        rewrite_greedily(module, [("tinyml.quantize", quantize_contraction)])
+        rewrite_greedily(module, [("tinyml.reshape", reshape_above_cast),
+                                  ("tinyml.quantize", quantize_op)])

@@ -1,0 +1,84 @@
+// RUN: tinyml-opt --split-input-file --tinyml-lower-to-linalg %s | FileCheck %s
+
+// A quantized conv is TFLite's integer kernel: int8 x int8 into int32
+// accumulators initialised with the bias minus input_zero_point * sum(w)
+// (here 100 + 3 * (1 + 3), -50 + 3 * (2 + 4)), then tosa.apply_scale with
+// double rounding by the per-channel QuantizeMultiplier of
+// 0.5 * w_scale / 0.25 (0.2 and 0.4: shift 31 + 2 and 31 + 1), the output
+// zero point, and saturation to int8.
+// CHECK-LABEL: func.func @conv_per_channel
+// CHECK:         %[[X:.*]] = quant.scast %arg0 : tensor<1x3x3x2x!quant.uniform<i8:f32, 5.000000e-01:-3>> to tensor<1x3x3x2xi8>
+// CHECK:         %[[W:.*]] = quant.scast %{{.*}} : tensor<1x1x2x2x!quant.uniform<i8:f32:3, {{.*}}>> to tensor<1x1x2x2xi8>
+// CHECK:         %[[B:.*]] = arith.constant dense<[112, -32]> : tensor<2xi32>
+// CHECK:         %[[INIT:.*]] = linalg.broadcast ins(%[[B]] : tensor<2xi32>)
+// CHECK:         %[[ACC:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[X]], %[[W]] : tensor<1x3x3x2xi8>, tensor<1x1x2x2xi8>) outs(%[[INIT]] : tensor<1x3x3x2xi32>)
+// CHECK:         %[[M:.*]] = arith.constant dense<1717986944> : tensor<2xi32>
+// CHECK:         %[[S:.*]] = arith.constant dense<[33, 32]> : tensor<2xi8>
+// CHECK:         linalg.generic {{.*}} ins(%[[ACC]], %[[M]], %[[S]] : tensor<1x3x3x2xi32>, tensor<2xi32>, tensor<2xi8>) outs(%{{.*}} : tensor<1x3x3x2xi8>)
+// CHECK:           %[[V:.*]] = tosa.apply_scale %{{.*}}, %{{.*}}, %{{.*}} {rounding_mode = DOUBLE_ROUND} : (i32, i32, i8) -> i32
+// CHECK:           %[[Z:.*]] = arith.addi %[[V]], %{{.*}} : i32
+// CHECK:           arith.maxsi %[[Z]]
+// CHECK:           arith.minsi
+// CHECK:           arith.trunci %{{.*}} : i32 to i8
+// CHECK:         quant.scast %{{.*}} : tensor<1x3x3x2xi8> to tensor<1x3x3x2x!quant.uniform<i8:f32, 2.500000e-01:-128>>
+func.func @conv_per_channel(%x: tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:-128>> {
+  %wc = arith.constant dense<[[[[1, 2], [3, 4]]]]> : tensor<1x1x2x2xi8>
+  %w = quant.scast %wc : tensor<1x1x2x2xi8> to tensor<1x1x2x2x!quant.uniform<i8:f32:3, {0.1, 0.2}>>
+  %bc = arith.constant dense<[100, -50]> : tensor<2xi32>
+  %b = quant.scast %bc : tensor<2xi32> to tensor<2x!quant.uniform<i32:f32:0, {0.05, 0.1}>>
+  %y = tinyml.conv2d %x, %w, %b : (tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x1x2x2x!quant.uniform<i8:f32:3, {0.1, 0.2}>>,
+      tensor<2x!quant.uniform<i32:f32:0, {0.05, 0.1}>>) -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:-128>>
+  return %y : tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:-128>>
+}
+
+// -----
+
+// Padding holds the input zero point, so that padded taps add nothing
+// after the input offset is folded into the bias.
+// CHECK-LABEL: func.func @conv_padding_holds_the_zero_point
+// CHECK:         %[[ZP:.*]] = arith.constant -3 : i8
+// CHECK:         tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tensor.yield %[[ZP]] : i8
+func.func @conv_padding_holds_the_zero_point(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> tensor<1x2x2x1x!quant.uniform<i8:f32, 0.25:0>> {
+  %wc = arith.constant dense<1> : tensor<3x3x1x1xi8>
+  %w = quant.scast %wc : tensor<3x3x1x1xi8> to tensor<3x3x1x1x!quant.uniform<i8:f32, 0.1>>
+  %y = tinyml.conv2d %x, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x1x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x2x1x!quant.uniform<i8:f32, 0.25:0>>
+  return %y : tensor<1x2x2x1x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// A quantized clamp is TFLite's activation range on the stored values:
+// relu6 with scale 0.1 and zero point -128 keeps [-128, -128 + 60].
+// CHECK-LABEL: func.func @relu6_range
+// CHECK:         linalg.generic
+// CHECK:           %[[LO:.*]] = arith.constant -128 : i8
+// CHECK:           %[[A:.*]] = arith.maxsi %{{.*}}, %[[LO]] : i8
+// CHECK:           %[[HI:.*]] = arith.constant -68 : i8
+// CHECK:           arith.minsi %[[A]], %[[HI]] : i8
+func.func @relu6_range(%x: tensor<4x!quant.uniform<i8:f32, 0.1:-128>>) -> tensor<4x!quant.uniform<i8:f32, 0.1:-128>> {
+  %y = tinyml.clamp %x {min = 0.0 : f32, max = 6.0 : f32} : tensor<4x!quant.uniform<i8:f32, 0.1:-128>>
+  return %y : tensor<4x!quant.uniform<i8:f32, 0.1:-128>>
+}
+
+// -----
+
+// An explicit quantize stays float: divide, saturate, round half to even
+// with the 1.5 * 2^23 trick (no libm on the target), add the zero point.
+// CHECK-LABEL: func.func @quantize
+// CHECK:         linalg.generic
+// CHECK:           arith.divf
+// CHECK:           %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
+// CHECK:           %[[UP:.*]] = arith.addf %{{.*}}, %[[MAGIC]] : f32
+// CHECK:           arith.subf %[[UP]], %[[MAGIC]] : f32
+// CHECK:           arith.fptosi
+// CHECK:           arith.trunci %{{.*}} : i32 to i8
+func.func @quantize(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>> {
+  %y = tinyml.quantize %x : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.5:1>>
+  return %y : tensor<4x!quant.uniform<i8:f32, 0.5:1>>
+}

@@ -1,0 +1,42 @@
+"""The compile-time half of TFLite's integer arithmetic, against values
+worked out from quantization_util.cc and kernel_util.cc by hand (the
+kernels themselves are checked bit for bit in test_int8.py)."""
+from __future__ import annotations
+
+import pytest
+from mlir import ir
+
+from tinyml import make_context
+from tinyml.conversion.quantized_lowering import (activation_range, quantize_multiplier,
+                                                  round_half_away)
+
+
+@pytest.mark.parametrize("real, expected", [
+    (0.5, (1 << 30, 0)),
+    (1.0, (1 << 30, 1)),
+    (0.2, (1717986918, -2)),          # 0.8 * 2^31 = 1717986918.4
+    (-0.2, (-1717986918, -2)),
+    ((2 ** 30 + 0.5) / 2 ** 31, (2 ** 30 + 1, 0)),   # a tie rounds away from zero
+    (1.0 - 2.0 ** -40, (1 << 30, 1)),  # rounds up to 2^31: halved, shift + 1
+    (2.0 ** -40, (0, 0)),              # below 2^-32: zero
+    (0.0, (0, 0)),
+])
+def test_quantize_multiplier(real, expected):
+    assert quantize_multiplier(real) == expected
+
+
+def test_round_half_away_is_c_roundf():
+    assert [round_half_away(v) for v in (0.5, 1.5, 2.5, -0.5, -2.5, 2.4999)] == \
+        [1, 2, 3, -1, -3, 2]
+
+
+@pytest.mark.parametrize("scale, zero_point, low, high, expected", [
+    (0.1, -128, 0.0, 6.0, (-128, -68)),              # relu6: zp + roundf(6 / 0.1)
+    (0.1, -10, 0.0, 3.4e38, (-10, 127)),             # relu: the top saturates
+    (0.05, 5, -1.0, 1.0, (-15, 25)),                 # clamp to [-1, 1]
+    (0.023529412224888802, -128, 0.0, 6.0, (-128, 127)),  # 6 / s = 255: saturates
+])
+def test_activation_range(scale, zero_point, low, high, expected):
+    with make_context():
+        element = ir.Type.parse(f"!quant.uniform<i8:f32, {scale!r}:{zero_point}>")
+        assert activation_range(element, low, high) == expected

@@ -1,0 +1,102 @@
+// RUN: tinyml-opt %s --split-input-file --tinyml-quantize-ops --tinyml-dce | FileCheck %s
+
+// dequantize -> conv -> relu -> quantize: the quantized conv, the relu its
+// quantized clamp; the float intermediates are gone.
+// CHECK-LABEL: func.func @conv_relu
+// CHECK-NOT:     tinyml.dequantize
+// CHECK:         %[[C:.*]] = tinyml.conv2d %arg0, %arg1, %arg2 : (tensor<1x4x4x2x!quant.uniform<i8:f32, 5.000000e-01:-3>>, tensor<1x1x2x3x!quant.uniform<i8:f32:3, {1.000000e-01,2.000000e-01,3.000000e-01}>>, tensor<3x!quant.uniform<i32:f32:0, {5.000000e-02,1.000000e-01,1.500000e-01}>>) -> tensor<1x4x4x3x!quant.uniform<i8:f32, 2.500000e-01:-128>>
+// CHECK-NEXT:    %[[R:.*]] = tinyml.clamp %[[C]] {max = 3.40282347E+38 : f32, min = 0.000000e+00 : f32} : tensor<1x4x4x3x!quant.uniform<i8:f32, 2.500000e-01:-128>>
+// CHECK-NEXT:    return %[[R]]
+func.func @conv_relu(%x: tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5:-3>>,
+                     %w: tensor<1x1x2x3x!quant.uniform<i8:f32:3, {0.1, 0.2, 0.3}>>,
+                     %b: tensor<3x!quant.uniform<i32:f32:0, {0.05, 0.1, 0.15}>>)
+    -> tensor<1x4x4x3x!quant.uniform<i8:f32, 0.25:-128>> {
+  %xf = tinyml.dequantize %x : tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x4x4x2xf32>
+  %wf = tinyml.dequantize %w : tensor<1x1x2x3x!quant.uniform<i8:f32:3, {0.1, 0.2, 0.3}>> to tensor<1x1x2x3xf32>
+  %bf = tinyml.dequantize %b : tensor<3x!quant.uniform<i32:f32:0, {0.05, 0.1, 0.15}>> to tensor<3xf32>
+  %c = tinyml.conv2d %xf, %wf, %bf : (tensor<1x4x4x2xf32>, tensor<1x1x2x3xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
+  %r = tinyml.relu %c : tensor<1x4x4x3xf32>
+  %q = tinyml.quantize %r : tensor<1x4x4x3xf32> to tensor<1x4x4x3x!quant.uniform<i8:f32, 0.25:-128>>
+  return %q : tensor<1x4x4x3x!quant.uniform<i8:f32, 0.25:-128>>
+}
+
+// -----
+
+// An add of two quantized tensors, each with its own scale.
+// CHECK-LABEL: func.func @add
+// CHECK-NEXT:    %[[A:.*]] = tinyml.add %arg0, %arg1 : (tensor<8x!quant.uniform<i8:f32, 5.000000e-01:1>>, tensor<8x!quant.uniform<i8:f32, 2.500000e-01:-2>>) -> tensor<8x!quant.uniform<i8:f32, 1.000000e+00:3>>
+// CHECK-NEXT:    return %[[A]]
+func.func @add(%a: tensor<8x!quant.uniform<i8:f32, 0.5:1>>, %b: tensor<8x!quant.uniform<i8:f32, 0.25:-2>>)
+    -> tensor<8x!quant.uniform<i8:f32, 1.0:3>> {
+  %af = tinyml.dequantize %a : tensor<8x!quant.uniform<i8:f32, 0.5:1>> to tensor<8xf32>
+  %bf = tinyml.dequantize %b : tensor<8x!quant.uniform<i8:f32, 0.25:-2>> to tensor<8xf32>
+  %s = tinyml.add %af, %bf : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %q = tinyml.quantize %s : tensor<8xf32> to tensor<8x!quant.uniform<i8:f32, 1.0:3>>
+  return %q : tensor<8x!quant.uniform<i8:f32, 1.0:3>>
+}
+
+// -----
+
+// The reshape between the input cast and the conv (tf2onnx's transpose of
+// a one-channel input) moves above the casts and folds into the input's.
+// CHECK-LABEL: func.func @reshape_above_casts
+// CHECK-NEXT:    %[[R:.*]] = tinyml.reshape %arg0 : (tensor<1x1x4x4xi8>) -> tensor<1x4x4x1xi8>
+// CHECK-NEXT:    %[[Q:.*]] = quant.scast %[[R]] : tensor<1x4x4x1xi8> to tensor<1x4x4x1x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+// CHECK-NEXT:    %[[M:.*]] = tinyml.max_pool2d %[[Q]]
+// CHECK-NEXT:    return %[[M]]
+func.func @reshape_above_casts(%x: tensor<1x1x4x4xi8>) -> tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>> {
+  %q = quant.scast %x : tensor<1x1x4x4xi8> to tensor<1x1x4x4x!quant.uniform<i8:f32, 0.5:-3>>
+  %f = tinyml.dequantize %q : tensor<1x1x4x4x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x1x4x4xf32>
+  %r = tinyml.reshape %f : (tensor<1x1x4x4xf32>) -> tensor<1x4x4x1xf32>
+  %m = tinyml.max_pool2d %r {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x1xf32>) -> tensor<1x2x2x1xf32>
+  %y = tinyml.quantize %m : tensor<1x2x2x1xf32> to tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>
+  return %y : tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>
+}
+
+// -----
+
+// Not fired: the conv's float result has a second user.
+// CHECK-LABEL: func.func @multi_use_intermediate
+// CHECK:         tinyml.dequantize
+// CHECK:         tinyml.conv2d {{.*}} -> tensor<1x4x4x1xf32>
+// CHECK:         tinyml.quantize
+func.func @multi_use_intermediate(%x: tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:0>>,
+                                  %w: tensor<1x1x1x1x!quant.uniform<i8:f32, 0.1>>)
+    -> (tensor<1x4x4x1x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x4x1xf32>) {
+  %xf = tinyml.dequantize %x : tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:0>> to tensor<1x4x4x1xf32>
+  %wf = tinyml.dequantize %w : tensor<1x1x1x1x!quant.uniform<i8:f32, 0.1>> to tensor<1x1x1x1xf32>
+  %c = tinyml.conv2d %xf, %wf : (tensor<1x4x4x1xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x4x1xf32>
+  %q = tinyml.quantize %c : tensor<1x4x4x1xf32> to tensor<1x4x4x1x!quant.uniform<i8:f32, 0.25:0>>
+  return %q, %c : tensor<1x4x4x1x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x4x1xf32>
+}
+
+// -----
+
+// Not fired: a pool whose output scale differs from its input's has no
+// TFLite integer form (it keeps the input's quantization).
+// CHECK-LABEL: func.func @pool_changes_scale
+// CHECK:         tinyml.avg_pool2d {{.*}} -> tensor<1x1x1x1xf32>
+// CHECK:         tinyml.quantize
+func.func @pool_changes_scale(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:0>>)
+    -> tensor<1x1x1x1x!quant.uniform<i8:f32, 0.25:0>> {
+  %f = tinyml.dequantize %x : tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:0>> to tensor<1x2x2x1xf32>
+  %p = tinyml.avg_pool2d %f {kernel = array<i64: 2, 2>} : (tensor<1x2x2x1xf32>) -> tensor<1x1x1x1xf32>
+  %q = tinyml.quantize %p : tensor<1x1x1x1xf32> to tensor<1x1x1x1x!quant.uniform<i8:f32, 0.25:0>>
+  return %q : tensor<1x1x1x1x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// Not fired: an op with no quantized form (softmax here) keeps its
+// explicit dequantize and quantize.
+// CHECK-LABEL: func.func @no_quantized_form
+// CHECK:         tinyml.dequantize
+// CHECK-NEXT:    tinyml.softmax
+// CHECK-NEXT:    tinyml.quantize
+func.func @no_quantized_form(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:0>>)
+    -> tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>> {
+  %f = tinyml.dequantize %x : tensor<1x4x!quant.uniform<i8:f32, 0.5:0>> to tensor<1x4xf32>
+  %s = tinyml.softmax %f {axis = 1 : i64} : tensor<1x4xf32>
+  %q = tinyml.quantize %s : tensor<1x4xf32> to tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>>
+  return %q : tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>>
+}
