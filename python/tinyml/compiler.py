@@ -33,7 +33,7 @@ from mlir.dialects import quant
 
 from .conversion.number_kernels import NumberKernels, kernel_number
 from .ir.context import make_context
-from .ir.diagnostics import format_mlir_error
+from .ir.diagnostics import format_mlir_error, location_prefix
 from .ir.parser_traps import parser_traps
 from .ir.values import producer
 from .memory.plan_memory import PlanMemory
@@ -370,6 +370,22 @@ def _read_quantization(func: ir.Operation, inputs: list[TensorInfo],
         element = _quantized_type_of(value, forward) if info.dtype == "int8" else None
         if element is not None:
             info.scale, info.zero_point = float(element.scale), int(element.zero_point)
+
+
+def _refuse_float_layers(func: ir.Operation, target: str) -> None:
+    """A target without an FPU runs integer models only: the first op that
+    computes in float32 (a float model, or a layer of a quantized model
+    with no integer kernel yet) is the error."""
+    for op in func.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "arith.constant":
+            continue
+        if any(isinstance(v.type, ir.RankedTensorType)
+               and isinstance(v.type.element_type, ir.F32Type)
+               for v in list(op.operands) + list(op.results)):
+            raise CompileError(f"{target} has no FPU: only int8 models whose every layer "
+                               f"has an integer kernel compile for it; '{op.name}' at "
+                               f"{location_prefix(op.location)} computes in float32")
 
 
 def signature(func: ir.Operation) -> tuple[str, list[TensorInfo], list[TensorInfo]]:
@@ -878,7 +894,7 @@ def _check_object(model: CompiledModel, outdir: Path) -> None:
         return
     filename = f"{model.name}.o"
     try:
-        check_object(outdir / filename, model.function)
+        check_object(outdir / filename, model.function, lookup_target(model.target).cpu)
     except ObjectError as error:
         raise _Damage(filename, error.problem) from None
 
@@ -928,9 +944,11 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
         kernels: list = []
         for stage in compile_stages(
                 spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory,
-                max_accumulators=spec.max_accumulators):
+                max_accumulators=spec.max_accumulators, wide_multiply=not spec.armv6m):
             stage_start = time.perf_counter()
             _run_stage(stage.name, stage.pipeline, module)
+            if stage.name == "cleanup" and not spec.fpu:
+                _refuse_float_layers(func, spec.name)
             stage_seconds[stage.name] = round(time.perf_counter() - stage_start, 4)
             if emit_stages:
                 stages[stage.name] = str(module)

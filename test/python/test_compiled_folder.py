@@ -178,7 +178,7 @@ FIELD_DAMAGE = {
                             f"{NAME}.mlir: defines no function 'nosuch'"),
     "target-bogus": ("host", _set("target", "bogus"), "target: unknown target 'bogus'"),
     "target-m0": ("cortex-m4", _set("target", "cortex-m0"),
-                  "target: cortex-m0 is not supported yet"),
+                  f"{NAME}.o: is built for cortex-m4, not cortex-m0"),
     "target-host-as-m4": ("host", _set("target", "cortex-m4"),
                           f"artefacts: lists no {NAME}.o, which a cortex-m4 model needs"),
     "target-m4-as-host": ("cortex-m4", _set("target", "host"),

@@ -197,7 +197,7 @@ def test_buffers_are_aligned_even_for_an_empty_arena(tmp_path):
   %p{k} = getelementptr inbounds i32, ptr %out, i32 {k}
   store i32 %a{k}, ptr %p{k}""" for k, ptr in enumerate(("%x", "%out", "%arena")))
     obj = compile_ir(tmp_path, single_block_ir("addresses", body))
-    result = run_object(obj, "addresses", [floats(5, 0)], [(3,)], 0, output_dtype=np.uint32)
+    result = run_object(obj, "addresses", [floats(5, 0)], [(3,)], 0, output_dtypes=[np.uint32])
     assert all(address % 16 == 0 for address in result.outputs[0])
     assert len(set(result.outputs[0])) == 3
 
@@ -271,7 +271,7 @@ def test_stack_bytes_match_the_frame(tmp_path, cpu):
     obj = compile_ir(tmp_path, single_block_ir("framed", body), cpu)
     frame = cortexm.stack_frame_sizes(obj)["framed"]
     result = run_object(obj, "framed", [floats(1, 0)], [(1,)], 0, cpu=cpu,
-                        output_dtype=np.int32)
+                        output_dtypes=[np.int32])
     assert result.outputs[0][0] == 7
     assert 256 <= result.stack_bytes <= frame
 

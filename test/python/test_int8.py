@@ -3,13 +3,15 @@ kernels (the `tflite-micro` package runs the `.tflite` file tf2onnx made
 the `.onnx` from; tools/build_int8_zoo.py).
 
 Models whose every layer has an integer kernel are bit-exact: 0
-mismatches, on the host, the M4 and the M7, with the arena poisoned two
-ways, for random inputs and inputs spread around the input zero point. The
+mismatches, on the host, the M4, the M7 and the M0 (no FPU, no DSP, no
+64-bit multiply), with the arena poisoned two ways, for random inputs and
+inputs spread around the input zero point. The
 other models run their remaining layers in float between explicit
 quantize and dequantize ops: they compile and run, and are listed here
 with that status so that each new integer kernel moves a model over."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +20,10 @@ from tflite_micro.python.tflite_micro import runtime
 
 import tinyml
 from tinyml import make_context
+from tinyml.compiler import CompileError
 from tinyml.frontend import import_onnx
 from tinyml.pipeline.stages import cleanup
+from tinyml.targets.toolchain import run_tool
 
 INT8_ZOO = Path(__file__).resolve().parents[1] / "models" / "int8"
 
@@ -69,7 +73,7 @@ def test_integer_model_has_no_float_layer(name):
     assert "tinyml.quantize" not in text and "tinyml.dequantize" not in text
 
 
-@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m7"])
+@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m7", "cortex-m0"])
 @pytest.mark.parametrize("name", INTEGER)
 def test_integer_model_is_bit_exact_to_tflite_micro(name, target):
     compiled = tinyml.compile(str(INT8_ZOO / f"{name}.onnx"), target=target)
@@ -94,6 +98,28 @@ def test_float_fallback_model_compiles_and_runs(name):
     want = _reference(interpreter, x)
     got = compiled.run(x).outputs[0].reshape(want.shape)
     assert got.dtype == np.int8 and got.shape == want.shape
+
+
+def test_cortex_m0_code_is_armv6m_integer_code(tmp_path):
+    """The M0 object has no FPU, DSP or Thumb-2-only instruction: llc was
+    asked for thumbv6m, and the disassembly shows none (the emulated M0
+    would fault on one, too)."""
+    compiled = tinyml.compile(str(INT8_ZOO / "op_conv_relu.onnx"), target="cortex-m0")
+    obj = tmp_path / "model.o"
+    obj.write_bytes(compiled.artefacts["op_conv_relu.o"])
+    listing = run_tool("llvm-objdump", "-d", "--no-show-raw-insn", obj)
+    mnemonics = set(re.findall(r"^\s+[0-9a-f]+:\s+\t([\w.]+)", listing, re.M))
+    forbidden = {m for m in mnemonics if m.startswith(
+        ("v", "smla", "smul", "sxt", "ssat", "usat", "sdiv", "udiv", "umull", "ldrd", "strd"))}
+    assert {"muls", "push"} <= mnemonics and not forbidden, forbidden
+
+
+def test_a_float_model_is_refused_on_cortex_m0():
+    with pytest.raises(CompileError,
+                       match=r"cortex-m0 has no FPU: only int8 models whose every layer has an "
+                             r"integer kernel compile for it; 'tinyml\.\w+' at .* computes in "
+                             r"float32"):
+        tinyml.compile(str(INT8_ZOO / "op_softmax.onnx"), target="cortex-m0")
 
 
 def test_header_declares_int8_tensors_with_their_quantization():

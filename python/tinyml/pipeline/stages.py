@@ -60,13 +60,16 @@ def fusion() -> Pipeline:
                      "tinyml-fuse-elementwise", "tinyml-dce"])
 
 
-def lower_to_linalg() -> Pipeline:
+def lower_to_linalg(wide_multiply: bool = True) -> Pipeline:
     """Every tinyml op (each a kernel, numbered in its location for the
     profile) to linalg/tensor/arith/math, then a tidy-up; the requantizing
-    `tosa.apply_scale` of the int8 kernels becomes 64-bit arith."""
+    `tosa.apply_scale` of the int8 kernels becomes arith, with 64-bit
+    products when the target multiplies 32x32->64 (`wide_multiply`), else
+    in 32-bit pieces."""
     return Pipeline(["tinyml-number-kernels", "tinyml-lower-to-linalg",
-                     "func.func(tosa-to-arith{include-apply-rescale=true})", "canonicalize",
-                     "cse"])
+                     f"func.func(tosa-to-arith{{include-apply-rescale=true "
+                     f"use-32-bit={'false' if wide_multiply else 'true'}}})",
+                     "canonicalize", "cse"])
 
 
 def tile_and_vectorize() -> Pipeline:
@@ -199,7 +202,8 @@ class Stage:
 
 
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
-                   memory: dict | None = None, max_accumulators: int = 20) -> list[Stage]:
+                   memory: dict | None = None, max_accumulators: int = 20,
+                   wide_multiply: bool = True) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `memory` holds the
@@ -210,7 +214,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
         stages += [Stage("fusion", fusion()), Stage("tiling", tiling(max_accumulators))]
     stages += [
         Stage("schedule", schedule()),
-        Stage("lower-to-linalg", lower_to_linalg()),
+        Stage("lower-to-linalg", lower_to_linalg(wide_multiply)),
         Stage("tile-and-vectorize", tile_and_vectorize()),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),

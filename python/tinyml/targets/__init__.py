@@ -8,8 +8,11 @@ from dataclasses import dataclass
 class Target:
     """Where a model runs. `triple`/`cpu`/`float_abi` drive opt and llc;
     `max_accumulators` bounds a register tile (the FP registers left after
-    a tile's loads); `unsupported` says why a known target cannot be built
-    yet."""
+    a tile's loads); `fpu`: float arithmetic in hardware (without it only
+    integer models compile); `armv6m`: Thumb-1 only, no 32x32->64-bit
+    multiply and no divide instruction (requantization then uses 32-bit
+    arithmetic, and the runtime brings the multiply and divide helpers);
+    `unsupported` says why a known target cannot be built yet."""
 
     name: str
     index_bitwidth: int
@@ -17,6 +20,8 @@ class Target:
     cpu: str | None = None
     float_abi: str | None = None
     max_accumulators: int = 20
+    fpu: bool = True
+    armv6m: bool = False
     unsupported: str | None = None
 
     @property
@@ -30,9 +35,9 @@ TARGETS = {
     # FPv4-SP / FPv5: 32 single-precision registers.
     "cortex-m4": Target("cortex-m4", 32, "thumbv7em-none-eabihf", "cortex-m4", "hard", 20),
     "cortex-m7": Target("cortex-m7", 32, "thumbv7em-none-eabihf", "cortex-m7", "hard", 20),
+    # ARMv6-M: no FPU, no DSP extension, no 64-bit multiply (MULS only).
     "cortex-m0": Target("cortex-m0", 32, "thumbv6m-none-eabi", "cortex-m0", "soft",
-                        unsupported="cortex-m0 is not supported yet: it has no FPU and "
-                                    "tinyml does not ship the __aeabi_f* soft-float helpers"),
+                        fpu=False, armv6m=True),
 }
 
 DEFAULT_TARGET = "cortex-m4"

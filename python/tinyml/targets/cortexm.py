@@ -15,6 +15,15 @@ from .toolchain import run_tool
 from . import Target
 
 RUNTIME = Path(__file__).with_name("runtime.ll")
+RUNTIME_FLOAT = Path(__file__).with_name("runtime_float.ll")
+RUNTIME_ARMV6M = Path(__file__).with_name("runtime_armv6m.ll")
+
+
+def runtime_sources(target: Target) -> list[Path]:
+    """The runtime files a target's objects link: the float helpers only
+    with an FPU, the multiply and divide helpers only on ARMv6-M."""
+    return [RUNTIME, *([RUNTIME_FLOAT] if target.fpu else []),
+            *([RUNTIME_ARMV6M] if target.armv6m else [])]
 
 
 @dataclass
@@ -40,7 +49,7 @@ def build_object(llvm_dialect: str, name: str, target: Target, workdir: Path,
     workdir.mkdir(parents=True, exist_ok=True)
     raw, linked, optimized, obj = (f"{name}.raw.ll", f"{name}.bc", f"{name}.ll", f"{name}.o")
     (workdir / raw).write_text(run_tool("mlir-translate", "--mlir-to-llvmir", input=llvm_dialect))
-    run_tool("llvm-link", raw, RUNTIME, "-o", linked, cwd=workdir)
+    run_tool("llvm-link", raw, *runtime_sources(target), "-o", linked, cwd=workdir)
     target_flags = [f"-mtriple={target.triple}", f"-mcpu={target.cpu}"]
     # Kernels that differ only in their buffers are one function: merged
     # first, while they still are identical (at -Os, interprocedural
@@ -112,7 +121,9 @@ _RESERVED_PATTERN = re.compile(
     r"|^TINYML_\w+_(H|ARENA_BYTES|ARENA_ALIGN|(IN|OUT)PUT\d+_(ELEMENTS|SCALE|ZERO_POINT))$")
 #: The runtime's global (weak) symbols: a model function of the same name
 #: would be defined twice in its own object.
-RUNTIME_SYMBOLS = frozenset(re.findall(r"^define .*?@([\w.]+)\(", RUNTIME.read_text(), re.M))
+RUNTIME_SYMBOLS = frozenset(re.findall(
+    r"^define .*?@([\w.]+)\(",
+    "".join(path.read_text() for path in (RUNTIME, RUNTIME_FLOAT, RUNTIME_ARMV6M)), re.M))
 ARENA_PARAMETER = "arena"
 #: The C element type of each tensor dtype tinyml compiles.
 C_TYPES = {"float32": "float", "int8": "int8_t"}

@@ -157,10 +157,11 @@ def _tiled(pattern: bytes, length: int) -> bytes:
 
 # ---------------------------------------------------------------- the object
 
-def check_object(obj_path: str | Path, function: str) -> None:
+def check_object(obj_path: str | Path, function: str, cpu: str | None = None) -> None:
     """Raises ObjectError unless the object is a 32-bit little-endian ARM
     relocatable ELF that defines `function` and needs no symbol from outside
-    (the device has no library to provide one)."""
+    (the device has no library to provide one), built for `cpu` when given
+    (its build attributes' Tag_CPU_name)."""
     try:
         with open(obj_path, "rb") as stream:
             elf = ELFFile(stream)
@@ -172,17 +173,33 @@ def check_object(obj_path: str | Path, function: str) -> None:
                                             f"{kind[3]})")
             missing = _undefined_references(elf)
             defined = _defined_functions(elf)
+            built_for = _cpu_name(elf)
     except OSError as error:
         raise ObjectError(obj_path, f"cannot read it ({error.strerror or error})") from None
     except ELFError as error:
         reason = str(error).strip().splitlines()
         raise ObjectError(obj_path, "not a valid ELF object"
                                     + (f" ({reason[0]})" if reason else "")) from None
+    if cpu is not None and built_for != cpu:
+        raise ObjectError(obj_path, f"is built for {built_for or 'an unnamed CPU'}, not {cpu}")
     if missing:
         raise ObjectError(obj_path, f"has undefined symbols: {', '.join(sorted(missing))}")
     if function not in defined:
         raise ObjectError(obj_path, f"defines no function '{function}' "
                                     f"(it defines: {', '.join(sorted(defined)) or 'none'})")
+
+
+def _cpu_name(elf: ELFFile) -> str | None:
+    """Tag_CPU_name of the object's ARM build attributes."""
+    section = elf.get_section_by_name(".ARM.attributes")
+    if section is None:
+        return None
+    for subsection in section.iter_subsections():
+        for subsubsection in subsection.iter_subsubsections():
+            for attribute in subsubsection.iter_attributes():
+                if attribute.tag == "TAG_CPU_NAME":
+                    return attribute.value
+    return None
 
 
 def _undefined_references(elf: ELFFile) -> set[str]:
