@@ -234,17 +234,63 @@ def quantize(name: str, keras_model, per_channel: bool) -> bytes:
 
 
 def to_onnx(tflite: bytes, onnx_path: str) -> None:
+    import onnx
     import tf2onnx
     with tempfile.NamedTemporaryFile(suffix=".tflite") as f:
         f.write(tflite)
         f.flush()
         tf2onnx.convert.from_tflite(f.name, opset=13, output_path=onnx_path)
+        model = onnx.load(onnx_path)
+        if restore_dropped_biases(model, f.name):
+            onnx.save(model, onnx_path)
+
+
+def restore_dropped_biases(model, tflite_path: str) -> int:
+    """tf2onnx 1.17 drops the bias of a FULLY_CONNECTED whose input is 4-D
+    (a Flatten the converter folded in): its MatMul gets no Add. Puts it
+    back, as DequantizeLinear(int32 bias) + Add before the output's
+    QuantizeLinear, so that the ONNX model computes what the TFLite one
+    does. Returns how many it restored."""
+    import tensorflow as tf
+    from onnx import helper, numpy_helper
+    interpreter = tf.lite.Interpreter(model_path=tflite_path)
+    interpreter.allocate_tensors()
+    details = interpreter.get_tensor_details()
+    by_output = {node.output[0]: node for node in model.graph.node}
+    restored = 0
+    for op in interpreter._get_ops_details():
+        if op["op_name"] != "FULLY_CONNECTED" or len(op["inputs"]) < 3 or op["inputs"][2] < 0:
+            continue
+        output, bias = details[op["outputs"][0]], details[op["inputs"][2]]
+        quantize = by_output.get(output["name"])
+        matmul = by_output.get(quantize.input[0]) if quantize is not None else None
+        if matmul is None or matmul.op_type != "MatMul":
+            continue
+        name = bias["name"]
+        params = bias["quantization_parameters"]
+        model.graph.initializer.extend([
+            numpy_helper.from_array(interpreter.get_tensor(bias["index"]), f"{name}_int32"),
+            numpy_helper.from_array(params["scales"].astype(np.float32), f"{name}_scale"),
+            numpy_helper.from_array(np.zeros(len(params["scales"]), np.int32),
+                                    f"{name}_zero_point")])
+        dequantized, summed = f"{name}_dequant", f"{matmul.output[0]}_plus_bias"
+        index = list(model.graph.node).index(quantize)
+        model.graph.node.insert(index, helper.make_node(
+            "Add", [matmul.output[0], dequantized], [summed], name=f"{name}_add"))
+        model.graph.node.insert(index, helper.make_node(
+            "DequantizeLinear", [f"{name}_int32", f"{name}_scale", f"{name}_zero_point"],
+            [dequantized], axis=0, name=f"{name}_dequantize"))
+        quantize.input[0] = summed
+        restored += 1
+    return restored
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", nargs="?", default=DEFAULT_OUT)
     parser.add_argument("names", nargs="*", help="only these models (default: all)")
+    parser.add_argument("--onnx-only", action="store_true",
+                        help="convert the .tflite files already in OUT_DIR again, not rebuild them")
     args = parser.parse_args(argv)
     unknown = [n for n in args.names if n not in MODELS]
     if unknown:
@@ -252,12 +298,17 @@ def main(argv=None) -> int:
     import tensorflow as tf
     os.makedirs(args.out_dir, exist_ok=True)
     for name in args.names or MODELS:
+        path = os.path.join(args.out_dir, name)
+        if args.onnx_only:
+            with open(path + ".tflite", "rb") as f:
+                to_onnx(f.read(), path + ".onnx")
+            print(path + ".onnx")
+            continue
         build, per_channel = MODELS[name]
         tf.keras.utils.set_random_seed(_seed(name))
         keras_model = build()
         _randomize(keras_model, np.random.default_rng(_seed(name)))
         tflite = quantize(name, keras_model, per_channel)
-        path = os.path.join(args.out_dir, name)
         with open(path + ".tflite", "wb") as f:
             f.write(tflite)
         to_onnx(tflite, path + ".onnx")

@@ -321,6 +321,23 @@ LogicalResult SoftmaxOp::verify() {
   if (axis < 0 || axis >= rank)
     return emitOpError("axis ") << axis << " is out of range for rank "
                                 << rank;
+  Type element = elementOf(getInput());
+  if (isQuantized(element) && (!isInt8PerTensor(element) || axis != rank - 1))
+    return emitOpError("a quantized softmax needs int8 per tensor, along the last axis");
+  return success();
+}
+
+LogicalResult SoftmaxOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
+  auto input = cast<RankedTensorType>(operands[0].getType());
+  Type element = input.getElementType();
+  // TFLite's int8 softmax output: probabilities in steps of 1/256 from -128.
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(element))
+    element = quant::UniformQuantizedType::get(
+        q.getFlags(), q.getStorageType(), q.getExpressedType(), 1.0 / 256, -128,
+        q.getStorageTypeMin(), q.getStorageTypeMax());
+  inferred.push_back(input.clone(element));
   return success();
 }
 

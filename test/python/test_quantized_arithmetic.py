@@ -7,8 +7,8 @@ import pytest
 from mlir import ir
 
 from tinyml import make_context
-from tinyml.conversion.quantized_lowering import (activation_range, quantize_multiplier,
-                                                  round_half_away)
+from tinyml.conversion.fixed_point import quantize_multiplier
+from tinyml.conversion.quantized_lowering import activation_range, roundf
 
 
 @pytest.mark.parametrize("real, expected", [
@@ -25,8 +25,8 @@ def test_quantize_multiplier(real, expected):
     assert quantize_multiplier(real) == expected
 
 
-def test_round_half_away_is_c_roundf():
-    assert [round_half_away(v) for v in (0.5, 1.5, 2.5, -0.5, -2.5, 2.4999)] == \
+def test_roundf_rounds_halves_away_from_zero():
+    assert [roundf(v) for v in (0.5, 1.5, 2.5, -0.5, -2.5, 2.4999)] == \
         [1, 2, 3, -1, -3, 2]
 
 

@@ -302,14 +302,19 @@ def Tinyml_ReduceSumOp : Tinyml_ReduceOp<"reduce_sum", "sum">;
 def Tinyml_ReduceMeanOp : Tinyml_ReduceOp<"reduce_mean", "mean">;
 def Tinyml_ReduceMaxOp : Tinyml_ReduceOp<"reduce_max", "maximum">;
 
-def Tinyml_SoftmaxOp : Tinyml_Op<"softmax", [Pure, SameOperandsAndResultType]> {
+def Tinyml_SoftmaxOp : Tinyml_Op<"softmax", [Pure, SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "softmax along one axis";
   let description = [{
     `result = exp(x - max(x)) / sum(exp(x - max(x)))` along `axis`
-    (non-negative, less than the rank).
+    (non-negative, less than the rank). The result has the input's type.
+
+    Quantized form (int8 per tensor, along the last axis): TFLite's integer
+    softmax in gemmlowp fixed point (reference/softmax.h); the result's
+    type is TFLite's for it, scale 1/256 and zero point -128.
   }];
-  let arguments = (ins Tinyml_Tensor:$input, I64Attr:$axis);
-  let results = (outs Tinyml_Tensor:$result);
+  let arguments = (ins Tinyml_NumericTensor:$input, I64Attr:$axis);
+  let results = (outs Tinyml_NumericTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
 }

@@ -618,7 +618,8 @@ def lower_reshape(op) -> ir.Value:
 def lower_transpose(op) -> ir.Value:
     (x,) = _operands(op)
     perm = attr_ints(op.attributes, "permutation")
-    return linalg.transpose(x, outs=[empty(list(_result_type(op).shape))],
+    result_type = _result_type(op)
+    return linalg.transpose(x, outs=[empty(list(result_type.shape), result_type.element_type)],
                             permutation=perm).result
 
 

@@ -12,6 +12,11 @@ integer_ops/conv.h, depthwise_conv.h, fully_connected.h), bit for bit.
                to a common scale, summed, scaled to the result (add.h)
     avg_pool2d sum / count of the stored values, rounded half away from
                zero (pooling.h); max_pool2d the maximum of the stored values
+    softmax    TFLite's (reference/softmax.h): the exp of each difference to
+               the row maximum from tables made at compile time
+               (fixed_point.softmax_tables), the reciprocal of their sum per
+               row in gemmlowp fixed point (GetReciprocal), each output the
+               scaled exp, rounded, minus 128
     clamp      the stored values clamped to TFLite's activation range
     quantize / dequantize   float arithmetic: an explicit Q or DQ that no
                             integer op absorbed
@@ -26,18 +31,19 @@ cast back, so the casts cancel pairwise once every op is lowered.
 """
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, quant, tosa
+from mlir.dialects import arith, linalg, quant, tensor, tosa
 
 from ..ir.attributes import window_attributes
 from ..ir.patterns import attributes_of, create
 from ..ir.quant import is_per_axis, storage_cast
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
+from .fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, quantize_multiplier,
+                          softmax_tables)
 from .lower_to_linalg import (ScalarBuilder, broadcast_to, build_elementwise, build_generic,
                               collapse, dense_const, empty, identity_map, lower_op, pad_nhwc,
                               pool_window, projection_map, window_counts)
@@ -46,28 +52,11 @@ INT8_MIN, INT8_MAX = -128, 127
 
 
 # ---------------------------------------------------------------------------
-# Compile-time arithmetic (TFLite's, to the bit)
+# Compile-time parameters (the arithmetic is fixed_point.py's)
 # ---------------------------------------------------------------------------
 
-def quantize_multiplier(real: float) -> tuple[int, int]:
-    """TFLite's QuantizeMultiplier: (m, shift) with `real = m * 2^(shift -
-    31)`, m in [2^30, 2^31); shift > 0 is a left shift. Rounding is half
-    away from zero (Python's `round` is half to even: not used)."""
-    if real == 0.0:
-        return 0, 0
-    fraction, shift = math.frexp(real)
-    scaled = fraction * (1 << 31)
-    q = int(math.floor(abs(scaled) + 0.5)) * (1 if scaled >= 0 else -1)
-    if q == 1 << 31:
-        q //= 2
-        shift += 1
-    if shift < -31:
-        return 0, 0
-    return q, shift
-
-
-def round_half_away(value: np.float32) -> int:
-    """C's `roundf` on a float32."""
+def roundf(value: np.float32) -> int:
+    """C's `roundf`: a float32, rounded half away from zero."""
     value = np.float32(value)
     return int(np.sign(value) * np.floor(np.abs(value) + np.float32(0.5)))
 
@@ -83,7 +72,7 @@ def activation_range(element: ir.Type, low: float, high: float) -> tuple[int, in
             scaled = np.float32(bound) / scale
         if not np.isfinite(scaled):
             return INT8_MAX if scaled > 0 else INT8_MIN
-        return int(np.clip(zero_point + round_half_away(scaled), INT8_MIN, INT8_MAX))
+        return int(np.clip(zero_point + roundf(scaled), INT8_MIN, INT8_MAX))
 
     return max(INT8_MIN, quantized(low)), min(INT8_MAX, quantized(high))
 
@@ -333,6 +322,117 @@ def lower_quantized_max_pool2d(op) -> ir.Value:
     return _with_quantized_result(op, stored)
 
 
+# gemmlowp's fixed point on int32 scalars, as arith ops (fixedpoint.h).
+
+def _i64(value: int) -> ir.Value:
+    return arith.ConstantOp(_i(64), ir.IntegerAttr.get(_i(64), value)).result
+
+
+def _high_mul(a: ir.Value, b: ir.Value) -> ir.Value:
+    """SaturatingRoundingDoublingHighMul: (a * b + 2^30) >> 31 with TFLite's
+    rounding, which is apply_scale's at shift 31 (no operand here is
+    INT32_MIN, the one case SRDHM saturates)."""
+    return tosa.ApplyScaleOp(_i(32), a, b, _scalar(31, 8), _double_round()).result
+
+
+def _rounding_divide_by_pot(x: ir.Value, exponent: ir.Value) -> ir.Value:
+    """RoundingDivideByPOT with a run-time exponent in [0, 31]."""
+    one = _scalar(1, 32)
+    mask = arith.subi(arith.shli(one, exponent), one)
+    remainder = arith.andi(x, mask)
+    negative = arith.cmpi(arith.CmpIPredicate.slt, x, _scalar(0, 32))
+    threshold = arith.addi(arith.shrsi(mask, one), arith.extui(_i(32), negative))
+    up = arith.cmpi(arith.CmpIPredicate.sgt, remainder, threshold)
+    return arith.addi(arith.shrsi(x, exponent), arith.extui(_i(32), up))
+
+
+def _saturating_shift_left(x: ir.Value, exponent: int) -> ir.Value:
+    """SaturatingRoundingMultiplyByPOT<exponent> for exponent > 0."""
+    threshold = (1 << (31 - exponent)) - 1
+    shifted = arith.shli(x, _scalar(exponent, 32))
+    high = arith.cmpi(arith.CmpIPredicate.sgt, x, _scalar(threshold, 32))
+    low = arith.cmpi(arith.CmpIPredicate.slt, x, _scalar(-threshold, 32))
+    return arith.select(low, _scalar(INT32_MIN, 32),
+                        arith.select(high, _scalar(INT32_MAX, 32), shifted))
+
+
+def _count_leading_zeros(x: ir.Value) -> ir.Value:
+    """Of a non-zero int32, by halving steps: ARMv6-M has no CLZ."""
+    count = _scalar(0, 32)
+    for bits in (16, 8, 4, 2, 1):
+        small = arith.cmpi(arith.CmpIPredicate.ule, x, _scalar((1 << (32 - bits)) - 1, 32))
+        x = arith.select(small, arith.shli(x, _scalar(bits, 32)), x)
+        count = arith.select(small, arith.addi(count, _scalar(bits, 32)), count)
+    return count
+
+
+def _one_over_one_plus_x(a: ir.Value) -> ir.Value:
+    """one_over_one_plus_x_for_x_in_0_1: Newton-Raphson in Q2.29, 3 steps,
+    from RoundingHalfSum(a, One) ((a + One + sign) / 2 in int64)."""
+    total = arith.addi(arith.extsi(_i(64), a), _i64(INT32_MAX))
+    negative = arith.cmpi(arith.CmpIPredicate.slt, total, _i64(0))
+    sign = arith.select(negative, _i64(-1), _i64(1))
+    half_denominator = arith.trunci(_i(32), arith.divsi(arith.addi(total, sign), _i64(2)))
+    x = arith.addi(_scalar(1515870810, 32), _high_mul(half_denominator, _scalar(-1010580540, 32)))
+    for _ in range(3):
+        one_minus = arith.subi(_scalar(1 << 29, 32), _high_mul(half_denominator, x))
+        x = arith.addi(x, _saturating_shift_left(_high_mul(x, one_minus), 2))
+    return _saturating_shift_left(x, 1)
+
+
+def lower_quantized_softmax(op) -> ir.Value:
+    """TFLite's int8 softmax along the last axis (reference/softmax.h)."""
+    x = op.operands[0]
+    shape = shape_of(x)
+    rank = len(shape)
+    rows = shape[:-1]
+    row_map = projection_map(rank, list(range(rank - 1)))
+    exps, accumulated = softmax_tables(quant.UniformQuantizedType(element_of(x)).scale)
+    exp_table = _int_constant(np.array(exps, np.int32), 32)
+    sum_table = _int_constant(np.array(accumulated, np.int32), 32)
+    x8 = _stored(x)
+
+    def filled(value: int, sizes) -> ir.Value:
+        return linalg.fill(_scalar(value, 32), outs=[empty(sizes, _i(32))])
+
+    def lookup(table: ir.Value, value: ir.Value, row_max: ir.Value) -> ir.Value:
+        difference = arith.subi(row_max, arith.extsi(_i(32), value))  # 0..255
+        return tensor.extract(table, [arith.index_cast(ir.IndexType.get(), difference)])
+
+    iterators = ["parallel"] * (rank - 1) + ["reduction"]
+    (row_max,) = build_generic([(x8, identity_map(rank))], [(filled(INT8_MIN, rows), row_map)],
+                               iterators, lambda b, a: arith.maxsi(arith.extsi(_i(32), a[0]), a[1]))
+    (sums,) = build_generic([(x8, identity_map(rank)), (row_max, row_map)],
+                            [(filled(0, rows), row_map)], iterators,
+                            lambda b, a: arith.addi(a[2], lookup(sum_table, a[0], a[1])))
+
+    def reciprocal(b, args):
+        """GetReciprocal(sum, 12) -> (shifted_scale, the output's shift)."""
+        total = args[0]
+        headroom = _count_leading_zeros(total)
+        shifted_minus_one = arith.subi(arith.shli(total, headroom), _scalar(INT32_MIN, 32))
+        bits_over_unit = arith.subi(_scalar(ACCUMULATION_INTEGER_BITS, 32), headroom)
+        return [_one_over_one_plus_x(shifted_minus_one),
+                arith.addi(bits_over_unit, _scalar(31 - 8, 32))]
+
+    row_identity = identity_map(rank - 1)
+    scales, shifts = build_generic([(sums, row_identity)],
+                                   [(empty(rows, _i(32)), row_identity),
+                                    (empty(rows, _i(32)), row_identity)],
+                                   ["parallel"] * (rank - 1), reciprocal)
+
+    def output(b, args):
+        value, row_max, scale, shift = args[:4]
+        scaled = _high_mul(scale, lookup(exp_table, value, row_max))
+        return _saturate_to_int8(arith.addi(_rounding_divide_by_pot(scaled, shift),
+                                            _scalar(INT8_MIN, 32)))
+
+    (stored,) = build_generic(
+        [(x8, identity_map(rank)), (row_max, row_map), (scales, row_map), (shifts, row_map)],
+        [(empty(shape, _i(8)), identity_map(rank))], ["parallel"] * rank, output)
+    return _with_quantized_result(op, stored)
+
+
 def lower_quantized_clamp(op) -> ir.Value:
     element = element_of(op.results[0])
     low, high = activation_range(element, ir.FloatAttr(op.attributes["min"]).value,
@@ -423,6 +523,7 @@ QUANTIZED_LOWERINGS = {
     "tinyml.add": lower_quantized_add,
     "tinyml.avg_pool2d": lower_quantized_avg_pool2d,
     "tinyml.max_pool2d": lower_quantized_max_pool2d,
+    "tinyml.softmax": lower_quantized_softmax,
     "tinyml.quantize": lower_quantize,
     "tinyml.dequantize": lower_dequantize,
     "tinyml.reshape": lower_on_storage,

@@ -11,15 +11,16 @@ lowering implements:
     quantize(relu(op(...)))                        -> clamp[0, inf](op(...))
     quantize(clamp[lo, hi](op(...)))               -> clamp[lo, hi](op(...))
 
-for op in conv2d, depthwise_conv2d, matmul, add, avg_pool2d, max_pool2d,
+for op in conv2d, depthwise_conv2d, matmul, add, avg_pool2d, max_pool2d, softmax,
 where every operand and the result keep their quantized types (the
 activation becomes the quantized clamp, TFLite's fused activation range).
 The float intermediates must have one user each, and the types must be a
 quantization TFLite uses: int8 data per tensor; for a contraction int8
 weights per tensor or per output channel and an int32 bias with zero
-point 0; for a pool one type in and out. A pattern that does not
-fit leaves the dequantize and quantize ops: they stay explicit, computed in
-float on the target.
+point 0; for a pool one type in and out; for softmax the last axis and
+TFLite's output type (scale 1/256, zero point -128). A pattern that does
+not fit leaves the dequantize and quantize ops: they stay explicit,
+computed in float on the target.
 
 A reshape between a cast and the op (tf2onnx writes the transpose of a
 one-channel input as a reshape) first moves above the cast, where it meets
@@ -122,6 +123,18 @@ def _add_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
     return sources
 
 
+def _softmax_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
+    sources = _dequantized(op)
+    if sources is None or not _int8_per_tensor(element_of(sources[0])):
+        return None
+    rank = len(shape_of(op.operands[0]))
+    params = quant.UniformQuantizedType(result)
+    if ir.IntegerAttr(op.attributes["axis"]).value != rank - 1 \
+            or params.scale != 1.0 / 256 or params.zero_point != -128:
+        return None
+    return sources
+
+
 #: The ops with a quantized form, and the quantized operands of a float op
 #: whose result is quantized to a given type (None: no quantized form fits).
 QUANTIZED_OPERANDS = {
@@ -129,6 +142,7 @@ QUANTIZED_OPERANDS = {
     "tinyml.avg_pool2d": _pool_operands,
     "tinyml.max_pool2d": _pool_operands,
     "tinyml.add": _add_operands,
+    "tinyml.softmax": _softmax_operands,
 }
 
 

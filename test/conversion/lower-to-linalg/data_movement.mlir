@@ -77,3 +77,12 @@ func.func @concat_of_computed(%a: tensor<1x3xf32>) -> tensor<2x3xf32> {
   %y = tinyml.concat %r, %r {axis = 0} : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
   return %y : tensor<2x3xf32>
 }
+
+// An int8 transpose (a quantized model's NCHW output) keeps its element type.
+// CHECK-LABEL: func.func @transpose_int8
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<1x4x2x3xi8>
+// CHECK:         linalg.transpose ins(%arg0 : tensor<1x2x3x4xi8>) outs(%[[E]] : tensor<1x4x2x3xi8>) permutation = [0, 3, 1, 2]
+func.func @transpose_int8(%x: tensor<1x2x3x4xi8>) -> tensor<1x4x2x3xi8> {
+  %y = tinyml.transpose %x {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x2x3x4xi8>) -> tensor<1x4x2x3xi8>
+  return %y : tensor<1x4x2x3xi8>
+}

@@ -87,15 +87,30 @@ func.func @pool_changes_scale(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:0>>)
 
 // -----
 
-// Not fired: an op with no quantized form (softmax here) keeps its
-// explicit dequantize and quantize.
+// Not fired: an op with no quantized form (a mean over axes here) keeps
+// its explicit dequantize and quantize.
 // CHECK-LABEL: func.func @no_quantized_form
 // CHECK:         tinyml.dequantize
-// CHECK-NEXT:    tinyml.softmax
+// CHECK-NEXT:    tinyml.reduce_mean
 // CHECK-NEXT:    tinyml.quantize
 func.func @no_quantized_form(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:0>>)
-    -> tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>> {
+    -> tensor<1x1x!quant.uniform<i8:f32, 0.5:0>> {
   %f = tinyml.dequantize %x : tensor<1x4x!quant.uniform<i8:f32, 0.5:0>> to tensor<1x4xf32>
+  %m = tinyml.reduce_mean %f {axes = array<i64: 1>, keep_dims} : (tensor<1x4xf32>) -> tensor<1x1xf32>
+  %q = tinyml.quantize %m : tensor<1x1xf32> to tensor<1x1x!quant.uniform<i8:f32, 0.5:0>>
+  return %q : tensor<1x1x!quant.uniform<i8:f32, 0.5:0>>
+}
+
+// -----
+
+// A softmax along the last axis into TFLite's output type (1/256, -128) is
+// the quantized softmax.
+// CHECK-LABEL: func.func @softmax
+// CHECK-NEXT:    %[[S:.*]] = tinyml.softmax %arg0 {axis = 1 : i64} : tensor<1x4x!quant.uniform<i8:f32, 5.000000e-01:3>>
+// CHECK-NEXT:    return %[[S]]
+func.func @softmax(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:3>>)
+    -> tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>> {
+  %f = tinyml.dequantize %x : tensor<1x4x!quant.uniform<i8:f32, 0.5:3>> to tensor<1x4xf32>
   %s = tinyml.softmax %f {axis = 1 : i64} : tensor<1x4xf32>
   %q = tinyml.quantize %s : tensor<1x4xf32> to tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>>
   return %q : tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>>

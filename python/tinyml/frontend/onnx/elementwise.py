@@ -7,7 +7,7 @@ from mlir import ir
 from onnx import helper
 
 from ...ir.builders import build
-from .importer import Const, Importer, handles, shape_text
+from .importer import Const, Importer, QuantConst, handles, shape_text
 
 F32_MAX = float(np.finfo(np.float32).max)
 
@@ -38,20 +38,27 @@ _BINARY = {
 
 def _fuse_matmul_bias(im: Importer, value, other) -> ir.Value | None:
     """MatMul followed by Add of a row vector (what tf2onnx emits for a
-    Dense layer) becomes one matmul with a bias."""
-    if not isinstance(value, ir.Value) or not isinstance(other, Const):
+    Dense layer) becomes one matmul with a bias; in a quantized model the
+    row vector is an int32 bias behind a DequantizeLinear."""
+    if not isinstance(value, ir.Value) or not isinstance(other, (Const, QuantConst)):
         return None
     owner = value.owner
     if not isinstance(owner, ir.OpView) and not isinstance(owner, ir.Operation):
         return None
     op = owner.operation if isinstance(owner, ir.OpView) else owner
     if op.name != "tinyml.matmul" or len(op.operands) != 2 or list(value.uses) \
-            or im.refs(value) != 1 or other.array.dtype != np.float32:
+            or im.refs(value) != 1:
         return None
     m, n = im.shape(value)
-    if other.array.ndim > 2 or np.broadcast_shapes(other.array.shape, (1, n)) != (1, n):
-        return None
-    bias = im.tensor(Const(np.broadcast_to(other.array, (1, n)).reshape(n)))
+    if isinstance(other, QuantConst):
+        if other.array.shape != (n,) or other.array.dtype != np.int32:
+            return None
+        bias = im.tensor(other)
+    else:
+        if other.array.dtype != np.float32 or other.array.ndim > 2 \
+                or np.broadcast_shapes(other.array.shape, (1, n)) != (1, n):
+            return None
+        bias = im.tensor(Const(np.broadcast_to(other.array, (1, n)).reshape(n)))
     attrs = {key: op.attributes[key] for key in op.attributes}
     fused = build("tinyml.matmul", [value.type], [op.operands[0], op.operands[1], bias], attrs,
                   loc=op.location).result

@@ -1,0 +1,267 @@
+"""TFLite's integer arithmetic, run at compile time in Python: what the
+kernels' parameters and tables are made of, to the bit.
+
+- `quantize_multiplier` (quantization_util.cc QuantizeMultiplier), the
+  multiplier and shift of every requantization;
+- gemmlowp's fixed point (fixedpoint/fixedpoint.h) and TFLite's softmax
+  preparation (quantization_util.cc PreprocessSoftmaxScaling,
+  CalculateInputRadius; micro/kernels/softmax_common.cc), from which
+  `softmax_tables` computes the exp of every possible int8 difference
+  (reference/softmax.h), so that the kernel only looks them up.
+
+Values are Python ints with C's int32 semantics made explicit (wrapping,
+division truncating towards zero, arithmetic shifts). Checked against the
+C sources and TFLM (test_quantized_arithmetic.py, test_int8.py).
+"""
+from __future__ import annotations
+
+import math
+import struct
+
+INT32_MIN = -(1 << 31)
+INT32_MAX = (1 << 31) - 1
+SCALED_DIFF_INTEGER_BITS = 5     # softmax.h kScaledDiffIntegerBits
+ACCUMULATION_INTEGER_BITS = 12   # softmax.h kAccumulationIntegerBits
+
+
+def round_half_away(value: float) -> int:
+    """std::round / TfLiteRound: halves away from zero (Python's `round`
+    is half to even)."""
+    magnitude = abs(value)
+    floor = math.floor(magnitude)
+    rounded = floor + 1 if magnitude - floor >= 0.5 else floor
+    return int(-rounded if value < 0 else rounded)
+
+
+def quantize_multiplier(real: float) -> tuple[int, int]:
+    """QuantizeMultiplier: (m, shift) with `real = m * 2^(shift - 31)`,
+    m in [2^30, 2^31); shift > 0 is a left shift."""
+    if real == 0.0:
+        return 0, 0
+    fraction, shift = math.frexp(real)
+    q = round_half_away(fraction * (1 << 31))
+    if q == 1 << 31:
+        q //= 2
+        shift += 1
+    if shift < -31:
+        return 0, 0
+    return q, shift
+
+
+def wrap32(x):
+    """C semantics helper: two's-complement wrap to int32 (C cast / wrapping arithmetic)."""
+    return ((x + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+def c_div(a, b):
+    """C semantics helper: integer division truncating toward zero (Python // floors)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+
+def to_float32(x):
+    """C semantics helper: round to IEEE float32 (C `float`), returned as double."""
+    return struct.unpack("<f", struct.pack("<f", float(x)))[0]
+
+
+
+def mask_if_non_zero(a):
+    """fixedpoint.h MaskIfNonZero: all ones (-1) if a != 0 else 0."""
+    return -1 if a else 0
+
+
+def mask_if_zero(a):
+    """fixedpoint.h MaskIfZero."""
+    return mask_if_non_zero(not a)
+
+
+def mask_if_greater_than(a, b):
+    """fixedpoint.h MaskIfGreaterThan."""
+    return mask_if_non_zero(a > b)
+
+
+def mask_if_less_than(a, b):
+    """fixedpoint.h MaskIfLessThan."""
+    return mask_if_non_zero(a < b)
+
+
+def select_using_mask(if_mask, then_val, else_val):
+    """fixedpoint.h SelectUsingMask: (mask & then) ^ (~mask & else)."""
+    return wrap32((if_mask & then_val) ^ (~if_mask & else_val))
+
+
+def add(a, b):
+    """fixedpoint.h Add (int32 a + b; overflow wraps as on real targets)."""
+    return wrap32(a + b)
+
+
+def sub(a, b):
+    """fixedpoint.h Sub (int32 a - b, wrapping)."""
+    return wrap32(a - b)
+
+
+def shift_left(a, offset):
+    """fixedpoint.h ShiftLeft: a * (int32(1) << offset), wrapping."""
+    return wrap32(a * wrap32(1 << offset))
+
+
+def shift_right(a, offset):
+    """fixedpoint.h ShiftRight: arithmetic right shift (Python >> matches)."""
+    return a >> offset
+
+
+def saturating_rounding_doubling_high_mul(a, b):
+    """fixedpoint.h SaturatingRoundingDoublingHighMul<int32> (VQRDMULH)."""
+    if a == b == INT32_MIN:
+        return INT32_MAX
+    ab_64 = a * b  # fits in int64 for int32 operands
+    nudge = (1 << 30) if ab_64 >= 0 else (1 - (1 << 30))
+    return wrap32(c_div(ab_64 + nudge, 1 << 31))
+
+
+def rounding_divide_by_pot(x, exponent):
+    """fixedpoint.h RoundingDivideByPOT: rounding arithmetic right shift."""
+    assert 0 <= exponent <= 31
+    mask = wrap32((1 << exponent) - 1)  # int32 from int64 (1ll << e) - 1
+    remainder = x & mask
+    threshold = add(shift_right(mask, 1), mask_if_less_than(x, 0) & 1)
+    return add(shift_right(x, exponent),
+               mask_if_greater_than(remainder, threshold) & 1)
+
+
+def saturating_rounding_multiply_by_pot(x, exponent):
+    """fixedpoint.h SaturatingRoundingMultiplyByPOT<Exponent> (int32)."""
+    if exponent == 0:
+        return x
+    if exponent < 0:
+        return rounding_divide_by_pot(x, -exponent)
+    threshold = (1 << (32 - 1 - exponent)) - 1
+    positive_mask = mask_if_greater_than(x, threshold)
+    negative_mask = mask_if_less_than(x, -threshold)
+    result = shift_left(x, exponent)
+    result = select_using_mask(positive_mask, INT32_MAX, result)
+    return select_using_mask(negative_mask, INT32_MIN, result)
+
+
+# ---------------------------------------------------------------------------
+# gemmlowp fixedpoint.h, Parts 2-3: FixedPoint<int32, N> on raw values
+# ---------------------------------------------------------------------------
+
+def fractional_bits(integer_bits):
+    """fixedpoint.h FixedPoint::kFractionalBits = 31 - kIntegerBits."""
+    return 31 - integer_bits
+
+
+def constant_pot(integer_bits, exponent):
+    """fixedpoint.h FixedPoint::ConstantPOT<Exponent>().raw()."""
+    return 1 << (fractional_bits(integer_bits) + exponent)
+
+
+def fp_one(integer_bits):
+    """fixedpoint.h FixedPoint::One().raw()."""
+    return INT32_MAX if integer_bits == 0 else 1 << fractional_bits(integer_bits)
+
+
+def fp_mul(a, b):
+    """fixedpoint.h operator*(FixedPoint, FixedPoint): SRDHM on raws."""
+    return saturating_rounding_doubling_high_mul(a, b)
+
+
+def rescale(x, src_integer_bits, dst_integer_bits):
+    """fixedpoint.h Rescale<dst>(FixedPoint<int32, src>).raw()."""
+    return saturating_rounding_multiply_by_pot(x, src_integer_bits - dst_integer_bits)
+
+
+def exp_on_interval_between_negative_one_quarter_and_0_excl(a):
+    """fixedpoint.h exp_on_interval_between_negative_one_quarter_and_0_excl (Q0.31)."""
+    constant_term = 1895147668      # exp(-1/8)
+    constant_1_over_3 = 715827883   # 1/3
+    x = add(a, constant_pot(0, -3))
+    x2 = fp_mul(x, x)
+    x3 = fp_mul(x2, x)
+    x4 = fp_mul(x2, x2)
+    x4_over_4 = saturating_rounding_multiply_by_pot(x4, -2)
+    x4_over_24_plus_x3_over_6_plus_x2_over_2 = saturating_rounding_multiply_by_pot(
+        add(fp_mul(add(x4_over_4, x3), constant_1_over_3), x2), -1)
+    return add(constant_term,  # AddSaturatingIf16Bit == plain Add for int32
+               fp_mul(constant_term, add(x, x4_over_24_plus_x3_over_6_plus_x2_over_2)))
+
+
+_EXP_BARREL = ((-2, 1672461947), (-1, 1302514674), (0, 790015084),
+               (1, 290630308), (2, 39332535), (3, 720401), (4, 242))
+
+
+def exp_on_negative_values(a, integer_bits=SCALED_DIFF_INTEGER_BITS):
+    """fixedpoint.h exp_on_negative_values: FixedPoint<int32,N> -> Q0.31 raw."""
+    k_frac = fractional_bits(integer_bits)
+    k_one_quarter = constant_pot(integer_bits, -2)
+    mask = sub(k_one_quarter, 1)
+    a_mod_quarter_minus_one_quarter = sub(a & mask, k_one_quarter)
+    result = exp_on_interval_between_negative_one_quarter_and_0_excl(
+        rescale(a_mod_quarter_minus_one_quarter, integer_bits, 0))
+    remainder = sub(a_mod_quarter_minus_one_quarter, a)
+    for exponent, multiplier in _EXP_BARREL:  # GEMMLOWP_EXP_BARREL_SHIFTER
+        if integer_bits > exponent:
+            bit = wrap32(1 << (k_frac + exponent))
+            result = select_using_mask(mask_if_non_zero(remainder & bit),
+                                       fp_mul(result, multiplier), result)
+    if integer_bits > 5:
+        clamp = -(1 << (36 - integer_bits))  # -32.0
+        result = select_using_mask(mask_if_less_than(a, clamp), 0, result)
+    return select_using_mask(mask_if_zero(a), fp_one(0), result)
+
+
+def multiply_by_quantized_multiplier_greater_than_one(x, quantized_multiplier, left_shift):
+    """common.h MultiplyByQuantizedMultiplierGreaterThanOne: SRDHM(x * (1 << left_shift), m)."""
+    # int32 `x * (1 << left_shift)` wraps (and 1 << 31 is INT32_MIN) on real targets.
+    return saturating_rounding_doubling_high_mul(wrap32(x * wrap32(1 << left_shift)),
+                                                 quantized_multiplier)
+
+
+
+def preprocess_softmax_scaling(beta, input_scale, input_integer_bits):
+    """quantization_util.cc PreprocessSoftmaxScaling (non-TFLITE_EMULATE_FLOAT path)."""
+    max_real_multiplier = float((1 << 31) - 1)
+    input_beta_real_multiplier = min(
+        beta * input_scale * float(1 << (31 - input_integer_bits)), max_real_multiplier)
+    return quantize_multiplier(input_beta_real_multiplier)
+
+
+def calculate_input_radius(input_integer_bits, input_left_shift, total_signed_bits=31):
+    """quantization_util.cc CalculateInputRadius (double path, floor)."""
+    max_input_rescaled = (1.0 * ((1 << input_integer_bits) - 1)
+                          * float(1 << (total_signed_bits - input_integer_bits))
+                          / float(1 << input_left_shift))
+    return int(math.floor(max_input_rescaled))
+
+
+
+def softmax_params(input_scale, beta=1.0):
+    """softmax_common.cc CalculateSoftmaxParams (int8) -> (input_multiplier, input_left_shift, diff_min)."""
+    # TfLiteQuantizationParams.scale and TfLiteSoftmaxParams.beta are C floats,
+    # promoted to double.
+    input_multiplier, input_left_shift = preprocess_softmax_scaling(
+        to_float32(beta), to_float32(input_scale), SCALED_DIFF_INTEGER_BITS)
+    # op_data->diff_min (int32) = -1.0 * CalculateInputRadius(...): exact int.
+    diff_min = -calculate_input_radius(SCALED_DIFF_INTEGER_BITS, input_left_shift)
+    return input_multiplier, input_left_shift, diff_min
+
+
+def softmax_tables(input_scale: float, beta: float = 1.0) -> tuple[list[int], list[int]]:
+    """For d = 0..255 (the row maximum minus an int8 input): the Q0.31 exp
+    TFLite's softmax computes for the difference -d, and that exp rescaled
+    to the Q12.19 accumulator of the sum; both 0 where -d < diff_min (TFLite
+    skips those inputs: they add nothing and output -128)."""
+    multiplier, left_shift, diff_min = softmax_params(input_scale, beta)
+    exps, accumulated = [], []
+    for d in range(256):
+        if -d < diff_min:
+            exps.append(0)
+            accumulated.append(0)
+            continue
+        rescaled = multiply_by_quantized_multiplier_greater_than_one(-d, multiplier, left_shift)
+        value = exp_on_negative_values(rescaled, SCALED_DIFF_INTEGER_BITS)
+        exps.append(value)
+        accumulated.append(rescale(value, 0, ACCUMULATION_INTEGER_BITS))
+    return exps, accumulated
