@@ -82,3 +82,28 @@ func.func @quantize(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>
   %y = tinyml.quantize %x : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.5:1>>
   return %y : tensor<4x!quant.uniform<i8:f32, 0.5:1>>
 }
+
+// -----
+
+// TFLite's int8 softmax: the row maximum, the sum of the exps looked up in
+// a table made at compile time, per row the reciprocal (gemmlowp's
+// Newton-Raphson, three steps of high multiplies), then each output the
+// scaled exp looked up in the second table, rounded, minus 128.
+// CHECK-LABEL: func.func @softmax
+// CHECK:         %[[EXPS:.*]] = arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<256xi32>
+// CHECK:         %[[SUMS:.*]] = arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<256xi32>
+// CHECK:         %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK:           arith.maxsi
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK:           tensor.extract %[[SUMS]]
+// CHECK:         %[[RECIPROCAL:.*]]:2 = linalg.generic {{.*}} ins(%[[SUM]] : tensor<1xi32>)
+// CHECK-COUNT-7:   tosa.apply_scale
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %[[MAX]], %[[RECIPROCAL]]#0, %[[RECIPROCAL]]#1
+// CHECK:           tensor.extract %[[EXPS]]
+// CHECK:           tosa.apply_scale
+// CHECK:         quant.scast %{{.*}} : tensor<1x10xi8> to tensor<1x10x!quant.uniform<i8:f32, 3.906250e-03:-128>>
+func.func @softmax(%x: tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>)
+    -> tensor<1x10x!quant.uniform<i8:f32, 0.00390625:-128>> {
+  %y = tinyml.softmax %x {axis = 1 : i64} : tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>
+  return %y : tensor<1x10x!quant.uniform<i8:f32, 0.00390625:-128>>
+}
