@@ -14,7 +14,7 @@ integer_ops/conv.h, depthwise_conv.h, fully_connected.h), bit for bit.
                zero (pooling.h); max_pool2d the maximum of the stored values
     softmax    TFLite's (reference/softmax.h): the exp of each difference to
                the row maximum from tables made at compile time
-               (fixed_point.softmax_tables), the reciprocal of their sum per
+               (ir/fixed_point.py's softmax_tables), the reciprocal of their sum per
                row in gemmlowp fixed point (GetReciprocal), each output the
                scaled exp, rounded, minus 128
     clamp      the stored values clamped to TFLite's activation range
@@ -42,8 +42,8 @@ from ..ir.patterns import attributes_of, create
 from ..ir.quant import is_per_axis, storage_cast
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
-from .fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, quantize_multiplier,
-                          softmax_tables)
+from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
+                              quantize_multiplier, softmax_tables)
 from .lower_to_linalg import (ScalarBuilder, broadcast_to, build_elementwise, build_generic,
                               collapse, dense_const, empty, identity_map, lower_op, pad_nhwc,
                               pool_window, projection_map, window_counts)
@@ -52,30 +52,8 @@ INT8_MIN, INT8_MAX = -128, 127
 
 
 # ---------------------------------------------------------------------------
-# Compile-time parameters (the arithmetic is fixed_point.py's)
+# Compile-time parameters (the arithmetic is ir/fixed_point.py's)
 # ---------------------------------------------------------------------------
-
-def roundf(value: np.float32) -> int:
-    """C's `roundf`: a float32, rounded half away from zero."""
-    value = np.float32(value)
-    return int(np.sign(value) * np.floor(np.abs(value) + np.float32(0.5)))
-
-
-def activation_range(element: ir.Type, low: float, high: float) -> tuple[int, int]:
-    """TFLite's CalculateActivationRangeQuantized (kernel_util.cc) for a
-    clamp to [low, high] of an int8 per-tensor quantized tensor, in float32."""
-    params = quant.UniformQuantizedType(element)
-    scale, zero_point = np.float32(params.scale), params.zero_point
-
-    def quantized(bound: float) -> int:
-        with np.errstate(over="ignore"):
-            scaled = np.float32(bound) / scale
-        if not np.isfinite(scaled):
-            return INT8_MAX if scaled > 0 else INT8_MIN
-        return int(np.clip(zero_point + roundf(scaled), INT8_MIN, INT8_MAX))
-
-    return max(INT8_MIN, quantized(low)), min(INT8_MAX, quantized(high))
-
 
 def _scales(element: ir.Type) -> np.ndarray:
     if is_per_axis(element):
@@ -150,12 +128,18 @@ def _double_round() -> ir.Attribute:
     return ir.Attribute.parse("#tosa.rounding_mode<DOUBLE_ROUND>")
 
 
-def _saturate_to_int8(value: ir.Value) -> ir.Value:
-    clamped = arith.minsi(arith.maxsi(value, _scalar(INT8_MIN, 32)), _scalar(INT8_MAX, 32))
+def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
+    """int32 -> int8, saturated to the stored range of `element` (a fused
+    activation narrows it; default: all of int8)."""
+    low, high = INT8_MIN, INT8_MAX
+    if element is not None:
+        params = quant.UniformQuantizedType(element)
+        low, high = params.storage_type_min, params.storage_type_max
+    clamped = arith.minsi(arith.maxsi(value, _scalar(low, 32)), _scalar(high, 32))
     return arith.trunci(_i(8), clamped)
 
 
-def _requantize(acc: ir.Value, scales: Sequence[float], zero_point: int) -> ir.Value:
+def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type) -> ir.Value:
     """int32 accumulators [.., C] -> int8: apply_scale per channel (the last
     axis), plus the zero point, saturated."""
     shape = shape_of(acc)
@@ -177,7 +161,7 @@ def _requantize(acc: ir.Value, scales: Sequence[float], zero_point: int) -> ir.V
         else:
             multiplier, shift = _scalar(multipliers[0], 32), _scalar(shifts[0], 8)
         scaled = tosa.ApplyScaleOp(_i(32), value, multiplier, shift, _double_round()).result
-        return _saturate_to_int8(arith.addi(scaled, _scalar(zero_point, 32)))
+        return _saturate(arith.addi(scaled, _scalar(_zero_point(result), 32)), result)
 
     (result,) = build_generic(inputs, [(empty(shape, _i(8)), identity_map(rank))],
                               ["parallel"] * rank, body)
@@ -211,7 +195,7 @@ def lower_quantized_conv2d(op) -> ir.Value:
     acc = linalg.conv_2d_nhwc_hwcf(x8, _stored(w), outs=[_accumulator_init(folded, out_shape)],
                                    strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return _with_quantized_result(op, _requantize(acc, scales, _zero_point(y_type)))
+    return _with_quantized_result(op, _requantize(acc, scales, y_type))
 
 
 def lower_quantized_depthwise_conv2d(op) -> ir.Value:
@@ -228,7 +212,7 @@ def lower_quantized_depthwise_conv2d(op) -> ir.Value:
     acc = linalg.depthwise_conv_2d_nhwc_hwc(x8, w8, outs=[_accumulator_init(folded, out_shape)],
                                             strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return _with_quantized_result(op, _requantize(acc, scales, _zero_point(y_type)))
+    return _with_quantized_result(op, _requantize(acc, scales, y_type))
 
 
 def lower_quantized_matmul(op) -> ir.Value:
@@ -250,7 +234,7 @@ def lower_quantized_matmul(op) -> ir.Value:
                         indexing_maps=maps)
     scales = effective_scales(x_type, w_type, y_type, channels,
                               float_product=not is_per_axis(w_type))
-    return _with_quantized_result(op, _requantize(acc, scales, _zero_point(y_type)))
+    return _with_quantized_result(op, _requantize(acc, scales, y_type))
 
 
 def _bias(bias: ir.Value | None, channels: int, op) -> np.ndarray:
@@ -275,7 +259,7 @@ def lower_quantized_add(op) -> ir.Value:
             return _apply_scale(arith.muli(offset, _scalar(1 << left_shift, 32)), real)
         total = arith.addi(scaled(args[0], z1, s1 / twice_max), scaled(args[1], z2, s2 / twice_max))
         out = _apply_scale(total, twice_max / ((1 << left_shift) * s_out))
-        return _saturate_to_int8(arith.addi(out, _scalar(z_out, 32)))
+        return _saturate(arith.addi(out, _scalar(z_out, 32)), types[2])
 
     stored = build_elementwise(result_type, [_stored(lhs), _stored(rhs)], body)
     return _with_quantized_result(op, stored)
@@ -301,7 +285,7 @@ def lower_quantized_avg_pool2d(op) -> ir.Value:
         half = arith.divsi(count, _scalar(2, 32))
         positive = arith.cmpi(arith.CmpIPredicate.sgt, total, _scalar(0, 32))
         nudged = arith.select(positive, arith.addi(total, half), arith.subi(total, half))
-        return _saturate_to_int8(arith.divsi(nudged, count))  # C division: truncates
+        return _saturate(arith.divsi(nudged, count))  # C division: truncates
 
     (stored,) = build_generic(
         [(sums, identity_map(4)), (rows, projection_map(4, [1])), (cols, projection_map(4, [2]))],
@@ -424,7 +408,7 @@ def lower_quantized_softmax(op) -> ir.Value:
     def output(b, args):
         value, row_max, scale, shift = args[:4]
         scaled = _high_mul(scale, lookup(exp_table, value, row_max))
-        return _saturate_to_int8(arith.addi(_rounding_divide_by_pot(scaled, shift),
+        return _saturate(arith.addi(_rounding_divide_by_pot(scaled, shift),
                                             _scalar(INT8_MIN, 32)))
 
     (stored,) = build_generic(
@@ -435,7 +419,8 @@ def lower_quantized_softmax(op) -> ir.Value:
 
 def lower_quantized_clamp(op) -> ir.Value:
     element = element_of(op.results[0])
-    low, high = activation_range(element, ir.FloatAttr(op.attributes["min"]).value,
+    low, high = activation_range(_scales(element)[0], _zero_point(element),
+                                 ir.FloatAttr(op.attributes["min"]).value,
                                  ir.FloatAttr(op.attributes["max"]).value)
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
     stored = build_elementwise(result_type, [_stored(op.operands[0])], lambda b, args: arith.minsi(

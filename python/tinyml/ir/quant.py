@@ -49,6 +49,15 @@ def uniform_type(scales: Sequence[float], zero_points: Sequence[int], dtype=np.i
         axis, int(info.min), int(info.max))
 
 
+def with_storage_range(element: ir.Type, low: int, high: int) -> ir.Type:
+    """A per-tensor quantized type whose stored values stay in [low, high]:
+    how a fused activation (TFLite's activation range) reads in the IR."""
+    params = quant.UniformQuantizedType(element)
+    return quant.UniformQuantizedType.get(params.flags, params.storage_type,
+                                          params.expressed_type, params.scale,
+                                          params.zero_point, low, high)
+
+
 QUANT_CASTS = ("quant.scast", "tinyml.quantize", "tinyml.dequantize")
 
 

@@ -8,12 +8,16 @@ integer op, whose semantics (TFLite's, see each op's ODS description) the
 lowering implements:
 
     quantize(op(dequantize(x), dequantize(w), ...)) -> op(x, w, ...)
-    quantize(relu(op(...)))                        -> clamp[0, inf](op(...))
-    quantize(clamp[lo, hi](op(...)))               -> clamp[lo, hi](op(...))
+    quantize(relu(op(...)))          -> op(...) : i8<lo:hi>    conv, depthwise, matmul, add
+    quantize(clamp[a, b](op(...)))   -> op(...) : i8<lo:hi>
+    quantize(relu(op(...)))          -> clamp[0, inf](op(...))  the other ops
 
 for op in conv2d, depthwise_conv2d, matmul, add, avg_pool2d, max_pool2d, softmax,
-where every operand and the result keep their quantized types (the
-activation becomes the quantized clamp, TFLite's fused activation range).
+where every operand and the result keep their quantized types. An
+activation is TFLite's fused activation range: the stored range [lo, hi]
+of the op's result type (`!quant.uniform<i8<lo:hi>:f32, ...>`, cast back to
+the full range for its users) where the op saturates its result anyway,
+else the quantized clamp.
 The float intermediates must have one user each, and the types must be a
 quantization TFLite uses: int8 data per tensor; for a contraction int8
 weights per tensor or per output channel and an int32 bias with zero
@@ -40,11 +44,14 @@ from mlir import ir
 from mlir.dialects import quant
 
 from ..ir.patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily
-from ..ir.quant import is_per_axis, is_quantized, quant_cast
+from ..ir.fixed_point import activation_range
+from ..ir.quant import is_per_axis, is_quantized, quant_cast, storage_cast, with_storage_range
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import Pass, register
 
 CONTRACTIONS = ("tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul")
+#: Ops whose integer kernel saturates its result: an activation narrows that.
+SATURATING = (*CONTRACTIONS, "tinyml.add")
 F32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -161,10 +168,19 @@ def quantize_op(op, rewriter):
     if operands is None:
         return NO_MATCH
     shape = shape_of(op.results[0])
+    fused_activation = bounds is not None and float_op.name in SATURATING
+    result_element = element
+    if fused_activation:
+        params = quant.UniformQuantizedType(element)
+        result_element = with_storage_range(
+            element, *activation_range(params.scale, params.zero_point, *bounds))
     with rewriter.ip:
         y = create(float_op.name, shape, operands, attributes_of(float_op),
-                   float_op.location, element)
-        if bounds is not None:
+                   float_op.location, result_element)
+        if fused_activation:
+            int8 = storage_cast(y, ir.IntegerType.get_signless(8), op.location)
+            y = storage_cast(int8, element, op.location)
+        elif bounds is not None:
             y = create("tinyml.clamp", shape, [y], {
                 "min": ir.FloatAttr.get_f32(bounds[0]), "max": ir.FloatAttr.get_f32(bounds[1])},
                 op.location, element)

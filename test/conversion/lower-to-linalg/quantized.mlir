@@ -107,3 +107,24 @@ func.func @softmax(%x: tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>)
   %y = tinyml.softmax %x {axis = 1 : i64} : tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>
   return %y : tensor<1x10x!quant.uniform<i8:f32, 0.00390625:-128>>
 }
+
+// -----
+
+// A result type with a narrowed stored range (a fused activation) is what
+// the requantization saturates to.
+// CHECK-LABEL: func.func @fused_activation_range
+// CHECK:         linalg.generic
+// CHECK:           tosa.apply_scale
+// CHECK:           arith.addi
+// CHECK:           %[[LO:.*]] = arith.constant -10 : i32
+// CHECK-NEXT:      arith.maxsi %{{.*}}, %[[LO]] : i32
+// CHECK-NEXT:      %[[HI:.*]] = arith.constant 50 : i32
+// CHECK-NEXT:      arith.minsi %{{.*}}, %[[HI]] : i32
+func.func @fused_activation_range(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> tensor<1x2x2x1x!quant.uniform<i8<-10:50>:f32, 0.25:-10>> {
+  %wc = arith.constant dense<1> : tensor<1x1x1x1xi8>
+  %w = quant.scast %wc : tensor<1x1x1x1xi8> to tensor<1x1x1x1x!quant.uniform<i8:f32, 0.1>>
+  %y = tinyml.conv2d %x, %w : (tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x1x1x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x2x1x!quant.uniform<i8<-10:50>:f32, 0.25:-10>>
+  return %y : tensor<1x2x2x1x!quant.uniform<i8<-10:50>:f32, 0.25:-10>>
+}

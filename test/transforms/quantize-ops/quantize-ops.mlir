@@ -1,23 +1,43 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-quantize-ops --tinyml-dce | FileCheck %s
 
-// dequantize -> conv -> relu -> quantize: the quantized conv, the relu its
-// quantized clamp; the float intermediates are gone.
+// dequantize -> conv -> relu -> quantize: the quantized conv; the relu is
+// TFLite's fused activation range, the stored range of the conv's result
+// type (from the zero point -10 up), cast back to the full range for its
+// users. The float intermediates are gone.
 // CHECK-LABEL: func.func @conv_relu
 // CHECK-NOT:     tinyml.dequantize
-// CHECK:         %[[C:.*]] = tinyml.conv2d %arg0, %arg1, %arg2 : (tensor<1x4x4x2x!quant.uniform<i8:f32, 5.000000e-01:-3>>, tensor<1x1x2x3x!quant.uniform<i8:f32:3, {1.000000e-01,2.000000e-01,3.000000e-01}>>, tensor<3x!quant.uniform<i32:f32:0, {5.000000e-02,1.000000e-01,1.500000e-01}>>) -> tensor<1x4x4x3x!quant.uniform<i8:f32, 2.500000e-01:-128>>
-// CHECK-NEXT:    %[[R:.*]] = tinyml.clamp %[[C]] {max = 3.40282347E+38 : f32, min = 0.000000e+00 : f32} : tensor<1x4x4x3x!quant.uniform<i8:f32, 2.500000e-01:-128>>
+// CHECK:         %[[C:.*]] = tinyml.conv2d %arg0, %arg1, %arg2 : (tensor<1x4x4x2x!quant.uniform<i8:f32, 5.000000e-01:-3>>, tensor<1x1x2x3x!quant.uniform<i8:f32:3, {1.000000e-01,2.000000e-01,3.000000e-01}>>, tensor<3x!quant.uniform<i32:f32:0, {5.000000e-02,1.000000e-01,1.500000e-01}>>) -> tensor<1x4x4x3x!quant.uniform<i8<-10:127>:f32, 2.500000e-01:-10>>
+// CHECK-NEXT:    %[[S:.*]] = quant.scast %[[C]] : tensor<1x4x4x3x!quant.uniform<i8<-10:127>:f32, 2.500000e-01:-10>> to tensor<1x4x4x3xi8>
+// CHECK-NEXT:    %[[R:.*]] = quant.scast %[[S]] : tensor<1x4x4x3xi8> to tensor<1x4x4x3x!quant.uniform<i8:f32, 2.500000e-01:-10>>
 // CHECK-NEXT:    return %[[R]]
 func.func @conv_relu(%x: tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5:-3>>,
                      %w: tensor<1x1x2x3x!quant.uniform<i8:f32:3, {0.1, 0.2, 0.3}>>,
                      %b: tensor<3x!quant.uniform<i32:f32:0, {0.05, 0.1, 0.15}>>)
-    -> tensor<1x4x4x3x!quant.uniform<i8:f32, 0.25:-128>> {
+    -> tensor<1x4x4x3x!quant.uniform<i8:f32, 0.25:-10>> {
   %xf = tinyml.dequantize %x : tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x4x4x2xf32>
   %wf = tinyml.dequantize %w : tensor<1x1x2x3x!quant.uniform<i8:f32:3, {0.1, 0.2, 0.3}>> to tensor<1x1x2x3xf32>
   %bf = tinyml.dequantize %b : tensor<3x!quant.uniform<i32:f32:0, {0.05, 0.1, 0.15}>> to tensor<3xf32>
   %c = tinyml.conv2d %xf, %wf, %bf : (tensor<1x4x4x2xf32>, tensor<1x1x2x3xf32>, tensor<3xf32>) -> tensor<1x4x4x3xf32>
   %r = tinyml.relu %c : tensor<1x4x4x3xf32>
-  %q = tinyml.quantize %r : tensor<1x4x4x3xf32> to tensor<1x4x4x3x!quant.uniform<i8:f32, 0.25:-128>>
-  return %q : tensor<1x4x4x3x!quant.uniform<i8:f32, 0.25:-128>>
+  %q = tinyml.quantize %r : tensor<1x4x4x3xf32> to tensor<1x4x4x3x!quant.uniform<i8:f32, 0.25:-10>>
+  return %q : tensor<1x4x4x3x!quant.uniform<i8:f32, 0.25:-10>>
+}
+
+// -----
+
+// A relu after a max pool (which does not saturate by itself) stays a
+// quantized clamp.
+// CHECK-LABEL: func.func @pool_relu
+// CHECK:         %[[M:.*]] = tinyml.max_pool2d %arg0
+// CHECK-NEXT:    %[[R:.*]] = tinyml.clamp %[[M]] {max = 3.40282347E+38 : f32, min = 0.000000e+00 : f32} : tensor<1x1x1x1x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+// CHECK-NEXT:    return %[[R]]
+func.func @pool_relu(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> tensor<1x1x1x1x!quant.uniform<i8:f32, 0.5:-3>> {
+  %f = tinyml.dequantize %x : tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x2x2x1xf32>
+  %p = tinyml.max_pool2d %f {kernel = array<i64: 2, 2>} : (tensor<1x2x2x1xf32>) -> tensor<1x1x1x1xf32>
+  %r = tinyml.relu %p : tensor<1x1x1x1xf32>
+  %q = tinyml.quantize %r : tensor<1x1x1x1xf32> to tensor<1x1x1x1x!quant.uniform<i8:f32, 0.5:-3>>
+  return %q : tensor<1x1x1x1x!quant.uniform<i8:f32, 0.5:-3>>
 }
 
 // -----

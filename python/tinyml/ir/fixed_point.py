@@ -3,6 +3,8 @@ kernels' parameters and tables are made of, to the bit.
 
 - `quantize_multiplier` (quantization_util.cc QuantizeMultiplier), the
   multiplier and shift of every requantization;
+- `activation_range` (kernel_util.cc CalculateActivationRangeQuantized),
+  the stored values a fused ReLU, ReLU6 or clamp keeps;
 - gemmlowp's fixed point (fixedpoint/fixedpoint.h) and TFLite's softmax
   preparation (quantization_util.cc PreprocessSoftmaxScaling,
   CalculateInputRadius; micro/kernels/softmax_common.cc), from which
@@ -18,6 +20,8 @@ from __future__ import annotations
 import math
 import struct
 
+import numpy as np
+
 INT32_MIN = -(1 << 31)
 INT32_MAX = (1 << 31) - 1
 SCALED_DIFF_INTEGER_BITS = 5     # softmax.h kScaledDiffIntegerBits
@@ -31,6 +35,29 @@ def round_half_away(value: float) -> int:
     floor = math.floor(magnitude)
     rounded = floor + 1 if magnitude - floor >= 0.5 else floor
     return int(-rounded if value < 0 else rounded)
+
+
+def roundf(value: np.float32) -> int:
+    """C's `roundf`: a float32, rounded half away from zero."""
+    value = np.float32(value)
+    return int(np.sign(value) * np.floor(np.abs(value) + np.float32(0.5)))
+
+
+def activation_range(scale: float, zero_point: int, low: float,
+                     high: float) -> tuple[int, int]:
+    """TFLite's CalculateActivationRangeQuantized (kernel_util.cc): the
+    int8 values of scale and zero point that a clamp to [low, high] keeps,
+    computed in float32."""
+    scale = np.float32(scale)
+
+    def quantized(bound: float) -> int:
+        with np.errstate(over="ignore"):
+            scaled = np.float32(bound) / scale
+        if not np.isfinite(scaled):
+            return 127 if scaled > 0 else -128
+        return int(np.clip(zero_point + roundf(scaled), -128, 127))
+
+    return max(-128, quantized(low)), min(127, quantized(high))
 
 
 def quantize_multiplier(real: float) -> tuple[int, int]:
