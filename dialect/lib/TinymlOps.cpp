@@ -309,6 +309,9 @@ LogicalResult ReduceSumOp::verify() {
   return verifyReduce(*this, getAxes(), getKeepDims());
 }
 LogicalResult ReduceMeanOp::verify() {
+  Type from = elementOf(getInput()), to = elementOf(getResult());
+  if ((isQuantized(from) || isQuantized(to)) && !(isInt8PerTensor(from) && isInt8PerTensor(to)))
+    return emitOpError("a quantized mean needs int8 per-tensor input and result");
   return verifyReduce(*this, getAxes(), getKeepDims());
 }
 LogicalResult ReduceMaxOp::verify() {

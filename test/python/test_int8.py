@@ -2,23 +2,25 @@
 kernels (the `tflite-micro` package runs the `.tflite` file tf2onnx made
 the `.onnx` from; tools/build_int8_zoo.py).
 
-Models whose every layer has an integer kernel are bit-exact: 0
-mismatches, on the host, the M4, the M7 and the M0 (no FPU, no DSP, no
-64-bit multiply), with the arena poisoned two ways, for random inputs and
-inputs spread around the input zero point. The
-other models run their remaining layers in float between explicit
-quantize and dequantize ops: they compile and run, and are listed here
-with that status so that each new integer kernel moves a model over."""
+Every model of the zoo has an integer kernel for each layer and is
+bit-exact: 0 mismatches, on the host, the M4, the M7 and the M0 (no FPU,
+no DSP, no 64-bit multiply), with a poisoned arena, for random inputs and
+inputs spread around the input zero point. A layer with no integer kernel
+runs in float between explicit dequantize and quantize ops (checked on a
+QDQ Tanh against onnxruntime)."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
+from onnx import helper, numpy_helper
 from tflite_micro.python.tflite_micro import runtime
 
 import tinyml
+import zoo
 from tinyml import make_context
 from tinyml.compiler import CompileError
 from tinyml.frontend import import_onnx
@@ -32,17 +34,14 @@ SINGLE_OPS = ["op_conv", "op_conv_relu", "op_conv_relu6", "op_conv_per_tensor",
               "op_conv_valid_stride2", "op_conv_same_stride2", "op_depthwise",
               "op_depthwise_stride2_valid", "op_fully_connected",
               "op_fully_connected_per_tensor", "op_add", "op_avg_pool", "op_max_pool",
-              "op_softmax", "op_reshape_concat"]
+              "op_softmax", "op_mean", "op_reshape_concat"]
 NETWORKS = ["fc_autoencoder", "kws_dscnn", "resnet8", "vww_mobilenet"]
 INTEGER = SINGLE_OPS + NETWORKS
-# Some layers (MEAN) still in float between an explicit dequantize and
-# quantize.
-FLOAT_FALLBACK = ["op_mean"]
 POISONS = [b"\xff", b"\x5a"]
 
 
 def test_every_int8_zoo_model_is_listed():
-    assert sorted(INTEGER + FLOAT_FALLBACK) == sorted(p.stem for p in INT8_ZOO.glob("*.onnx"))
+    assert sorted(INTEGER) == sorted(p.stem for p in INT8_ZOO.glob("*.onnx"))
 
 
 def _interpreter(name: str) -> runtime.Interpreter:
@@ -107,16 +106,36 @@ def test_network_is_bit_exact_to_tflite_micro(name, target):
         _check_bit_exact(name, target, inputs=1, poisons=POISONS[:1])
 
 
-@pytest.mark.parametrize("name", FLOAT_FALLBACK)
-def test_float_fallback_model_compiles_and_runs(name):
-    """Not bit-exact yet: the layers without an integer kernel round
-    differently (within a few steps of the int8 output)."""
-    compiled = tinyml.compile(str(INT8_ZOO / f"{name}.onnx"), target="host")
-    interpreter = _interpreter(name)
-    x = _inputs(interpreter)[0]
-    want = _reference(interpreter, x)
-    got = compiled.run(x).outputs[0].reshape(want.shape)
-    assert got.dtype == np.int8 and got.shape == want.shape
+def _qdq_tanh() -> onnx.ModelProto:
+    """DequantizeLinear -> Tanh -> QuantizeLinear: Tanh has no integer kernel."""
+    nodes = [helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
+             helper.make_node("Tanh", ["xf"], ["t"]),
+             helper.make_node("QuantizeLinear", ["t", "sy", "zy"], ["y"])]
+    inits = [numpy_helper.from_array(np.float32(0.03), "sx"),
+             numpy_helper.from_array(np.int8(5), "zx"),
+             numpy_helper.from_array(np.float32(1 / 128), "sy"),
+             numpy_helper.from_array(np.int8(0), "zy")]
+    graph = helper.make_graph(nodes, "qdq_tanh", [helper.make_tensor_value_info(
+        "x", onnx.TensorProto.INT8, [1, 256])], [helper.make_tensor_value_info(
+            "y", onnx.TensorProto.INT8, [1, 256])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def test_a_layer_without_integer_kernel_runs_in_float():
+    """Its dequantize and quantize stay explicit and run in float: ONNX's
+    semantics (onnxruntime's), within one step where tanh's float rounding
+    differs; refused on the M0, which has no FPU."""
+    model = _qdq_tanh()
+    x = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
+    want = zoo.reference(model, {"x": x})[0]
+    for target in ("host", "cortex-m4"):
+        got = tinyml.compile(model, target=target).run(x).outputs[0]
+        assert got.dtype == np.int8
+        assert np.abs(got.astype(int) - want.astype(int)).max() <= 1, target
+    with pytest.raises(CompileError, match=r"cortex-m0 has no FPU: .* 'tinyml\.dequantize' "):
+        tinyml.compile(model, target="cortex-m0")
 
 
 def test_cortex_m0_code_is_armv6m_integer_code(tmp_path):
@@ -138,7 +157,7 @@ def test_a_float_model_is_refused_on_cortex_m0():
                        match=r"cortex-m0 has no FPU: only int8 models whose every layer has an "
                              r"integer kernel compile for it; 'tinyml\.\w+' at .* computes in "
                              r"float32"):
-        tinyml.compile(str(INT8_ZOO / "op_mean.onnx"), target="cortex-m0")
+        tinyml.compile(zoo.build("op_conv"), target="cortex-m0")
 
 
 def test_header_declares_int8_tensors_with_their_quantization():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tinyml.conversion.quantized_lowering import mean_multiplier
 from tinyml.ir.fixed_point import activation_range, quantize_multiplier, roundf
 
 
@@ -35,3 +36,14 @@ def test_roundf_rounds_halves_away_from_zero():
 ])
 def test_activation_range(scale, zero_point, low, high, expected):
     assert activation_range(scale, zero_point, low, high) == expected
+
+
+@pytest.mark.parametrize("input_scale, output_scale, count, expected", [
+    # QuantizedMeanOrSum's pre-shifted multiplier, as TFLM computes it.
+    (1.875788967592542, 508.461624962849, 100, (1298002650, -14)),
+    (1.6661629195463332, 0.12257724381630727, 2, (1824389286, 3)),
+    (1.3194222442236918, 27363.565672493634, 9, (1508024454, -17)),
+    (0.09809516436775453, 0.0004671526108167136, 1000, (901879863, -1)),
+])
+def test_mean_multiplier(input_scale, output_scale, count, expected):
+    assert mean_multiplier(input_scale, output_scale, count) == expected

@@ -283,23 +283,30 @@ def Tinyml_GlobalAvgPoolOp : Tinyml_Op<"global_avg_pool", [Pure]> {
   let hasVerifier = 1;
 }
 
-class Tinyml_ReduceOp<string mnemonic, string math>
+class Tinyml_ReduceOp<string mnemonic, string math, Type tensor = Tinyml_Tensor,
+                      string quantized = "">
     : Tinyml_Op<mnemonic, [Pure]> {
   let summary = "reduction (" # math # ") over the listed axes";
   let description = [{
     Reduces `input` with }] # math # [{ over `axes` (distinct, in range,
     non-negative). With `keep_dims` the reduced dimensions stay as size 1;
     without, they are dropped.
-  }];
-  let arguments = (ins Tinyml_Tensor:$input, DenseI64ArrayAttr:$axes,
+  }] # quantized;
+  let arguments = (ins tensor:$input, DenseI64ArrayAttr:$axes,
                    UnitAttr:$keep_dims);
-  let results = (outs Tinyml_Tensor:$result);
+  let results = (outs tensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
 }
 
 def Tinyml_ReduceSumOp : Tinyml_ReduceOp<"reduce_sum", "sum">;
-def Tinyml_ReduceMeanOp : Tinyml_ReduceOp<"reduce_mean", "mean">;
+def Tinyml_ReduceMeanOp : Tinyml_ReduceOp<"reduce_mean", "mean", Tinyml_NumericTensor, [{
+
+    Quantized form (int8 per tensor in and out): TFLite's integer mean
+    (reference/reduce.h QuantizedMeanOrSum): the sum of the stored values
+    minus n times the input zero point, requantized by input_scale /
+    output_scale with the multiplier pre-divided by the n reduced elements.
+  }]>;
 def Tinyml_ReduceMaxOp : Tinyml_ReduceOp<"reduce_max", "maximum">;
 
 def Tinyml_SoftmaxOp : Tinyml_Op<"softmax", [Pure, SameOperandsAndResultShape,

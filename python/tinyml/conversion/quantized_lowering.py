@@ -17,6 +17,9 @@ integer_ops/conv.h, depthwise_conv.h, fully_connected.h), bit for bit.
                (ir/fixed_point.py's softmax_tables), the reciprocal of their sum per
                row in gemmlowp fixed point (GetReciprocal), each output the
                scaled exp, rounded, minus 128
+    reduce_mean TFLite's (reference/reduce.h QuantizedMeanOrSum): the sum
+               minus n input zero points, requantized with the multiplier
+               pre-divided by n
     clamp      the stored values clamped to TFLite's activation range
     quantize / dequantize   float arithmetic: an explicit Q or DQ that no
                             integer op absorbed
@@ -46,7 +49,7 @@ from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, a
                               quantize_multiplier, softmax_tables)
 from .lower_to_linalg import (ScalarBuilder, broadcast_to, build_elementwise, build_generic,
                               collapse, dense_const, empty, identity_map, lower_op, pad_nhwc,
-                              pool_window, projection_map, window_counts)
+                              pool_window, projection_map, reshape, window_counts)
 
 INT8_MIN, INT8_MAX = -128, 127
 
@@ -417,6 +420,44 @@ def lower_quantized_softmax(op) -> ir.Value:
     return _with_quantized_result(op, stored)
 
 
+def mean_multiplier(input_scale: float, output_scale: float, count: int) -> tuple[int, int]:
+    """QuantizedMeanOrSum's (m, shift): QuantizeMultiplier of the scale
+    ratio, the multiplier then shifted left by p = min(floor(log2 n), 32,
+    31 + shift) and divided by n (truncating), the shift lowered by p."""
+    multiplier, shift = quantize_multiplier(float(np.float32(input_scale))
+                                            / float(np.float32(output_scale)))
+    pre_shift = min(count.bit_length() - 1, 32, 31 + shift)
+    return int((multiplier << pre_shift) // count), shift - pre_shift
+
+
+def lower_quantized_reduce_mean(op) -> ir.Value:
+    """TFLite's integer mean over axes (reference/reduce.h)."""
+    x = op.operands[0]
+    in_type, out_type = element_of(x), element_of(op.results[0])
+    shape = shape_of(x)
+    axes = [int(a) for a in ir.DenseI64ArrayAttr(op.attributes["axes"])]
+    count = int(np.prod([shape[a] for a in axes]))
+    multiplier, shift = mean_multiplier(_scales(in_type)[0], _scales(out_type)[0], count)
+    kept = [d for d in range(len(shape)) if d not in axes]
+    sums_shape = [shape[d] for d in kept]
+    zeros = linalg.fill(_scalar(0, 32), outs=[empty(sums_shape, _i(32))])
+    (sums,) = build_generic(
+        [(_stored(x), identity_map(len(shape)))], [(zeros, projection_map(len(shape), kept))],
+        ["reduction" if d in axes else "parallel" for d in range(len(shape))],
+        lambda b, a: arith.addi(a[1], arith.extsi(_i(32), a[0])))
+    offset = _zero_point(in_type) * count
+
+    def requantize(_, args):
+        value = arith.subi(args[0], _scalar(offset, 32))
+        scaled = tosa.ApplyScaleOp(_i(32), value, _scalar(multiplier, 32),
+                                   _scalar(31 - shift, 8), _double_round()).result
+        return _saturate(arith.addi(scaled, _scalar(_zero_point(out_type), 32)), out_type)
+
+    result_type = ir.RankedTensorType.get(sums_shape, _i(8))
+    stored = build_elementwise(result_type, [sums], requantize)
+    return _with_quantized_result(op, reshape(stored, shape_of(op.results[0])))
+
+
 def lower_quantized_clamp(op) -> ir.Value:
     element = element_of(op.results[0])
     low, high = activation_range(_scales(element)[0], _zero_point(element),
@@ -509,6 +550,7 @@ QUANTIZED_LOWERINGS = {
     "tinyml.avg_pool2d": lower_quantized_avg_pool2d,
     "tinyml.max_pool2d": lower_quantized_max_pool2d,
     "tinyml.softmax": lower_quantized_softmax,
+    "tinyml.reduce_mean": lower_quantized_reduce_mean,
     "tinyml.quantize": lower_quantize,
     "tinyml.dequantize": lower_dequantize,
     "tinyml.reshape": lower_on_storage,

@@ -13,6 +13,7 @@ lowering implements:
     quantize(relu(op(...)))          -> clamp[0, inf](op(...))  the other ops
 
 for op in conv2d, depthwise_conv2d, matmul, add, avg_pool2d, max_pool2d, softmax,
+reduce_mean,
 where every operand and the result keep their quantized types. An
 activation is TFLite's fused activation range: the stored range [lo, hi]
 of the op's result type (`!quant.uniform<i8<lo:hi>:f32, ...>`, cast back to
@@ -130,6 +131,13 @@ def _add_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
     return sources
 
 
+def _mean_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
+    sources = _dequantized(op)
+    if sources is None or not _int8_per_tensor(element_of(sources[0])):
+        return None
+    return sources
+
+
 def _softmax_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
     sources = _dequantized(op)
     if sources is None or not _int8_per_tensor(element_of(sources[0])):
@@ -150,6 +158,7 @@ QUANTIZED_OPERANDS = {
     "tinyml.max_pool2d": _pool_operands,
     "tinyml.add": _add_operands,
     "tinyml.softmax": _softmax_operands,
+    "tinyml.reduce_mean": _mean_operands,
 }
 
 

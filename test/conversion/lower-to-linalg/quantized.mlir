@@ -128,3 +128,24 @@ func.func @fused_activation_range(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:
       tensor<1x1x1x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x2x1x!quant.uniform<i8<-10:50>:f32, 0.25:-10>>
   return %y : tensor<1x2x2x1x!quant.uniform<i8<-10:50>:f32, 0.25:-10>>
 }
+
+// -----
+
+// TFLite's integer mean: the int32 sum over the axes, minus n input zero
+// points (9 * 3), requantized by 0.5 / 0.25 = 2 with the multiplier
+// pre-divided by n = 9 (QuantizeMultiplier(2) = 2^30, shift 2; then shifted
+// left by 3 and divided by 9: 954437176, shift -1, apply_scale's 32).
+// CHECK-LABEL: func.func @mean
+// CHECK:         %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]
+// CHECK:           arith.extsi %{{.*}} : i8 to i32
+// CHECK:         linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x2xi32>)
+// CHECK:           %[[OFFSET:.*]] = arith.constant 27 : i32
+// CHECK-NEXT:      %[[D:.*]] = arith.subi %{{.*}}, %[[OFFSET]] : i32
+// CHECK-NEXT:      %[[M:.*]] = arith.constant 954437176 : i32
+// CHECK-NEXT:      %[[S:.*]] = arith.constant 32 : i8
+// CHECK-NEXT:      tosa.apply_scale %[[D]], %[[M]], %[[S]] {rounding_mode = DOUBLE_ROUND}
+func.func @mean(%x: tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:3>>)
+    -> tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>> {
+  %m = tinyml.reduce_mean %x {axes = array<i64: 1, 2>} : (tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:3>>) -> tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>>
+  return %m : tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>>
+}

@@ -107,18 +107,18 @@ func.func @pool_changes_scale(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:0>>)
 
 // -----
 
-// Not fired: an op with no quantized form (a mean over axes here) keeps
-// its explicit dequantize and quantize.
+// Not fired: an op with no quantized form (tanh here) keeps its explicit
+// dequantize and quantize.
 // CHECK-LABEL: func.func @no_quantized_form
 // CHECK:         tinyml.dequantize
-// CHECK-NEXT:    tinyml.reduce_mean
+// CHECK-NEXT:    tinyml.tanh
 // CHECK-NEXT:    tinyml.quantize
 func.func @no_quantized_form(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:0>>)
-    -> tensor<1x1x!quant.uniform<i8:f32, 0.5:0>> {
+    -> tensor<1x4x!quant.uniform<i8:f32, 0.0078125:0>> {
   %f = tinyml.dequantize %x : tensor<1x4x!quant.uniform<i8:f32, 0.5:0>> to tensor<1x4xf32>
-  %m = tinyml.reduce_mean %f {axes = array<i64: 1>, keep_dims} : (tensor<1x4xf32>) -> tensor<1x1xf32>
-  %q = tinyml.quantize %m : tensor<1x1xf32> to tensor<1x1x!quant.uniform<i8:f32, 0.5:0>>
-  return %q : tensor<1x1x!quant.uniform<i8:f32, 0.5:0>>
+  %m = tinyml.tanh %f : tensor<1x4xf32>
+  %q = tinyml.quantize %m : tensor<1x4xf32> to tensor<1x4x!quant.uniform<i8:f32, 0.0078125:0>>
+  return %q : tensor<1x4x!quant.uniform<i8:f32, 0.0078125:0>>
 }
 
 // -----
@@ -134,4 +134,18 @@ func.func @softmax(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:3>>)
   %s = tinyml.softmax %f {axis = 1 : i64} : tensor<1x4xf32>
   %q = tinyml.quantize %s : tensor<1x4xf32> to tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>>
   return %q : tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>>
+}
+
+// -----
+
+// A mean over axes is TFLite's integer mean.
+// CHECK-LABEL: func.func @mean
+// CHECK-NEXT:    %[[M:.*]] = tinyml.reduce_mean %arg0 {axes = array<i64: 1, 2>} : (tensor<1x3x3x2x!quant.uniform<i8:f32, 5.000000e-01:3>>) -> tensor<1x2x!quant.uniform<i8:f32, 2.500000e-01:-1>>
+// CHECK-NEXT:    return %[[M]]
+func.func @mean(%x: tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:3>>)
+    -> tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>> {
+  %f = tinyml.dequantize %x : tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:3>> to tensor<1x3x3x2xf32>
+  %m = tinyml.reduce_mean %f {axes = array<i64: 1, 2>} : (tensor<1x3x3x2xf32>) -> tensor<1x2xf32>
+  %q = tinyml.quantize %m : tensor<1x2xf32> to tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>>
+  return %q : tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>>
 }
