@@ -116,10 +116,14 @@ def test_header_compiles_with_a_c_compiler(kws_dir, tmp_path):
     assert done.returncode == 0, done.stderr
 
 
-def test_cortex_m0_is_refused_clearly(kws_dir, tmp_path):
+def test_a_float_model_on_cortex_m0_is_refused_clearly(kws_dir, tmp_path):
+    """The M0 has no FPU: a float model is refused, naming its first layer
+    (int8 models compile for it: test_int8.py)."""
     done = cli("compile", kws_dir.parent / "kws.onnx", "-o", tmp_path / "m0",
                "--target", "cortex-m0")
-    assert_one_line_error(done, "compile", "cortex-m0 is not supported yet")
+    assert_one_line_error(done, "compile", "cortex-m0 has no FPU: only int8 models whose every "
+                                           "layer has an integer kernel compile for it; "
+                                           "'tinyml.conv2d' at \"Conv_0\"")
     assert not (tmp_path / "m0").exists()
 
 

@@ -447,8 +447,8 @@ def Tinyml_FusedOp : Tinyml_Op<"fused", [IsolatedFromAbove, SingleBlock]> {
     }
     ```
   }];
-  let arguments = (ins StrAttr:$kind, Variadic<Tinyml_Tensor>:$inputs);
-  let results = (outs Variadic<Tinyml_Tensor>:$results);
+  let arguments = (ins StrAttr:$kind, Variadic<Tinyml_AnyTensor>:$inputs);
+  let results = (outs Variadic<Tinyml_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
@@ -463,7 +463,7 @@ def Tinyml_YieldOp : Tinyml_Op<"yield", [Pure, Terminator,
     Terminates a `tinyml.fused` body; its operands become the group's
     results, in order and type.
   }];
-  let arguments = (ins Variadic<Tinyml_Tensor>:$values);
+  let arguments = (ins Variadic<Tinyml_AnyTensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 

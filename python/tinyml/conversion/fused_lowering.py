@@ -27,6 +27,7 @@ from mlir import ir
 from ..ir.builders import build
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
 from ..ir.ops import CONTRACTIONS, REDUCTIONS
+from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
 from ..pipeline.registry import PassError
 from ..transforms.fusion import group_root
@@ -77,6 +78,10 @@ class GroupLowering:
     def build(self) -> ir.Value:
         root = group_root(self.fused)
         config = LoweringConfig.of(self.fused)
+        if root is not None and root.name in CONTRACTIONS and has_quantized_data(root):
+            if config is not None:
+                check_config(config, root, self.fused.location)
+            return self.build_quantized_contraction(root, config)
         if root is not None and root.name in CONTRACTIONS:
             if config is not None:
                 check_config(config, root, self.fused.location)
@@ -119,6 +124,23 @@ class GroupLowering:
         if config is not None:
             epilogue.owner.operation.attributes[ATTRIBUTE] = config.attribute()
         return epilogue
+
+    def build_quantized_contraction(self, root: ir.Operation,
+                                    config: LoweringConfig | None) -> ir.Value:
+        """A quantized contraction, alone in its group: its integer lowering,
+        whose requantizing generic reads the contraction first (the op the
+        transform script starts from) and carries the configuration."""
+        from .quantized_lowering import QUANTIZED_LOWERINGS
+        with ir.InsertionPoint(self.fused), self.fused.location:
+            clone = build(root.name, [root.results[0].type],
+                          [self.leaf(operand) for operand in root.operands],
+                          {name: root.attributes[name] for name in root.attributes})
+            result = QUANTIZED_LOWERINGS[root.name](clone.opview)
+            clone.erase()
+        if config is not None:
+            requantize = result.owner.operation.operands[0].owner.operation
+            requantize.attributes[ATTRIBUTE] = config.attribute()
+        return result
 
     def build_reduction(self, root: ir.Operation) -> ir.Value:
         """The reduction's generics over its element-wise prologue, then the

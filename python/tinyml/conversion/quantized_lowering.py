@@ -47,7 +47,7 @@ from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
 from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
                               quantize_multiplier, softmax_tables)
-from .lower_to_linalg import (ScalarBuilder, broadcast_to, build_elementwise, build_generic,
+from .lower_to_linalg import (LOWERINGS, ScalarBuilder, broadcast_to, build_elementwise, build_generic,
                               collapse, dense_const, empty, identity_map, lower_op, pad_nhwc,
                               pool_window, projection_map, reshape, window_counts)
 
@@ -556,4 +556,5 @@ QUANTIZED_LOWERINGS = {
     "tinyml.reshape": lower_on_storage,
     "tinyml.transpose": lower_on_storage,
     "tinyml.concat": lower_on_storage,
+    "tinyml.fused": LOWERINGS["tinyml.fused"],  # a group of a quantized contraction
 }

@@ -60,15 +60,14 @@ def fusion() -> Pipeline:
                      "tinyml-fuse-elementwise", "tinyml-dce"])
 
 
-def lower_to_linalg(wide_multiply: bool = True) -> Pipeline:
+def lower_to_linalg() -> Pipeline:
     """Every tinyml op (each a kernel, numbered in its location for the
     profile) to linalg/tensor/arith/math, then a tidy-up; the requantizing
-    `tosa.apply_scale` of the int8 kernels becomes arith, with 64-bit
-    products when the target multiplies 32x32->64 (`wide_multiply`), else
-    in 32-bit pieces."""
+    `tosa.apply_scale` of the int8 kernels becomes arith with 64-bit
+    products (`use-32-bit` would leave `arith.mulsi_extended`, which has no
+    LLVM lowering once vectorized)."""
     return Pipeline(["tinyml-number-kernels", "tinyml-lower-to-linalg",
-                     f"func.func(tosa-to-arith{{include-apply-rescale=true "
-                     f"use-32-bit={'false' if wide_multiply else 'true'}}})",
+                     "func.func(tosa-to-arith{include-apply-rescale=true})",
                      "canonicalize", "cse"])
 
 
@@ -202,8 +201,7 @@ class Stage:
 
 
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
-                   memory: dict | None = None, max_accumulators: int = 20,
-                   wide_multiply: bool = True) -> list[Stage]:
+                   memory: dict | None = None, max_accumulators: int = 20) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `memory` holds the
@@ -214,7 +212,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
         stages += [Stage("fusion", fusion()), Stage("tiling", tiling(max_accumulators))]
     stages += [
         Stage("schedule", schedule()),
-        Stage("lower-to-linalg", lower_to_linalg(wide_multiply)),
+        Stage("lower-to-linalg", lower_to_linalg()),
         Stage("tile-and-vectorize", tile_and_vectorize()),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),

@@ -10,8 +10,8 @@ class Target:
     `max_accumulators` bounds a register tile (the FP registers left after
     a tile's loads); `fpu`: float arithmetic in hardware (without it only
     integer models compile); `armv6m`: Thumb-1 only, no 32x32->64-bit
-    multiply and no divide instruction (requantization then uses 32-bit
-    arithmetic, and the runtime brings the multiply and divide helpers);
+    multiply and no divide instruction (the runtime brings the helpers
+    LLVM calls instead);
     `unsupported` says why a known target cannot be built yet."""
 
     name: str

@@ -1,9 +1,10 @@
 ; The integer helpers of tinyml's Cortex-M runtime for ARMv6-M (Cortex-M0/M0+),
 ; which has no 32x32->64 multiply (MULS gives the low 32 bits only) and no
 ; divide instruction: LLVM calls __aeabi_lmul for an i64 `mul` (the high
-; multiplies of requantization) and __aeabi_idiv for an i32 `sdiv` (average
-; pooling). Each is built from operations the core has, so that it cannot
-; become a call to itself.
+; multiplies of requantization), __aeabi_llsl and __aeabi_lasr for i64
+; shifts by a per-channel amount (its rounding), and __aeabi_idiv for an i32
+; `sdiv` (average pooling). Each is built from 32-bit operations the core
+; has, so that it cannot become a call to itself.
 
 ; The low 64 bits of a * b (the same for signed and unsigned).
 define weak i64 @__aeabi_lmul(i64 %a, i64 %b) #0 {
@@ -45,6 +46,53 @@ define weak i64 @__aeabi_lmul(i64 %a, i64 %b) #0 {
   %hi.64 = zext i32 %hi to i64
   %hi.shl = shl i64 %hi.64, 32
   %r = or i64 %hi.shl, %lo.64
+  ret i64 %r
+}
+
+; a << n, 0 <= n < 64.
+define weak i64 @__aeabi_llsl(i64 %a, i32 %n) #0 {
+  %lo = trunc i64 %a to i32
+  %hi.64 = lshr i64 %a, 32
+  %hi = trunc i64 %hi.64 to i32
+  %k = and i32 %n, 31
+  %big = icmp uge i32 %n, 32
+  %lo.shl = shl i32 %lo, %k
+  %hi.shl = shl i32 %hi, %k
+  ; lo >> (32 - k), which is 0 for k = 0 (a shift by 32 would be poison).
+  %lo.half = lshr i32 %lo, 1
+  %back = sub i32 31, %k
+  %carry = lshr i32 %lo.half, %back
+  %hi.small = or i32 %hi.shl, %carry
+  %hi.r = select i1 %big, i32 %lo.shl, i32 %hi.small
+  %lo.r = select i1 %big, i32 0, i32 %lo.shl
+  %lo.64 = zext i32 %lo.r to i64
+  %hi.r.64 = zext i32 %hi.r to i64
+  %hi.top = shl i64 %hi.r.64, 32
+  %r = or i64 %hi.top, %lo.64
+  ret i64 %r
+}
+
+; a >> n with the sign copied in, 0 <= n < 64.
+define weak i64 @__aeabi_lasr(i64 %a, i32 %n) #0 {
+  %lo = trunc i64 %a to i32
+  %hi.64 = lshr i64 %a, 32
+  %hi = trunc i64 %hi.64 to i32
+  %k = and i32 %n, 31
+  %big = icmp uge i32 %n, 32
+  %hi.shr = ashr i32 %hi, %k
+  %lo.shr = lshr i32 %lo, %k
+  ; hi << (32 - k), which is 0 for k = 0.
+  %hi.double = shl i32 %hi, 1
+  %back = sub i32 31, %k
+  %carry = shl i32 %hi.double, %back
+  %lo.small = or i32 %lo.shr, %carry
+  %sign = ashr i32 %hi, 31
+  %lo.r = select i1 %big, i32 %hi.shr, i32 %lo.small
+  %hi.r = select i1 %big, i32 %sign, i32 %hi.shr
+  %lo.64 = zext i32 %lo.r to i64
+  %hi.r.64 = zext i32 %hi.r to i64
+  %hi.top = shl i64 %hi.r.64, 32
+  %r = or i64 %hi.top, %lo.64
   ret i64 %r
 }
 

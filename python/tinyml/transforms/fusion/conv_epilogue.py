@@ -8,6 +8,7 @@ from mlir.rewrite import PatternRewriter
 
 from ...ir.ops import CONTRACTIONS, ELEMENTWISE
 from ...ir.patterns import NO_MATCH, Pattern
+from ...ir.quant import has_quantized_data
 from ...ir.values import shape_of
 from .groups import EpilogueChains, float_only, in_function_body, new_group, only_user
 
@@ -34,7 +35,18 @@ def conv_epilogue_patterns(max_epilogue_ops: int = 8, residual: bool = True,
         new_group(rewriter, op, KIND)
 
     return ([(name, float_only(contraction_becomes_group)) for name in sorted(CONTRACTIONS)]
+            + [(name, quantized_contraction_becomes_group) for name in sorted(CONTRACTIONS)]
             + [(name, float_only(chains.epilogue_joins_group)) for name in sorted(ELEMENTWISE)])
+
+
+def quantized_contraction_becomes_group(op: ir.OpView, rewriter: PatternRewriter):
+    """A quantized contraction is a group of its own: its activation is its
+    result type's range and its requantization the epilogue the group
+    lowers to, in the contraction's loop nest."""
+    op = op.operation
+    if not in_function_body(op) or not has_quantized_data(op):
+        return NO_MATCH
+    new_group(rewriter, op, KIND)
 
 
 def reads_full_tensor_besides(op: ir.Operation, chained: ir.Operation) -> bool:
