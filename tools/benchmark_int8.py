@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The int8 zoo's networks on emulated Cortex-M cores: executed
-instructions, arena and code size, and whether the outputs are bit-exact
+instructions, arena, code and weight sizes, and whether the outputs are bit-exact
 to TensorFlow Lite Micro (one input, spread around the input zero point).
 
     tools/benchmark_int8.py [--targets cortex-m4,cortex-m0] [NAME ...]
@@ -24,9 +24,9 @@ def main(argv=None) -> int:
     parser.add_argument("--targets", default="cortex-m4,cortex-m0")
     parser.add_argument("names", nargs="*", default=NETWORKS)
     args = parser.parse_args(argv)
-    print("| model | target | instructions | instr/MAC | arena B | text B | kernels | "
-          "mismatches vs TFLM |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| model | target | instructions | instr/MAC | arena B | text B | rodata B (weights) "
+          "| kernels | mismatches vs TFLM |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in args.names:
         interpreter = runtime.Interpreter.from_bytes((INT8_ZOO / f"{name}.tflite").read_bytes())
         details = interpreter.get_input_details(0)
@@ -44,7 +44,8 @@ def main(argv=None) -> int:
             mismatches = int((result.outputs[0].reshape(want.shape) != want).sum())
             print(f"| {name} | {target} | {result.instructions:,} | "
                   f"{result.instructions / report['macs']:.2f} | {report['arena_bytes']:,} | "
-                  f"{report['flash']['text']:,} | {report['kernels']} | {mismatches} |",
+                  f"{report['flash']['text']:,} | {report['flash']['rodata']:,} | "
+                  f"{report['kernels']} | {mismatches} |",
                   flush=True)
     return 0
 
