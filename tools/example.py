@@ -76,7 +76,8 @@ def main() -> int:
 def tflite_micro_reference(onnx_path: str, inputs: dict) -> list[np.ndarray]:
     """TFLM's reference kernels on the .tflite file the ONNX model was made from."""
     from tflite_micro.python.tflite_micro import runtime
-    interpreter = runtime.Interpreter.from_bytes(Path(onnx_path).with_suffix(".tflite").read_bytes())
+    tflite = Path(onnx_path).with_suffix(".tflite").read_bytes()
+    interpreter = runtime.Interpreter.from_bytes(tflite)
     for index, array in enumerate(inputs.values()):
         interpreter.set_input(array, index)
     interpreter.invoke()

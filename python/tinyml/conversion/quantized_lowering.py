@@ -7,7 +7,8 @@ integer_ops/conv.h, depthwise_conv.h, fully_connected.h), bit for bit.
                                            the input zero point
                + bias[f] - zp_x * sum w[.., f]   the input offset, folded into
                                            the bias at compile time
-        y = clamp(zp_y + apply_scale(acc, m[f], 31 - shift[f]), -128, 127)
+        y = zp_y + apply_scale(acc, m[f], 31 - shift[f]), saturated to the
+            result type's stored range (int8, or a fused activation's)
     add        TFLite's: both operands, offset and shifted left by 20, scaled
                to a common scale, summed, scaled to the result (add.h)
     avg_pool2d sum / count of the stored values, rounded half away from
@@ -41,15 +42,15 @@ from mlir import ir
 from mlir.dialects import arith, linalg, quant, tensor, tosa
 
 from ..ir.attributes import window_attributes
+from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
+                              quantize_multiplier, softmax_tables)
 from ..ir.patterns import attributes_of, create
 from ..ir.quant import is_per_axis, storage_cast
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
-from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
-                              quantize_multiplier, softmax_tables)
-from .lower_to_linalg import (LOWERINGS, ScalarBuilder, broadcast_to, build_elementwise, build_generic,
-                              collapse, dense_const, empty, identity_map, lower_op, pad_nhwc,
-                              pool_window, projection_map, reshape, window_counts)
+from .lower_to_linalg import (LOWERINGS, ScalarBuilder, broadcast_to, build_elementwise,
+                              build_generic, collapse, dense_const, empty, identity_map, lower_op,
+                              pad_nhwc, pool_window, projection_map, reshape, window_counts)
 
 INT8_MIN, INT8_MAX = -128, 127
 

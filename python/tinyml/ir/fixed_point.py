@@ -265,7 +265,8 @@ def calculate_input_radius(input_integer_bits, input_left_shift, total_signed_bi
 
 
 def softmax_params(input_scale, beta=1.0):
-    """softmax_common.cc CalculateSoftmaxParams (int8) -> (input_multiplier, input_left_shift, diff_min)."""
+    """softmax_common.cc CalculateSoftmaxParams (int8): (input_multiplier,
+    input_left_shift, diff_min)."""
     # TfLiteQuantizationParams.scale and TfLiteSoftmaxParams.beta are C floats,
     # promoted to double.
     input_multiplier, input_left_shift = preprocess_softmax_scaling(
