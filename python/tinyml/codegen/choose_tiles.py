@@ -1,5 +1,6 @@
 """tinyml-choose-tiles: pick each conv/matmul group's (and average pool's) lowering configuration
-for the target's floating-point registers, and record it on the group as
+for the target's registers (the FPU's for float, the core's for the int32
+accumulators of a quantized group), and record it on the group as
 `lowering = #tinyml.lowering<tile = [...], reduction = [...]>`.
 
 The register tile is the part of the output computed per iteration, all of
@@ -17,6 +18,7 @@ depthwise conv with a channel multiplier is not tiled."""
 from mlir import ir
 
 from ..ir.ops import CONTRACTIONS
+from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
 from ..transforms.fusion import group_root, top_level_ops
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
@@ -33,6 +35,12 @@ class ChooseTiles(Pass):
         Option("max-accumulators", int, 20,
                "accumulators a tile may keep in registers (pixels x channels); an FPv4/FPv5 "
                "has 32 single-precision registers, some needed for the loads", low=1, high=64),
+        Option("max-int-accumulators", int, 8,
+               "int32 accumulators a quantized (int8) tile may keep in the core's registers: "
+               "a Cortex-M has 13, some needed for the loads and pointers", low=1, high=64),
+        Option("int-reduction-taps", int, 16,
+               "input values per reduction step of a quantized conv (each loaded value "
+               "takes a core register too)", low=1, high=64),
         Option("max-channels", int, 4, "output channels per tile", low=1, high=16),
         Option("max-pixels", int, 5, "output pixels of a row per tile", low=1, high=16),
         Option("max-columns", int, 8, "output columns per matmul tile", low=1, high=32),
@@ -68,22 +76,25 @@ class ChooseTiles(Pass):
 
     def config(self, root: ir.Operation) -> LoweringConfig | None:
         out_shape = shape_of(root.results[0])
-        channels = largest_divisor(out_shape[-1], min(self.max_channels, self.max_accumulators))
+        quantized = has_quantized_data(root)
+        accumulators = self.max_int_accumulators if quantized else self.max_accumulators
+        taps = self.int_reduction_taps if quantized else self.reduction_taps
+        channels = largest_divisor(out_shape[-1], min(self.max_channels, accumulators))
         if root.name == "tinyml.matmul":
             # One row (a matrix-vector product): each weight is used once,
             # so wider tiles only amortise the row's load and the loop.
-            columns = largest_divisor(out_shape[-1], min(self.max_columns, self.max_accumulators))
+            columns = largest_divisor(out_shape[-1], min(self.max_columns, accumulators))
             k = shape_of(root.operands[0])[0 if "transpose_lhs" in root.attributes else 1]
             return LoweringConfig((1, columns), (largest_divisor(k, self.matmul_step),))
         if root.name == "tinyml.depthwise_conv2d" and shape_of(root.operands[1])[3] > 1:
             return None  # a multiplier maps channels to inputs unevenly
-        pixels = largest_divisor(out_shape[2], min(self.max_pixels, self.max_accumulators // channels))
+        pixels = largest_divisor(out_shape[2], min(self.max_pixels, accumulators // channels))
         if root.name == "tinyml.depthwise_conv2d":
             return LoweringConfig((1, 1, pixels, channels), (1, 0))
         kw = shape_of(root.operands[1])[1]
         in_channels = shape_of(root.operands[0])[3]
         return LoweringConfig((1, 1, pixels, channels),
-                              (1, kw, largest_divisor(in_channels, max(1, self.reduction_taps // kw))))
+                              (1, kw, largest_divisor(in_channels, max(1, taps // kw))))
 
 
 def largest_divisor(size: int, limit: int) -> int:

@@ -118,10 +118,13 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
     return pipeline
 
 
-def tiling(max_accumulators: int = 20) -> Pipeline:
+def tiling(max_accumulators: int = 20, int_tile: tuple[int, int] = (8, 16)) -> Pipeline:
     """The register tile of every conv/matmul group, for a target with
-    room for `max_accumulators` accumulators."""
-    return Pipeline([lookup("tinyml-choose-tiles")(max_accumulators=max_accumulators)])
+    room for `max_accumulators` float accumulators; `int_tile` bounds a
+    quantized group's (int32 accumulators, input values per step)."""
+    return Pipeline([lookup("tinyml-choose-tiles")(
+        max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
+        int_reduction_taps=int_tile[1])])
 
 
 def schedule() -> Pipeline:
@@ -201,7 +204,8 @@ class Stage:
 
 
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
-                   memory: dict | None = None, max_accumulators: int = 20) -> list[Stage]:
+                   memory: dict | None = None, max_accumulators: int = 20,
+                   int_tile: tuple[int, int] = (8, 16)) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `memory` holds the
@@ -209,7 +213,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     intermediate into a view of the arena argument."""
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
-        stages += [Stage("fusion", fusion()), Stage("tiling", tiling(max_accumulators))]
+        stages += [Stage("fusion", fusion()),
+                   Stage("tiling", tiling(max_accumulators, int_tile))]
     stages += [
         Stage("schedule", schedule()),
         Stage("lower-to-linalg", lower_to_linalg()),

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 class Target:
     """Where a model runs. `triple`/`cpu`/`float_abi` drive opt and llc;
     `max_accumulators` bounds a register tile (the FP registers left after
-    a tile's loads); `fpu`: float arithmetic in hardware (without it only
+    a tile's loads); `int_tile` is a quantized tile's (int32 accumulators,
+    input values per reduction step), measured per core; `fpu`: float arithmetic in hardware (without it only
     integer models compile); `armv6m`: Thumb-1 only, no 32x32->64-bit
     multiply and no divide instruction (the runtime brings the helpers
     LLVM calls instead);
@@ -20,6 +21,7 @@ class Target:
     cpu: str | None = None
     float_abi: str | None = None
     max_accumulators: int = 20
+    int_tile: tuple[int, int] = (8, 16)
     fpu: bool = True
     armv6m: bool = False
     unsupported: str | None = None
@@ -36,8 +38,9 @@ TARGETS = {
     "cortex-m4": Target("cortex-m4", 32, "thumbv7em-none-eabihf", "cortex-m4", "hard", 20),
     "cortex-m7": Target("cortex-m7", 32, "thumbv7em-none-eabihf", "cortex-m7", "hard", 20),
     # ARMv6-M: no FPU, no DSP extension, no 64-bit multiply (MULS only).
+    # Wider int tiles measured faster there (KWS 21.4 M vs 27.1 M).
     "cortex-m0": Target("cortex-m0", 32, "thumbv6m-none-eabi", "cortex-m0", "soft",
-                        fpu=False, armv6m=True),
+                        int_tile=(20, 12), fpu=False, armv6m=True),
 }
 
 DEFAULT_TARGET = "cortex-m4"

@@ -90,3 +90,25 @@ func.func @untiled(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>) -> (tensor<
 func.func @options() {
   return
 }
+
+// -----
+
+// A quantized (int8) conv keeps its int32 accumulators in the core's
+// registers, not the FPU's: at most 8 (max-int-accumulators), so 2 pixels x
+// 4 channels of a 32-column row, where the float conv above takes 4 x 4;
+// a step of its reduction takes 16 input values (int-reduction-taps): a
+// 1x1 window, 16 of the 64 input channels.
+// CHECK-LABEL: func.func @quantized_conv
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 16]>}
+func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
+                          %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi : (tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
+}
