@@ -6,16 +6,19 @@ same ONNX file (at most one step of the int8 output: the interpreter
 accumulates in float64, onnxruntime in float32, and a rounding may flip)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
 
+import tinyml
 import zoo
 from test_frontend import cleaned, run_module
 from tinyml import make_context
-from tinyml.frontend import import_onnx
+from tinyml.compiler import CompileError
+from tinyml.frontend import FrontendError, import_onnx
 
 INT8_ZOO = Path(__file__).resolve().parents[1] / "models" / "int8"
 MODELS = sorted(p.stem for p in INT8_ZOO.glob("*.onnx"))
@@ -41,3 +44,71 @@ def test_int8_model_imports_like_onnxruntime(name):
     for g, e in zip(got, expected):
         assert e.dtype == np.int8
         assert np.abs(g - e.reshape(g.shape).astype(np.float32)).max() <= 1, name
+
+
+# ---------------------------------------------------------------------------
+# What the importer and the compiler refuse in a quantized model, in one line
+# ---------------------------------------------------------------------------
+
+def _qdq_model(nodes, inputs, inits, output_type=onnx.TensorProto.FLOAT):
+    graph = onnx.helper.make_graph(
+        nodes, "qdq", [onnx.helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [onnx.helper.make_tensor_value_info("y", output_type, None)],
+        [onnx.numpy_helper.from_array(np.asarray(v), n) for n, v in inits.items()])
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+I8, F32 = onnx.TensorProto.INT8, onnx.TensorProto.FLOAT
+REFUSED = {
+    "uint8_constant": (
+        _qdq_model([onnx.helper.make_node("DequantizeLinear", ["c", "s", "z"], ["d"]),
+                    onnx.helper.make_node("Add", ["x", "d"], ["y"])],
+                   [("x", F32, [1, 4])], {"c": np.uint8([1, 2, 3, 4]), "s": np.float32(0.5),
+                                          "z": np.uint8(128)}),
+        r"node 'DequantizeLinear_0' \(DequantizeLinear\): dequantizes a constant of type "
+        r"uint8; only int8 \(and int32 biases\) are supported"),
+    "per_axis_quantize": (
+        _qdq_model([onnx.helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=1)],
+                   [("x", F32, [1, 2])],
+                   {"s": np.float32([0.5, 0.25]), "z": np.int8([0, 0])}, I8),
+        "per-axis quantization is not supported"),
+    "per_axis_dequantize_of_a_tensor": (
+        _qdq_model([onnx.helper.make_node("DequantizeLinear", ["x", "s", "z"], ["y"], axis=1)],
+                   [("x", I8, [1, 2])], {"s": np.float32([0.5, 0.25]), "z": np.int8([0, 0])}),
+        r"per-axis dequantization of a tensor \(not a constant\) is not supported"),
+    "reshape_splits_the_axis": (
+        _qdq_model([onnx.helper.make_node("DequantizeLinear", ["w", "s", "z"], ["d"], axis=0),
+                    onnx.helper.make_node("Reshape", ["d", "shape"], ["r"]),
+                    onnx.helper.make_node("Add", ["x", "r"], ["y"])],
+                   [("x", F32, [2, 4])],
+                   {"w": np.int8([[1, 2], [3, 4], [5, 6], [7, 8]]), "s": np.float32([1, 2, 3, 4]),
+                    "z": np.int8([0, 0, 0, 0]), "shape": np.int64([2, 4])}),
+        r"cannot reshape \[4, 2\] to \[2, 4\]: it splits the quantization axis 0"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_quantized_input_is_refused_in_one_line(case):
+    model, message = REFUSED[case]
+    with pytest.raises(FrontendError) as error:
+        import_onnx(model)
+    text = str(error.value)
+    assert "\n" not in text
+    assert re.search(message, text), text
+
+
+def test_quantized_weights_that_are_not_constant_are_refused():
+    """A quantized conv needs its weights at compile time (their sums fold
+    the input offset into the bias)."""
+    model = _qdq_model(
+        [onnx.helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
+         onnx.helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wf"]),
+         onnx.helper.make_node("MatMul", ["xf", "wf"], ["m"]),
+         onnx.helper.make_node("QuantizeLinear", ["m", "sy", "zy"], ["y"])],
+        [("x", I8, [1, 4]), ("w", I8, [4, 2])],
+        {"sx": np.float32(0.5), "zx": np.int8(0), "sw": np.float32(0.25), "zw": np.int8(0),
+         "sy": np.float32(1.0), "zy": np.int8(0)}, I8)
+    with pytest.raises(CompileError, match=r"quantized weights must be a constant"):
+        tinyml.compile(model, target="host")

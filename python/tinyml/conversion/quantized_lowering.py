@@ -45,7 +45,7 @@ from ..ir.attributes import window_attributes
 from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
                               quantize_multiplier, softmax_tables)
 from ..ir.patterns import attributes_of, create
-from ..ir.quant import is_per_axis, storage_cast
+from ..ir.quant import is_per_axis, scales, storage_cast, storage_type, zero_points
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
 from .lower_to_linalg import (LOWERINGS, ScalarBuilder, broadcast_to, build_elementwise,
@@ -60,13 +60,12 @@ INT8_MIN, INT8_MAX = -128, 127
 # ---------------------------------------------------------------------------
 
 def _scales(element: ir.Type) -> np.ndarray:
-    if is_per_axis(element):
-        return np.asarray(quant.UniformQuantizedPerAxisType(element).scales, np.float32)
-    return np.asarray([quant.UniformQuantizedType(element).scale], np.float32)
+    return np.asarray(scales(element), np.float32)
 
 
 def _zero_point(element: ir.Type) -> int:
-    return quant.UniformQuantizedType(element).zero_point
+    """The zero point of a per-tensor type."""
+    return zero_points(element)[0]
 
 
 def effective_scales(x: ir.Type, w: ir.Type, y: ir.Type, channels: int,
@@ -89,15 +88,9 @@ def _i(bits: int) -> ir.IntegerType:
     return ir.IntegerType.get_signless(bits)
 
 
-def _storage_element(element: ir.Type) -> ir.Type:
-    if is_per_axis(element):
-        return quant.UniformQuantizedPerAxisType(element).storage_type
-    return quant.UniformQuantizedType(element).storage_type
-
-
 def _stored(value: ir.Value) -> ir.Value:
     """A quantized tensor's integer storage."""
-    return storage_cast(value, _storage_element(element_of(value)))
+    return storage_cast(value, storage_type(element_of(value)))
 
 
 def _constant_storage(value: ir.Value, what: str, op) -> np.ndarray:
@@ -504,20 +497,15 @@ def lower_dequantize(op) -> ir.Value:
     element = element_of(source)
     shape = shape_of(source)
     result_type = ir.RankedTensorType.get(shape, ir.F32Type.get())
-    if is_per_axis(element):
-        per_axis = quant.UniformQuantizedPerAxisType(element)
-        axis = per_axis.quantized_dimension
-        scales = np.asarray(per_axis.scales, np.float32)
-        zero_points = np.asarray(per_axis.zero_points, np.float32)
-    else:
-        axis, scales, zero_points = None, _scales(element), np.float32([_zero_point(element)])
+    scale, zero_point = _scales(element), np.float32(zero_points(element))
     stored = _stored(source)
     rank = len(shape)
-    if axis is None:
+    if not is_per_axis(element):
         def body(b, args):
             real = arith.sitofp(ir.F32Type.get(), args[0])
-            return b.mul(b.sub(real, b.const(float(zero_points[0]))), b.const(float(scales[0])))
+            return b.mul(b.sub(real, b.const(float(zero_point[0]))), b.const(float(scale[0])))
         return build_elementwise(result_type, [stored], body)
+    axis = quant.UniformQuantizedPerAxisType(element).quantized_dimension
     axis_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(axis)])
 
     def per_axis_body(b, args):
@@ -525,8 +513,8 @@ def lower_dequantize(op) -> ir.Value:
         return b.mul(b.sub(real, args[2]), args[1])
 
     (result,) = build_generic(
-        [(stored, identity_map(rank)), (dense_const(scales), axis_map),
-         (dense_const(zero_points), axis_map)],
+        [(stored, identity_map(rank)), (dense_const(scale), axis_map),
+         (dense_const(zero_point), axis_map)],
         [(empty(shape), identity_map(rank))], ["parallel"] * rank, per_axis_body)
     return result
 
@@ -536,7 +524,7 @@ def lower_on_storage(op) -> ir.Value:
     same op on their integer storage."""
     result_element = element_of(op.results[0])
     stored = create(op.name, shape_of(op.results[0]), [_stored(v) for v in op.operands],
-                    attributes_of(op), op.location, _storage_element(result_element))
+                    attributes_of(op), op.location, storage_type(result_element))
     (value,) = lower_op(producer(stored))
     return storage_cast(value, result_element)
 

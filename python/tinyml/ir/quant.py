@@ -49,6 +49,28 @@ def uniform_type(scales: Sequence[float], zero_points: Sequence[int], dtype=np.i
         axis, int(info.min), int(info.max))
 
 
+def _parameters(element: ir.Type):
+    return quant.UniformQuantizedPerAxisType(element) if is_per_axis(element) \
+        else quant.UniformQuantizedType(element)
+
+
+def scales(element: ir.Type) -> list[float]:
+    """The scale of a quantized type, or its scales along its axis."""
+    params = _parameters(element)
+    return list(params.scales) if is_per_axis(element) else [params.scale]
+
+
+def zero_points(element: ir.Type) -> list[int]:
+    """The zero point of a quantized type, or its zero points along its axis."""
+    params = _parameters(element)
+    return list(params.zero_points) if is_per_axis(element) else [params.zero_point]
+
+
+def storage_type(element: ir.Type) -> ir.IntegerType:
+    """The integer type a quantized type's values are stored in."""
+    return _parameters(element).storage_type
+
+
 def with_storage_range(element: ir.Type, low: int, high: int) -> ir.Type:
     """A per-tensor quantized type whose stored values stay in [low, high]:
     how a fused activation (TFLite's activation range) reads in the IR."""

@@ -46,7 +46,8 @@ from mlir.dialects import quant
 
 from ..ir.patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily
 from ..ir.fixed_point import activation_range
-from ..ir.quant import is_per_axis, is_quantized, quant_cast, storage_cast, with_storage_range
+from ..ir.quant import (is_per_axis, is_quantized, quant_cast, storage_cast, storage_type,
+                        with_storage_range, zero_points)
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import Pass, register
 
@@ -61,15 +62,7 @@ def _only_use(value: ir.Value) -> bool:
 
 
 def _storage_bits(element: ir.Type) -> int:
-    if is_per_axis(element):
-        return quant.UniformQuantizedPerAxisType(element).storage_type_integral_width
-    return quant.UniformQuantizedType(element).storage_type_integral_width
-
-
-def _zero_points(element: ir.Type) -> list[int]:
-    if is_per_axis(element):
-        return list(quant.UniformQuantizedPerAxisType(element).zero_points)
-    return [quant.UniformQuantizedType(element).zero_point]
+    return storage_type(element).width
 
 
 def _int8_per_tensor(element: ir.Type) -> bool:
@@ -110,7 +103,7 @@ def _contraction_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] |
         return None  # a channel multiplier: no quantized form
     if len(sources) > 2:
         bias = element_of(sources[2])
-        if _storage_bits(bias) != 32 or any(_zero_points(bias)):
+        if _storage_bits(bias) != 32 or any(zero_points(bias)):
             return None
     return sources
 
