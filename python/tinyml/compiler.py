@@ -944,7 +944,7 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
         kernels: list = []
         for stage in compile_stages(
                 spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory,
-                max_accumulators=spec.max_accumulators, int_tile=spec.int_tile):
+                max_accumulators=spec.max_accumulators, int_tile=spec.int_tile, dsp=spec.dsp):
             stage_start = time.perf_counter()
             _run_stage(stage.name, stage.pipeline, module)
             if stage.name == "cleanup" and not spec.fpu:

@@ -138,18 +138,32 @@ def test_a_layer_without_integer_kernel_runs_in_float():
         tinyml.compile(model, target="cortex-m0")
 
 
+def _mnemonics(tmp_path: Path, model: str, target: str) -> set[str]:
+    """The instructions the compiled object's disassembly holds."""
+    compiled = tinyml.compile(str(INT8_ZOO / f"{model}.onnx"), target=target)
+    obj = tmp_path / "model.o"
+    obj.write_bytes(compiled.artefacts[f"{model}.o"])
+    listing = run_tool("llvm-objdump", "-d", "--no-show-raw-insn", obj)
+    return set(re.findall(r"^\s+[0-9a-f]+:\s+\t([\w.]+)", listing, re.M))
+
+
 def test_cortex_m0_code_is_armv6m_integer_code(tmp_path):
     """The M0 object has no FPU, DSP or Thumb-2-only instruction: llc was
     asked for thumbv6m, and the disassembly shows none (the emulated M0
     would fault on one, too)."""
-    compiled = tinyml.compile(str(INT8_ZOO / "op_conv_relu.onnx"), target="cortex-m0")
-    obj = tmp_path / "model.o"
-    obj.write_bytes(compiled.artefacts["op_conv_relu.o"])
-    listing = run_tool("llvm-objdump", "-d", "--no-show-raw-insn", obj)
-    mnemonics = set(re.findall(r"^\s+[0-9a-f]+:\s+\t([\w.]+)", listing, re.M))
+    mnemonics = _mnemonics(tmp_path, "op_conv_relu", "cortex-m0")
     forbidden = {m for m in mnemonics if m.startswith(
         ("v", "smla", "smul", "sxt", "ssat", "usat", "sdiv", "udiv", "umull", "ldrd", "strd"))}
     assert {"muls", "push"} <= mnemonics and not forbidden, forbidden
+
+
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m7"])
+def test_dsp_cores_multiply_int8_with_smlad(tmp_path, target):
+    """On a core with the DSP extension an int8 conv and FC multiply two
+    pairs of sign-extended bytes per instruction (SXTB16, SMLAD); the
+    bit-exact runs above check their results."""
+    for model in ("fc_autoencoder", "kws_dscnn"):
+        assert {"sxtb16", "smlad"} <= _mnemonics(tmp_path, model, target), model
 
 
 def test_a_float_model_is_refused_on_cortex_m0():

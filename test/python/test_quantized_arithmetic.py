@@ -1,12 +1,17 @@
-"""The compile-time half of TFLite's integer arithmetic, against values
-worked out from quantization_util.cc and kernel_util.cc by hand (the
-kernels themselves are checked bit for bit in test_int8.py)."""
+"""TFLite's integer arithmetic: the compile-time half against values
+worked out from quantization_util.cc and kernel_util.cc by hand, and the
+requantization's left and right shifts run on every target against a
+Python transcription of common.h (the kernels themselves are checked bit
+for bit against TFLM in test_int8.py)."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+import tinyml
 from tinyml.conversion.quantized_lowering import mean_multiplier
-from tinyml.ir.fixed_point import activation_range, quantize_multiplier, roundf
+from tinyml.ir.fixed_point import (activation_range, quantize_multiplier, rounding_divide_by_pot,
+                                   roundf, saturating_rounding_doubling_high_mul, wrap32)
 
 
 @pytest.mark.parametrize("real, expected", [
@@ -47,3 +52,48 @@ def test_activation_range(scale, zero_point, low, high, expected):
 ])
 def test_mean_multiplier(input_scale, output_scale, count, expected):
     assert mean_multiplier(input_scale, output_scale, count) == expected
+
+
+# A 1x1 conv whose three channels requantize by 5 (a left shift of 3), 0.3
+# (a right shift of 1) and 0.0002 (a right shift of 12): 0.5 * w_scale / 0.25.
+SHIFTS_CONV = """
+func.func @requantize_shifts(%x8: tensor<1x16x16x1xi8>) -> tensor<1x16x16x3xi8> {
+  %x = quant.scast %x8 : tensor<1x16x16x1xi8> to tensor<1x16x16x1x!quant.uniform<i8:f32, 0.5:-3>>
+  %wc = arith.constant dense<[[[[3, -2, 1]]]]> : tensor<1x1x1x3xi8>
+  %w = quant.scast %wc : tensor<1x1x1x3xi8> to tensor<1x1x1x3x!quant.uniform<i8:f32:3, {2.5, 0.15, 0.0001}>>
+  %bc = arith.constant dense<[7, -100, 20000]> : tensor<3xi32>
+  %b = quant.scast %bc : tensor<3xi32> to tensor<3x!quant.uniform<i32:f32:0, {1.25, 0.075, 0.00005}>>
+  %y = tinyml.conv2d %x, %w, %b : (tensor<1x16x16x1x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x1x1x3x!quant.uniform<i8:f32:3, {2.5, 0.15, 0.0001}>>,
+      tensor<3x!quant.uniform<i32:f32:0, {1.25, 0.075, 0.00005}>>)
+      -> tensor<1x16x16x3x!quant.uniform<i8:f32, 0.25:5>>
+  %y8 = quant.scast %y : tensor<1x16x16x3x!quant.uniform<i8:f32, 0.25:5>> to tensor<1x16x16x3xi8>
+  return %y8 : tensor<1x16x16x3xi8>
+}
+"""
+
+
+def _multiply_by_quantized_multiplier(x: int, multiplier: int, shift: int) -> int:
+    """TFLite's MultiplyByQuantizedMultiplier (common.h), in Python ints."""
+    high = saturating_rounding_doubling_high_mul(wrap32(x * (1 << max(shift, 0))), multiplier)
+    return rounding_divide_by_pot(high, max(-shift, 0))
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m0"])
+def test_requantization_shifts_left_and_right(tmp_path, target):
+    """Every int8 input through the conv: each channel's output is TFLite's
+    arithmetic on the accumulator, left shift or right shift alike."""
+    path = tmp_path / "shifts.mlir"
+    path.write_text(SHIFTS_CONV)
+    x = np.arange(-128, 128, dtype=np.int8).reshape(1, 16, 16, 1)
+    got = tinyml.compile(str(path), target=target).run(x).outputs[0]
+    want = np.empty(got.shape, np.int64)
+    for channel, (weight, bias, scale) in enumerate(zip([3, -2, 1], [7, -100, 20000],
+                                                        [2.5, 0.15, 0.0001])):
+        multiplier, shift = quantize_multiplier(0.5 * scale / 0.25)
+        for index, value in np.ndenumerate(x[..., 0]):
+            acc = weight * (int(value) + 3) + bias
+            want[index + (channel,)] = min(127, max(-128, 5 + _multiply_by_quantized_multiplier(
+                acc, multiplier, shift)))
+    assert quantize_multiplier(0.5 * 2.5 / 0.25)[1] == 3  # the left shift is exercised
+    np.testing.assert_array_equal(got, want)

@@ -23,8 +23,9 @@ epilogue `linalg.generic` whose first input is the group's contraction:
 4. decompose a conv whose window row is one step into a 1-D conv;
 5. vectorize the tile's ops.
 
-Then, for the whole module: contractions become outer products and those
-FMAs (`lower_contraction`, `lower_outerproduct`); the accumulator's
+Then, for the whole module (a second entry point, `LOWER_CONTRACTIONS`, so
+that a target's own lowering of some contractions can run in between):
+contractions become outer products and those FMAs (`lower_contraction`, `lower_outerproduct`); the accumulator's
 transfer_read/write pair is hoisted out of the reduction loops
 (`hoist_loop_invariant_subsets`), which keeps it in registers; last, the
 slices between a tile's vector writes and reads fold away, so the bias and
@@ -42,6 +43,11 @@ from ..memory.schedule_for_memory import PEAK, tensor_bytes
 
 #: The symbol of the attached script module.
 SCRIPT = "tinyml_transform_script"
+#: The script's second entry point, run after the first (tiling and
+#: vectorizing) once the target's own contraction lowerings have had their
+#: turn (tinyml-contract-to-smlad): the remaining contractions become FMAs,
+#: accumulators are hoisted into registers.
+LOWER_CONTRACTIONS = "tinyml_lower_contractions"
 #: The attribute telling which of the script's sequences tiles an epilogue.
 MARK = "tinyml.script"
 
@@ -149,8 +155,9 @@ def group_sequence(name: str, group: Group) -> list[str]:
 
 
 def build_script(groups: list[Group]) -> str:
-    """The script for `groups`: sequence N tiles every epilogue marked
-    `tinyml.script = N`, then the module-wide vector lowering and hoisting."""
+    """The script for `groups`: `__transform_main` runs sequence N on every
+    epilogue marked `tinyml.script = N`; `LOWER_CONTRACTIONS` is the
+    module-wide vector lowering and hoisting."""
     lines = [f"module @{SCRIPT} attributes {{transform.with_named_sequence}} {{"]
     main = [f"  transform.named_sequence @__transform_main(%module: {ANY} {{transform.readonly}}) {{"]
     for index, group in enumerate(groups):
@@ -162,7 +169,9 @@ def build_script(groups: list[Group]) -> str:
         main.append(f"    ^bb0(%epilogue: {ANY}):")
         main.append(f"      transform.include @{name} failures(propagate) (%epilogue) : ({ANY}) -> ()")
         main.append("    }")
-    main += [
+    main += ["    transform.yield", "  }"]
+    lower = [
+        f"  transform.named_sequence @{LOWER_CONTRACTIONS}(%module: {ANY} {{transform.readonly}}) {{",
         f"    %functions = transform.structured.match ops{{[\"func.func\"]}} in %module : ({ANY}) -> {ANY}",
         f"    transform.apply_patterns to %functions {{",
         "      transform.apply_patterns.vector.reduction_to_contract",
@@ -185,7 +194,7 @@ def build_script(groups: list[Group]) -> str:
         "    transform.yield",
         "  }",
     ]
-    return "\n".join(lines + main + ["}"])
+    return "\n".join(lines + main + lower + ["}"])
 
 
 def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:

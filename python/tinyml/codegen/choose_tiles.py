@@ -13,7 +13,8 @@ walks its window a row at a time, all kw taps of it at once (the 1-D conv
 vectorizer reuses each loaded input across them) and as many input channels
 as keep a step near `reduction-taps` input values (8 for a 1x1 conv, 4 for
 a 3x3 one: more unrolls code for little, fewer pays the loop per few FMAs);
-a depthwise conv one window row per step, a matmul `matmul-step` k. A
+a depthwise conv one window row per step, a matmul `matmul-step` k (a
+quantized one `int-reduction-taps`). A
 depthwise conv with a channel multiplier is not tiled."""
 from mlir import ir
 
@@ -41,6 +42,9 @@ class ChooseTiles(Pass):
         Option("int-reduction-taps", int, 16,
                "input values per reduction step of a quantized conv (each loaded value "
                "takes a core register too)", low=1, high=64),
+        Option("max-int-columns", int, 4,
+               "output columns per quantized matrix-vector tile (each weight is used once: "
+               "wider tiles only add registers)", low=1, high=32),
         Option("max-channels", int, 4, "output channels per tile", low=1, high=16),
         Option("max-pixels", int, 5, "output pixels of a row per tile", low=1, high=16),
         Option("max-columns", int, 8, "output columns per matmul tile", low=1, high=32),
@@ -83,9 +87,11 @@ class ChooseTiles(Pass):
         if root.name == "tinyml.matmul":
             # One row (a matrix-vector product): each weight is used once,
             # so wider tiles only amortise the row's load and the loop.
-            columns = largest_divisor(out_shape[-1], min(self.max_columns, accumulators))
+            limit = self.max_int_columns if quantized else min(self.max_columns, accumulators)
+            columns = largest_divisor(out_shape[-1], limit)
             k = shape_of(root.operands[0])[0 if "transpose_lhs" in root.attributes else 1]
-            return LoweringConfig((1, columns), (largest_divisor(k, self.matmul_step),))
+            step = taps if quantized else self.matmul_step
+            return LoweringConfig((1, columns), (largest_divisor(k, step),))
         if root.name == "tinyml.depthwise_conv2d" and shape_of(root.operands[1])[3] > 1:
             return None  # a multiplier maps channels to inputs unevenly
         pixels = largest_divisor(out_shape[2], min(self.max_pixels, accumulators // channels))

@@ -7,8 +7,9 @@ integer_ops/conv.h, depthwise_conv.h, fully_connected.h), bit for bit.
                                            the input zero point
                + bias[f] - zp_x * sum w[.., f]   the input offset, folded into
                                            the bias at compile time
-        y = zp_y + apply_scale(acc, m[f], 31 - shift[f]), saturated to the
-            result type's stored range (int8, or a fused activation's)
+        y = zp_y + MultiplyByQuantizedMultiplier(acc, m[f], shift[f]),
+            saturated to the result type's stored range (int8, or a fused
+            activation's)
     add        TFLite's: both operands, offset and shifted left by 20, scaled
                to a common scale, summed, scaled to the result (add.h)
     avg_pool2d sum / count of the stored values, rounded half away from
@@ -25,10 +26,14 @@ integer_ops/conv.h, depthwise_conv.h, fully_connected.h), bit for bit.
     quantize / dequantize   float arithmetic: an explicit Q or DQ that no
                             integer op absorbed
 
-`tosa.apply_scale` with DOUBLE_ROUND is TFLite's default
-MultiplyByQuantizedMultiplier (SaturatingRoundingDoublingHighMul, then
-RoundingDivideByPOT); `tosa-to-arith` lowers it with 64-bit products. `m`
-and `shift` are TFLite's QuantizeMultiplier of the effective scale
+MultiplyByQuantizedMultiplier is TFLite's default (common.h): the
+accumulator shifted left by max(shift, 0), SaturatingRoundingDoublingHighMul
+by m (one 64-bit product, shifted by a constant 31), then
+RoundingDivideByPOT by max(-shift, 0) in 32-bit arithmetic. Upstream's
+`tosa.apply_scale` (DOUBLE_ROUND) computes the same value with a 64-bit
+shift by a per-channel amount, about 40 Cortex-M4 instructions per output
+against 15; it stays for the mean, whose pre-shifted exponent can exceed
+31. `m` and `shift` are TFLite's QuantizeMultiplier of the effective scale
 (quantization_util.cc), computed here at compile time. Quantized values
 are read through `quant.scast` to their storage type and the result is
 cast back, so the casts cancel pairwise once every op is lowered.
@@ -117,8 +122,20 @@ def _scalar(value: int, bits: int) -> ir.Value:
 def _apply_scale(value: ir.Value, real: float) -> ir.Value:
     """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) on int32."""
     multiplier, shift = quantize_multiplier(real)
-    return tosa.ApplyScaleOp(_i(32), value, _scalar(multiplier, 32), _scalar(31 - shift, 8),
-                             _double_round()).result
+    return _multiply_by_quantized_multiplier(value, _scalar(multiplier, 32),
+                                             _scalar(shift, 32) if shift > 0 else None,
+                                             _scalar(max(-shift, 0), 32))
+
+
+def _multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
+                                      left_shift: ir.Value | None,
+                                      right_shift: ir.Value) -> ir.Value:
+    """TFLite's MultiplyByQuantizedMultiplier: RoundingDivideByPOT(
+    SaturatingRoundingDoublingHighMul(value << left_shift, multiplier),
+    right_shift); no `left_shift` when it is 0 everywhere."""
+    if left_shift is not None:
+        value = arith.shli(value, left_shift)
+    return _rounding_divide_by_pot(_high_mul(value, multiplier), right_shift)
 
 
 def _double_round() -> ir.Attribute:
@@ -137,27 +154,31 @@ def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
 
 
 def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type) -> ir.Value:
-    """int32 accumulators [.., C] -> int8: apply_scale per channel (the last
-    axis), plus the zero point, saturated."""
+    """int32 accumulators [.., C] -> int8: MultiplyByQuantizedMultiplier per
+    channel (the last axis), plus the zero point, saturated."""
     shape = shape_of(acc)
     pairs = [quantize_multiplier(s) for s in scales]
-    multipliers = np.array([m for m, _ in pairs], np.int32)
-    shifts = np.array([31 - s for _, s in pairs], np.int8)
+    tables = {"multiplier": (np.array([m for m, _ in pairs], np.int32), 32),
+              "left": (np.array([max(s, 0) for _, s in pairs], np.int8), 8),
+              "right": (np.array([max(-s, 0) for _, s in pairs], np.int8), 8)}
+    if not tables["left"][0].any():
+        del tables["left"]
     rank = len(shape)
     per_channel = len(set(pairs)) > 1
     channel_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(rank - 1)])
     inputs = [(acc, identity_map(rank))]
     if per_channel:
-        inputs += [(_int_constant(multipliers, 32), channel_map),
-                   (_int_constant(shifts, 8), channel_map)]
+        inputs += [(_int_constant(array, bits), channel_map) for array, bits in tables.values()]
 
     def body(b, args):
-        value = args[0]
         if per_channel:
-            multiplier, shift = args[1], args[2]
+            params = dict(zip(tables, args[1:]))
+            params = {k: v if k == "multiplier" else arith.extsi(_i(32), v)
+                      for k, v in params.items()}
         else:
-            multiplier, shift = _scalar(multipliers[0], 32), _scalar(shifts[0], 8)
-        scaled = tosa.ApplyScaleOp(_i(32), value, multiplier, shift, _double_round()).result
+            params = {k: _scalar(int(array[0]), 32) for k, (array, _) in tables.items()}
+        scaled = _multiply_by_quantized_multiplier(args[0], params["multiplier"],
+                                                   params.get("left"), params["right"])
         return _saturate(arith.addi(scaled, _scalar(_zero_point(result), 32)), result)
 
     (result,) = build_generic(inputs, [(empty(shape, _i(8)), identity_map(rank))],

@@ -33,6 +33,7 @@ from typing import Any, Callable
 
 from mlir import ir
 
+from ..codegen.attach_transform_script import LOWER_CONTRACTIONS
 from ..ir import analysis
 from .builder import Pipeline
 from .registry import lookup
@@ -71,13 +72,19 @@ def lower_to_linalg() -> Pipeline:
                      "canonicalize", "cse"])
 
 
-def tile_and_vectorize() -> Pipeline:
+def tile_and_vectorize(dsp: bool = False) -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
-    reduction stepped, vectorized, accumulators hoisted into registers; then
-    the padded windows the tiles stage are a copy plus fills of their
-    padding only (tinyml-decompose-pads)."""
+    reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
+    the int8 contractions become SMLAD dual multiply-accumulates
+    (tinyml-contract-to-smlad); then the script's second entry point lowers
+    the other contractions to FMAs and hoists the accumulators into
+    registers; last, the padded windows the tiles stage are a copy plus
+    fills of their padding only (tinyml-decompose-pads)."""
+    target_lowerings = ["tinyml-contract-to-smlad"] if dsp else []
     return Pipeline(["tinyml-attach-transform-script", "transform-interpreter",
+                     *target_lowerings,
+                     f"transform-interpreter{{entry-point={LOWER_CONTRACTIONS}}}",
                      "tinyml-erase-transform-script", "canonicalize", "cse",
                      # A padded tile's guard against an empty input window is
                      # never taken: integer ranges of the loop bounds prove it.
@@ -118,13 +125,14 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
     return pipeline
 
 
-def tiling(max_accumulators: int = 20, int_tile: tuple[int, int] = (8, 16)) -> Pipeline:
+def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 4)) -> Pipeline:
     """The register tile of every conv/matmul group, for a target with
     room for `max_accumulators` float accumulators; `int_tile` bounds a
-    quantized group's (int32 accumulators, input values per step)."""
+    quantized group's (int32 accumulators, input values per step, columns
+    of a matrix-vector tile)."""
     return Pipeline([lookup("tinyml-choose-tiles")(
         max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
-        int_reduction_taps=int_tile[1])])
+        int_reduction_taps=int_tile[1], max_int_columns=int_tile[2])])
 
 
 def schedule() -> Pipeline:
@@ -205,10 +213,12 @@ class Stage:
 
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
                    memory: dict | None = None, max_accumulators: int = 20,
-                   int_tile: tuple[int, int] = (8, 16)) -> list[Stage]:
+                   int_tile: tuple[int, int, int] = (8, 16, 4),
+                   dsp: bool = False) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
-    register tiles (`max_accumulators` per tile); `memory` holds the
+    register tiles (`max_accumulators` per tile); `dsp`: the target has the
+    DSP extension's SIMD multiply-accumulates; `memory` holds the
     planner's options. No allocation is left: the planner turns every
     intermediate into a view of the arena argument."""
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
@@ -218,7 +228,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     stages += [
         Stage("schedule", schedule()),
         Stage("lower-to-linalg", lower_to_linalg()),
-        Stage("tile-and-vectorize", tile_and_vectorize()),
+        Stage("tile-and-vectorize", tile_and_vectorize(dsp)),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),

@@ -6,6 +6,7 @@
 // CHECK:       module @tinyml_transform_script
 // CHECK-NOT:     @tile_group_0
 // CHECK:         transform.named_sequence @__transform_main
+// CHECK:         transform.named_sequence @tinyml_lower_contractions
 func.func @unconfigured(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

@@ -1,10 +1,12 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles --tinyml-lower-to-linalg --tinyml-attach-transform-script | FileCheck %s --check-prefix=SCRIPT
 // RUN: tinyml-opt %s --split-input-file --pass-pipeline="builtin.module(tinyml-choose-tiles, \
 // RUN:   tinyml-lower-to-linalg,tinyml-attach-transform-script,transform-interpreter, \
+// RUN:   transform-interpreter{entry-point=tinyml_lower_contractions}, \
 // RUN:   tinyml-erase-transform-script,canonicalize,cse,lower-affine,int-range-optimizations,canonicalize)" \
 // RUN:   | FileCheck %s
 // RUN: tinyml-opt %s --split-input-file --pass-pipeline="builtin.module(tinyml-choose-tiles, \
 // RUN:   tinyml-lower-to-linalg,tinyml-attach-transform-script,transform-interpreter, \
+// RUN:   transform-interpreter{entry-point=tinyml_lower_contractions}, \
 // RUN:   tinyml-erase-transform-script,canonicalize,cse,lower-affine,int-range-optimizations,canonicalize, \
 // RUN:   one-shot-bufferize{bufferize-function-boundaries},canonicalize,func.func(buffer-loop-hoisting))" \
 // RUN:   | FileCheck %s --check-prefix=BUF
@@ -30,6 +32,7 @@
 // SCRIPT:           %[[MARKED:.*]] = transform.structured.match ops{["linalg.generic"]} attributes {tinyml.script = 0 : i64}
 // SCRIPT:           transform.foreach %[[MARKED]]
 // SCRIPT:             transform.include @tile_group_0
+// SCRIPT:         transform.named_sequence @tinyml_lower_contractions
 // SCRIPT:           transform.apply_patterns.vector.lower_contraction
 // SCRIPT:           transform.loop.hoist_loop_invariant_subsets
 

@@ -2,10 +2,12 @@
 
 // A quantized conv is TFLite's integer kernel: int8 x int8 into int32
 // accumulators initialised with the bias minus input_zero_point * sum(w)
-// (here 100 + 3 * (1 + 3), -50 + 3 * (2 + 4)), then tosa.apply_scale with
-// double rounding by the per-channel QuantizeMultiplier of
-// 0.5 * w_scale / 0.25 (0.2 and 0.4: shift 31 + 2 and 31 + 1), the output
-// zero point, and saturation to int8.
+// (here 100 + 3 * (1 + 3), -50 + 3 * (2 + 4)), then TFLite's
+// MultiplyByQuantizedMultiplier by the per-channel QuantizeMultiplier of
+// 0.5 * w_scale / 0.25 (0.2 and 0.4: 0.8 * 2^-2 and 0.8 * 2^-1): the
+// doubling high multiply by m (tosa.apply_scale at shift 31), a rounding
+// right shift by 2 and 1 in 32-bit arithmetic, the output zero point, and
+// saturation to int8.
 // CHECK-LABEL: func.func @conv_per_channel
 // CHECK:         %[[X:.*]] = quant.scast %arg0 : tensor<1x3x3x2x!quant.uniform<i8:f32, 5.000000e-01:-3>> to tensor<1x3x3x2xi8>
 // CHECK:         %[[W:.*]] = quant.scast %{{.*}} : tensor<1x1x2x2x!quant.uniform<i8:f32:3, {{.*}}>> to tensor<1x1x2x2xi8>
@@ -13,10 +15,18 @@
 // CHECK:         %[[INIT:.*]] = linalg.broadcast ins(%[[B]] : tensor<2xi32>)
 // CHECK:         %[[ACC:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[X]], %[[W]] : tensor<1x3x3x2xi8>, tensor<1x1x2x2xi8>) outs(%[[INIT]] : tensor<1x3x3x2xi32>)
 // CHECK:         %[[M:.*]] = arith.constant dense<1717986944> : tensor<2xi32>
-// CHECK:         %[[S:.*]] = arith.constant dense<[33, 32]> : tensor<2xi8>
+// CHECK:         %[[S:.*]] = arith.constant dense<[2, 1]> : tensor<2xi8>
 // CHECK:         linalg.generic {{.*}} ins(%[[ACC]], %[[M]], %[[S]] : tensor<1x3x3x2xi32>, tensor<2xi32>, tensor<2xi8>) outs(%{{.*}} : tensor<1x3x3x2xi8>)
-// CHECK:           %[[V:.*]] = tosa.apply_scale %{{.*}}, %{{.*}}, %{{.*}} {rounding_mode = DOUBLE_ROUND} : (i32, i32, i8) -> i32
-// CHECK:           %[[Z:.*]] = arith.addi %[[V]], %{{.*}} : i32
+// CHECK-NEXT:    ^bb0(%[[A:.*]]: i32, %[[MUL:.*]]: i32, %[[RIGHT:.*]]: i8, %{{.*}}: i8):
+// CHECK-NEXT:      %[[SHIFT:.*]] = arith.extsi %[[RIGHT]] : i8 to i32
+// CHECK-NEXT:      %[[C31:.*]] = arith.constant 31 : i8
+// CHECK-NEXT:      %[[HIGH:.*]] = tosa.apply_scale %[[A]], %[[MUL]], %[[C31]] {rounding_mode = DOUBLE_ROUND} : (i32, i32, i8) -> i32
+// CHECK:           %[[MASK:.*]] = arith.subi
+// CHECK:           %[[REMAINDER:.*]] = arith.andi %[[HIGH]], %[[MASK]]
+// CHECK:           %[[UP:.*]] = arith.cmpi sgt, %[[REMAINDER]]
+// CHECK:           %[[QUOTIENT:.*]] = arith.shrsi %[[HIGH]], %[[SHIFT]]
+// CHECK:           %[[ROUNDED:.*]] = arith.addi %[[QUOTIENT]]
+// CHECK:           %[[Z:.*]] = arith.addi %[[ROUNDED]], %{{.*}} : i32
 // CHECK:           arith.maxsi %[[Z]]
 // CHECK:           arith.minsi
 // CHECK:           arith.trunci %{{.*}} : i32 to i8
@@ -115,8 +125,9 @@ func.func @softmax(%x: tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>)
 // CHECK-LABEL: func.func @fused_activation_range
 // CHECK:         linalg.generic
 // CHECK:           tosa.apply_scale
-// CHECK:           arith.addi
-// CHECK:           %[[LO:.*]] = arith.constant -10 : i32
+// CHECK:           %[[ZP:.*]] = arith.constant -10 : i32
+// CHECK-NEXT:      arith.addi %{{.*}}, %[[ZP]] : i32
+// CHECK-NEXT:      %[[LO:.*]] = arith.constant -10 : i32
 // CHECK-NEXT:      arith.maxsi %{{.*}}, %[[LO]] : i32
 // CHECK-NEXT:      %[[HI:.*]] = arith.constant 50 : i32
 // CHECK-NEXT:      arith.minsi %{{.*}}, %[[HI]] : i32

@@ -1,0 +1,332 @@
+"""tinyml-contract-to-smlad: an int8 tile's inner product on a core with the
+DSP extension (Cortex-M4/M7) as dual 16-bit multiply-accumulates, two MACs
+per instruction, the way CMSIS-NN's kernels compute it.
+
+A vectorized quantized contraction is `vector.contract` of two sign-extended
+int8 vectors into int32 accumulators. Four int8 values of one row of the
+reduction are one 32-bit word; `SXTB16 x` sign-extends its bytes 0 and 2
+into two halfwords and `SXTB16 x, ROR #8` its bytes 1 and 3, and `SMLAD a,
+b, acc` adds both halfword products to the accumulator. Extracting the
+input's words and the weights' words the same way pairs them element by
+element, so a reduction step of K values costs, per input row and per
+output channel, K/4 word loads and K/2 SXTB16, and K/2 SMLAD per
+accumulator. The input's offset is already in the bias (the raw int8 values
+are multiplied), and int32 addition is the same modulo 2^32 in any order:
+the result is bit-exact to the multiply-add chain it replaces.
+
+The weights must be contiguous along the reduction for their words to be
+loads: the pass packs each weight constant it reads at compile time, its
+reduction dimension innermost and its output channel dimension next
+(`[kh][kw][cout][cin]` for a conv's `[kh][kw][cin][cout]`), and reads the
+tile's weights from the packed copy. A contraction whose reduction is not a
+multiple of 4, whose input rows do not have the reduction innermost, or
+whose weights are not sliced from a constant is left to the generic
+lowering. The intrinsics are emitted with `llvm.call_intrinsic`, the
+upstream way to reach a target intrinsic without a dialect for it
+(`llvm.arm.sxtb16`, `llvm.arm.smlad`); llc fails on them for a core
+without the DSP extension, so only DSP targets run this pass.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, llvm, vector
+
+from ..ir.values import producer
+from ..pipeline.registry import Pass, ops_named, register
+
+SXTB16 = "llvm.arm.sxtb16"
+SMLAD = "llvm.arm.smlad"
+#: int8 values per 32-bit word.
+WORD = 4
+
+
+def i8() -> ir.IntegerType:
+    return ir.IntegerType.get_signless(8)
+
+
+def i32() -> ir.IntegerType:
+    return ir.IntegerType.get_signless(32)
+
+
+@register
+class ContractToSmlad(Pass):
+    name = "tinyml-contract-to-smlad"
+    summary = ("Lower int8 vector contractions to SXTB16 + SMLAD dual multiply-accumulates "
+               "over compile-time packed weights (Cortex-M DSP extension)")
+
+    def apply(self, module):
+        packed: dict[tuple, ir.Value] = {}
+        for contract in ops_named(module, "vector.contract"):
+            product = int8_dot_product(contract)
+            if product is not None:
+                lower_to_smlad(contract, product, packed)
+
+
+@dataclass
+class WeightSlice:
+    """Where a contraction's weights come from: a constant, which of its
+    dimensions the weight vector's reduction and channel dimensions are,
+    and the constant's index of the vector's first element (per dimension,
+    the terms of a sum: the offsets of the slices and of the read)."""
+    constant: ir.Operation
+    reduction_dim: int
+    channel_dim: int
+    offsets: list[list[ir.Value | int]]
+
+    def packed_order(self) -> list[int]:
+        """The constant's dimensions in the packed layout: the others in
+        their order, then the channel, then the reduction."""
+        rank = ir.RankedTensorType(self.constant.results[0].type).rank
+        kept = [d for d in range(rank) if d not in (self.channel_dim, self.reduction_dim)]
+        return kept + [self.channel_dim, self.reduction_dim]
+
+
+@dataclass
+class DotProduct:
+    """A contraction `acc[p, c] += sum_k lhs[p, k] * rhs[k, c]` of int8
+    values: `lhs` (the input rows, reduction innermost), the weights'
+    source, and for each accumulator its input row and channel."""
+    lhs: ir.Value
+    weights: WeightSlice
+    reduction: int
+    channels: int
+    rows: list[tuple[int, ...]]
+    row_of: list[tuple[int, ...]]
+    channel_of: list[int]
+
+
+def sign_extended_int8(value: ir.Value) -> ir.Value | None:
+    """The int8 vector a contraction operand multiplies: `arith.extsi` of
+    one, or one itself (a contraction promotes narrower integer operands by
+    sign extension, as a vectorized `linalg.matmul` leaves them)."""
+    op = producer(value)
+    if op is not None and op.name == "arith.extsi":
+        value = op.operands[0]
+    if ir.VectorType(value.type).element_type != i8():
+        return None
+    return value
+
+
+def int8_dot_product(contract: ir.Operation) -> DotProduct | None:
+    """The dot product `contract` computes, if this pass can lower it."""
+    if str(contract.attributes["kind"]) != "#vector.kind<add>":
+        return None
+    acc_type = contract.results[0].type
+    if not isinstance(acc_type, ir.VectorType) or acc_type.element_type != i32():
+        return None
+    lhs, rhs = (sign_extended_int8(v) for v in contract.operands[:2])
+    if lhs is None or rhs is None:
+        return None
+    iterators = [str(t) for t in ir.ArrayAttr(contract.attributes["iterator_types"])]
+    reductions = [i for i, kind in enumerate(iterators) if "reduction" in kind]
+    maps = ir.ArrayAttr(contract.attributes["indexing_maps"])
+    lhs_map, rhs_map, acc_map = (dims_of(m) for m in maps)
+    if None in (lhs_map, rhs_map, acc_map) or len(reductions) != 1 or len(rhs_map) != 2:
+        return None
+    reduction_dim = reductions[0]
+    if lhs_map[-1] != reduction_dim or reduction_dim not in rhs_map:
+        return None
+    reduction = ir.VectorType(lhs.type).shape[-1]
+    if reduction % WORD:
+        return None
+    channel_dim = next(d for d in rhs_map if d != reduction_dim)
+    weights = weight_slice(rhs, rhs_map.index(reduction_dim), rhs_map.index(channel_dim))
+    if weights is None:
+        return None
+    rows = list(itertools.product(*(range(n) for n in ir.VectorType(lhs.type).shape[:-1])))
+    row_of, channel_of = [], []
+    for index in itertools.product(*(range(n) for n in acc_type.shape)):
+        position = dict(zip(acc_map, index))
+        row_of.append(tuple(position[d] for d in lhs_map[:-1]))
+        channel_of.append(position[channel_dim])
+    channels = ir.VectorType(rhs.type).shape[rhs_map.index(channel_dim)]
+    return DotProduct(lhs, weights, reduction, channels, rows, row_of, channel_of)
+
+
+def dims_of(map_attr: ir.Attribute) -> list[int] | None:
+    """The loop dimension of each result of a projected-permutation map."""
+    dims = []
+    for expr in ir.AffineMapAttr(map_attr).value.results:
+        if not isinstance(expr, ir.AffineDimExpr):
+            return None
+        dims.append(ir.AffineDimExpr(expr).position)
+    return dims
+
+
+def weight_slice(weights: ir.Value, reduction_axis: int, channel_axis: int) -> WeightSlice | None:
+    """Trace a 2-D weight vector back to the int8 constant it is read from:
+    an optional `vector.extract` of a `vector.transfer_read` (in bounds,
+    minor identity) of unit-stride `tensor.extract_slice`s of an
+    `arith.constant`."""
+    positions: list[int] = []
+    op = producer(weights)
+    if op is not None and op.name == "vector.extract":
+        if list(op.operands[1:]):
+            return None  # a dynamic position
+        positions = list(ir.DenseI64ArrayAttr(op.attributes["static_position"]))
+        op = producer(op.operands[0])
+    if op is None or op.name != "vector.transfer_read":
+        return None
+    read = op.opview
+    rank = read.base.type.rank if isinstance(read.base.type, ir.RankedTensorType) else None
+    read_rank = ir.VectorType(read.result.type).rank
+    if (rank is None or read.mask is not None or not in_bounds(read)
+            or ir.AffineMapAttr(read.attributes["permutation_map"]).value
+            != ir.AffineMap.get_minor_identity(rank, read_rank)):
+        return None
+    first = rank - read_rank
+    offsets = [[static_or_value(index)] for index in read.indices]
+    for i, position in enumerate(positions):
+        offsets[first + i].append(position)
+    # The tensor dimension of each dimension of `weights`.
+    dims = [first + len(positions) + i for i in range(read_rank - len(positions))]
+    source = read.base
+    while (slice_op := producer(source)) is not None and slice_op.name == "tensor.extract_slice":
+        mapping = sliced_dims(slice_op)
+        if mapping is None:
+            return None
+        outer = [[offset] for offset in slice_offsets_of(slice_op)]
+        for result_dim, source_dim in enumerate(mapping):
+            outer[source_dim] += offsets[result_dim]
+        offsets, dims = outer, [mapping[d] for d in dims]
+        source = slice_op.operands[0]
+    constant = producer(source)
+    if (constant is None or constant.name != "arith.constant"
+            or not isinstance(constant.attributes["value"], ir.DenseIntElementsAttr)):
+        return None
+    return WeightSlice(constant, dims[reduction_axis], dims[channel_axis], offsets)
+
+
+def in_bounds(read) -> bool:
+    """Whether a minor-identity `transfer_read` reads inside its tensor: it
+    says so, or its indices are constants that leave room for the vector
+    (before canonicalization infers the flags)."""
+    if all(ir.BoolAttr(b).value for b in read.in_bounds):
+        return True
+    shape = read.base.type.shape
+    sizes = ir.VectorType(read.result.type).shape
+    for index, size, extent in zip(list(read.indices)[len(shape) - len(sizes):], sizes,
+                                   shape[len(shape) - len(sizes):]):
+        start = static_or_value(index)
+        if not isinstance(start, int) or start + size > extent:
+            return False
+    return True
+
+
+def sliced_dims(slice_op: ir.Operation) -> list[int] | None:
+    """For each dimension of an `extract_slice`'s result, the source
+    dimension it is (rank reduction drops unit dimensions, matched in order
+    as upstream's `computeRankReductionMask` does); None for non-unit strides
+    or dynamic sizes."""
+    strides = list(ir.DenseI64ArrayAttr(slice_op.attributes["static_strides"]))
+    sizes = list(ir.DenseI64ArrayAttr(slice_op.attributes["static_sizes"]))
+    if any(s != 1 for s in strides) or any(s < 0 for s in sizes):
+        return None
+    result_shape = ir.RankedTensorType(slice_op.results[0].type).shape
+    mapping, next_dim = [], 0
+    for dim, size in enumerate(sizes):
+        if next_dim < len(result_shape) and result_shape[next_dim] == size:
+            mapping.append(dim)
+            next_dim += 1
+        elif size != 1:
+            return None
+    return mapping if next_dim == len(result_shape) else None
+
+
+def slice_offsets_of(slice_op: ir.Operation) -> list[ir.Value | int]:
+    """An `extract_slice`'s offsets, static ones as ints."""
+    dynamic = iter(slice_op.operands[1:])  # sizes and strides are static
+    dynamic_marker = ir.ShapedType.get_dynamic_stride_or_offset()
+    return [static_or_value(next(dynamic)) if o == dynamic_marker else o
+            for o in ir.DenseI64ArrayAttr(slice_op.attributes["static_offsets"])]
+
+
+def static_or_value(index: ir.Value) -> ir.Value | int:
+    """An index as an int when it is a constant."""
+    op = producer(index)
+    if op is not None and op.name == "arith.constant":
+        return ir.IntegerAttr(op.attributes["value"]).value
+    return index
+
+
+def index_sum(terms: list[ir.Value | int]) -> ir.Value:
+    """The index `sum(terms)`, its static terms added at compile time."""
+    static = sum(t for t in terms if isinstance(t, int))
+    total = None
+    for term in [t for t in terms if not isinstance(t, int)]:
+        total = term if total is None else arith.addi(total, term)
+    if total is None:
+        return arith.constant(ir.IndexType.get(), static)
+    return arith.addi(total, arith.constant(ir.IndexType.get(), static)) if static else total
+
+
+def packed_weights(weights: WeightSlice, cache: dict[tuple, ir.Value]) -> ir.Value:
+    """The weight constant in `weights.packed_order()`, built once per
+    constant and layout."""
+    key = (weights.constant, weights.reduction_dim, weights.channel_dim)
+    if key not in cache:
+        array = np.array(ir.DenseIntElementsAttr(weights.constant.attributes["value"]))
+        packed = np.ascontiguousarray(np.transpose(array, weights.packed_order()))
+        tensor_type = ir.RankedTensorType.get(packed.shape, i8())
+        with ir.InsertionPoint(weights.constant), weights.constant.location:
+            cache[key] = arith.ConstantOp(
+                tensor_type, ir.DenseElementsAttr.get(packed, type=tensor_type)).result
+    return cache[key]
+
+
+def words(row: ir.Value, count: int) -> list[ir.Value]:
+    """The 32-bit words of a 1-D int8 vector of 4 * count values."""
+    as_words = vector.bitcast(ir.VectorType.get([count], i32()), row)
+    return [vector.extract(as_words, [], [q]) for q in range(count)]
+
+
+def halfword_pairs(word: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(bytes 0 and 2, bytes 1 and 3) of `word`, each sign-extended to two
+    halfwords: `SXTB16 word` and `SXTB16 word, ROR #8`."""
+    rotated = arith.ori(arith.shrui(word, arith.constant(i32(), 8)),
+                        arith.shli(word, arith.constant(i32(), 24)))
+    return (llvm.call_intrinsic(i32(), SXTB16, [word], [], []),
+            llvm.call_intrinsic(i32(), SXTB16, [rotated], [], []))
+
+
+def lower_to_smlad(contract: ir.Operation, product: DotProduct,
+                   cache: dict[tuple, ir.Value]) -> None:
+    """Replace `contract` by SMLADs on the words of its input rows and of
+    its weights, read from the packed constant."""
+    quads = product.reduction // WORD
+    weights = product.weights
+    packed = packed_weights(weights, cache)
+    rank = packed.type.rank
+    with ir.InsertionPoint(contract), contract.location:
+        indices = [index_sum(weights.offsets[d]) for d in weights.packed_order()]
+        tile = vector.transfer_read(ir.VectorType.get([product.channels, product.reduction], i8()),
+                                    packed, indices, ir.AffineMap.get_minor_identity(rank, 2),
+                                    arith.constant(i8(), 0), [True, True])
+        weight_words = [words(vector.extract(tile, [], [c]), quads)
+                        for c in range(product.channels)]
+        input_words = {row: words(vector.extract(product.lhs, [], list(row)) if row
+                                  else product.lhs, quads) for row in product.rows}
+        acc = contract.operands[2]
+        acc_type = ir.VectorType(acc.type)
+        sums = [vector.extract(acc, [], [int(i) for i in np.unravel_index(flat, acc_type.shape)])
+                for flat in range(len(product.row_of))]
+        # Word by word, each word's halfword pairs made just before their
+        # multiply-accumulates: the registers hold the accumulators and
+        # one word's pairs, not the whole step's.
+        for q in range(quads):
+            inputs = {row: halfword_pairs(input_words[row][q]) for row in product.rows}
+            for channel in range(product.channels):
+                weight = halfword_pairs(weight_words[channel][q])
+                for flat, row in enumerate(product.row_of):
+                    if product.channel_of[flat] != channel:
+                        continue
+                    for x_half, w_half in zip(inputs[row], weight):
+                        sums[flat] = llvm.call_intrinsic(i32(), SMLAD,
+                                                         [x_half, w_half, sums[flat]], [], [])
+        result = vector.from_elements(acc_type, sums)
+    contract.results[0].replace_all_uses_with(result)
+    contract.erase()
