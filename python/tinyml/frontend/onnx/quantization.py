@@ -28,7 +28,9 @@ def _parameters(im: Importer, data_shape, data_dtype) -> tuple[np.ndarray, np.nd
     if zero_point.dtype not in (np.int8, np.int32):
         raise im.fail(f"zero point of type {zero_point.dtype}: only int8 quantization is "
                       "supported (int32 for biases)")
-    if zero_point.shape != scale.shape:
+    # onnxruntime's quantize_static writes a per-tensor scale of shape [1]
+    # beside a scalar zero point.
+    if zero_point.shape != scale.shape and not zero_point.size == scale.size == 1:
         raise im.fail(f"the zero point {shape_text(zero_point.shape)} and the scale "
                       f"{shape_text(scale.shape)} differ in shape")
     if not np.all(np.isfinite(scale)) or np.any(scale <= 0):
