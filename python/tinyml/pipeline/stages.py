@@ -125,14 +125,16 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
     return pipeline
 
 
-def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 4)) -> Pipeline:
+def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 4),
+           dsp: bool = False) -> Pipeline:
     """The register tile of every conv/matmul group, for a target with
     room for `max_accumulators` float accumulators; `int_tile` bounds a
     quantized group's (int32 accumulators, input values per step, columns
-    of a matrix-vector tile)."""
+    of a matrix-vector tile); with `dsp` the quantized convs get tiles for
+    SMLAD dot products."""
     return Pipeline([lookup("tinyml-choose-tiles")(
         max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
-        int_reduction_taps=int_tile[1], max_int_columns=int_tile[2])])
+        int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], smlad=dsp)])
 
 
 def schedule() -> Pipeline:
@@ -224,7 +226,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
         stages += [Stage("fusion", fusion()),
-                   Stage("tiling", tiling(max_accumulators, int_tile))]
+                   Stage("tiling", tiling(max_accumulators, int_tile, dsp))]
     stages += [
         Stage("schedule", schedule()),
         Stage("lower-to-linalg", lower_to_linalg()),
