@@ -131,10 +131,10 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
     room for `max_accumulators` float accumulators; `int_tile` bounds a
     quantized group's (int32 accumulators, input values per step, columns
     of a matrix-vector tile); with `dsp` the quantized convs get tiles for
-    SMLAD dot products."""
+    the DSP extension's multiply-accumulates."""
     return Pipeline([lookup("tinyml-choose-tiles")(
         max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
-        int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], smlad=dsp)])
+        int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp)])
 
 
 def schedule() -> Pipeline:

@@ -1,6 +1,6 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles | FileCheck %s
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='max-accumulators=8' | FileCheck %s --check-prefix=SMALL
-// RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='smlad=true' | FileCheck %s --check-prefix=SMLAD
+// RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='dsp=true' | FileCheck %s --check-prefix=DSP
 
 // A 3x3 conv with padding 1 over 32 columns: tiles must divide the row (the
 // transform script leaves no partial tiles), so 4 pixels x 4 channels; with
@@ -10,9 +10,9 @@
 // CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>}
 // SMALL-LABEL: func.func @padded_conv
 // SMALL:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 4]>}
-// A float conv's tile does not depend on SMLAD.
-// SMLAD-LABEL: func.func @padded_conv
-// SMLAD:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>}
+// A float conv's tile does not depend on the DSP extension.
+// DSP-LABEL: func.func @padded_conv
+// DSP:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>}
 func.func @padded_conv(%x: tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
   %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
   ^bb0(%xi: tensor<1x4x32x8xf32>):
@@ -102,13 +102,13 @@ func.func @options() {
 // 4 channels of a 32-column row, where the float conv above takes 4 x 4;
 // a step of its reduction takes 16 input values (int-reduction-taps): a
 // 1x1 window, 16 of the 64 input channels.
-// With SMLAD (smlad=true) the tile is the squarest that keeps its
+// With the DSP extension (dsp=true) the tile is the squarest that keeps its
 // accumulators and each pixel's two input halfword pairs in 10 registers
 // (smlad-registers): 2 pixels x 2 channels (4 + 2 * 2), not 2 x 4 (8 + 4).
 // CHECK-LABEL: func.func @quantized_conv
 // CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 16]>}
-// SMLAD-LABEL: func.func @quantized_conv
-// SMLAD:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 16]>}
+// DSP-LABEL: func.func @quantized_conv
+// DSP:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 16]>}
 func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
                           %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
@@ -124,10 +124,10 @@ func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
 
 // -----
 
-// With SMLAD, a row of 5 columns: a 5-pixel tile needs 10 registers for its
+// With the DSP extension, a row of 5 columns: a 5-pixel tile needs 10 registers for its
 // input pairs alone, so 1 pixel x 4 channels (4 + 2).
-// SMLAD-LABEL: func.func @quantized_conv_odd_row
-// SMLAD:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 16]>}
+// DSP-LABEL: func.func @quantized_conv_odd_row
+// DSP:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 16]>}
 func.func @quantized_conv_odd_row(%x: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
                                   %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
@@ -139,4 +139,26 @@ func.func @quantized_conv_odd_row(%x: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5
     tinyml.yield %c : tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>>
   }
   return %y : tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// A quantized depthwise conv: 2 pixels x 4 channels in the accumulators;
+// with the DSP extension, 5 pixels of one channel, whose taps' weights
+// then serve all 5.
+// CHECK-LABEL: func.func @quantized_depthwise
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>}
+// DSP-LABEL: func.func @quantized_depthwise
+// DSP:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 5, 1], reduction = [1, 0]>}
+func.func @quantized_depthwise(%x: tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3>>,
+                               %w: tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>>
 }
