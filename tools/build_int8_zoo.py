@@ -3,6 +3,9 @@
 `.tflite` file TFLM runs and the QDQ `.onnx` tf2onnx makes of it.
 
     tools/build_int8_zoo.py [OUT_DIR] [NAME ...]     (default: test/models/int8)
+    tools/build_int8_zoo.py --float [OUT_DIR] [NAME ...]
+                                    (the networks unquantized, float32 in and
+                                     out; default: test/models/float_tflite)
 
 Needs the `int8-zoo` extra (tensorflow-cpu, tf2onnx), which neither the
 compiler nor the tests install: the files it writes are committed, and the
@@ -29,6 +32,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(HERE, "..", "test", "models", "int8")
+FLOAT_OUT = os.path.join(HERE, "..", "test", "models", "float_tflite")
+NETWORKS = ("kws_dscnn", "vww_mobilenet", "resnet8", "fc_autoencoder")
 
 # name -> (builder returning a keras.Model, per_channel)
 MODELS: dict = {}
@@ -233,6 +238,12 @@ def quantize(name: str, keras_model, per_channel: bool) -> bytes:
     return converter.convert()
 
 
+def convert_float(keras_model) -> bytes:
+    """The model as TFLite converts it without quantization."""
+    import tensorflow as tf
+    return tf.lite.TFLiteConverter.from_keras_model(keras_model).convert()
+
+
 def to_onnx(tflite: bytes, onnx_path: str) -> None:
     import onnx
     import tf2onnx
@@ -249,8 +260,9 @@ def restore_dropped_biases(model, tflite_path: str) -> int:
     """tf2onnx 1.17 drops the bias of a FULLY_CONNECTED whose input is 4-D
     (a Flatten the converter folded in): its MatMul gets no Add. Puts it
     back, as DequantizeLinear(int32 bias) + Add before the output's
-    QuantizeLinear, so that the ONNX model computes what the TFLite one
-    does. Returns how many it restored."""
+    QuantizeLinear (in a float model, an Add of the float bias), so that
+    the ONNX model computes what the TFLite one does. Returns how many it
+    restored."""
     import tensorflow as tf
     from onnx import helper, numpy_helper
     interpreter = tf.lite.Interpreter(model_path=tflite_path)
@@ -262,7 +274,19 @@ def restore_dropped_biases(model, tflite_path: str) -> int:
         if op["op_name"] != "FULLY_CONNECTED" or len(op["inputs"]) < 3 or op["inputs"][2] < 0:
             continue
         output, bias = details[op["outputs"][0]], details[op["inputs"][2]]
-        quantize = by_output.get(output["name"])
+        producer = by_output.get(output["name"])
+        if producer is not None and producer.op_type == "MatMul":  # a float model
+            name = bias["name"]
+            model.graph.initializer.append(
+                numpy_helper.from_array(interpreter.get_tensor(bias["index"]), f"{name}_float"))
+            product = f"{producer.output[0]}_without_bias"
+            index = list(model.graph.node).index(producer)
+            model.graph.node.insert(index + 1, helper.make_node(
+                "Add", [product, f"{name}_float"], [producer.output[0]], name=f"{name}_add"))
+            producer.output[0] = product
+            restored += 1
+            continue
+        quantize = producer
         matmul = by_output.get(quantize.input[0]) if quantize is not None else None
         if matmul is None or matmul.op_type != "MatMul":
             continue
@@ -287,7 +311,9 @@ def restore_dropped_biases(model, tflite_path: str) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir", nargs="?", default=DEFAULT_OUT)
+    parser.add_argument("out_dir", nargs="?")
+    parser.add_argument("--float", action="store_true",
+                        help="the networks as float32 TFLite models, not quantized")
     parser.add_argument("names", nargs="*", help="only these models (default: all)")
     parser.add_argument("--onnx-only", action="store_true",
                         help="convert the .tflite files already in OUT_DIR again, not rebuild them")
@@ -295,9 +321,10 @@ def main(argv=None) -> int:
     unknown = [n for n in args.names if n not in MODELS]
     if unknown:
         parser.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(MODELS)}")
+    args.out_dir = args.out_dir or (FLOAT_OUT if args.float else DEFAULT_OUT)
     import tensorflow as tf
     os.makedirs(args.out_dir, exist_ok=True)
-    for name in args.names or MODELS:
+    for name in args.names or (NETWORKS if args.float else MODELS):
         path = os.path.join(args.out_dir, name)
         if args.onnx_only:
             with open(path + ".tflite", "rb") as f:
@@ -308,7 +335,8 @@ def main(argv=None) -> int:
         tf.keras.utils.set_random_seed(_seed(name))
         keras_model = build()
         _randomize(keras_model, np.random.default_rng(_seed(name)))
-        tflite = quantize(name, keras_model, per_channel)
+        tflite = convert_float(keras_model) if args.float else \
+            quantize(name, keras_model, per_channel)
         with open(path + ".tflite", "wb") as f:
             f.write(tflite)
         to_onnx(tflite, path + ".onnx")

@@ -225,9 +225,36 @@ def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, s
                     return ir.Module.parse(text, context), name
                 except ir.MLIRError as error:
                     raise _mlir_error(f"cannot parse '{path}': ", error, str(path)) from None
+        if _is_tflite_file(path):
+            if batch != 1:
+                raise CompileError(f"'{path}' is a TFLite model, whose shapes are static: "
+                                   f"--batch {batch} does not apply")
+            return _import_tflite(path, context), name
         return _import_onnx(str(path), context, batch), name
     raise CompileError(f"cannot compile a {type(model).__name__}: expected a path, "
                        "an onnx.ModelProto or an ir.Module")
+
+
+def _is_tflite_file(path: Path) -> bool:
+    """Whether the file at `path` is a TFLite flatbuffer, by its content."""
+    from .frontend.tflite.importer import is_tflite
+    try:
+        with open(path, "rb") as f:
+            return is_tflite(f.read(8))
+    except OSError:
+        return False
+
+
+def _import_tflite(path: Path, context: ir.Context) -> ir.Module:
+    from .frontend import FrontendError
+    from .frontend.tflite import import_tflite
+    with context, ir.Location.unknown(context):
+        try:
+            return import_tflite(str(path), context=context)
+        except ir.MLIRError as error:
+            raise _mlir_error("cannot import the model: ", error) from None
+        except FrontendError as error:
+            raise CompileError(_one_line(error)) from None
 
 
 def entry_function(module: ir.Module, entry: str | None = None) -> ir.Operation:
@@ -908,7 +935,7 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
             memory: dict[str, Any] | None = None, opt_level: str = "Os",
             emit_stages: bool = False, emit_assembly: bool = False, name: str | None = None,
             warm_up: bool = True) -> CompiledModel:
-    """Compiles `model` (an .onnx or .mlir path, an onnx.ModelProto, or an
+    """Compiles `model` (an .onnx, .tflite or .mlir path, an onnx.ModelProto, or an
     ir.Module in the tinyml dialect) for `target` (see `targets.TARGETS`).
 
     `batch` fixes a symbolic batch dimension of an ONNX model; `entry`

@@ -3,6 +3,8 @@
 Four kinds of cases, each a deterministic function of (seed, kind, index):
 
 - onnx-bytes:  byte-level damage of small valid ONNX models -> tinyml-compile.
+- tflite-bytes: byte-level damage of the int8 zoo's single-op `.tflite`
+               models -> tinyml-compile.
 - onnx-struct: structural damage through the onnx API (attributes, dims,
                dtypes, opsets, names, node and graph input/output lists,
                initializers, hostile output paths) -> tinyml-compile
@@ -66,9 +68,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-KINDS = ("onnx-bytes", "onnx-struct", "mlir", "compiled")
+KINDS = ("onnx-bytes", "tflite-bytes", "onnx-struct", "mlir", "compiled")
 # Cheap kinds (most byte-damaged models stop at the protobuf parser) come more often.
-DEFAULT_WEIGHTS = {"onnx-bytes": 3, "onnx-struct": 4, "mlir": 4, "compiled": 2}
+DEFAULT_WEIGHTS = {"onnx-bytes": 3, "tflite-bytes": 2, "onnx-struct": 4, "mlir": 4,
+                   "compiled": 2}
 # Failure classes, most serious first: a case's outcome is the first that applies.
 FAILURE_CLASSES = ("timeout", "signal", "lost file", "internal error", "rc>1",
                    "multi-line error")
@@ -1336,6 +1339,9 @@ class Fuzzer:
         self._mains = _tool_mains()
         self._models = seed_models()
         self._model_bytes = {name: m.SerializeToString() for name, m in self._models.items()}
+        self._tflite_bytes = {path.stem: path.read_bytes()
+                              for path in sorted((REPO_ROOT / "test" / "models" / "int8")
+                                                 .glob("op_*.tflite"))}
         self._chunks: list[str] | None = None
         self._registered = None
         self._compiled: list[tuple[dict[str, bytes], dict[str, np.ndarray]]] | None = None
@@ -1351,7 +1357,8 @@ class Fuzzer:
     def case(self, index: int) -> Case:
         kind = self.kind_of(index)
         rng = random.Random(f"{self.seed}:{kind}:{index}")
-        make = {"onnx-bytes": self._onnx_bytes_case, "onnx-struct": self._onnx_struct_case,
+        make = {"onnx-bytes": self._onnx_bytes_case, "tflite-bytes": self._tflite_bytes_case,
+                "onnx-struct": self._onnx_struct_case,
                 "mlir": self._mlir_case, "compiled": self._compiled_case}[kind]
         return make(rng, index)
 
@@ -1361,6 +1368,14 @@ class Fuzzer:
         data, done = damage_bytes(rng, self._model_bytes[name], others)
         return Case("onnx-bytes", index, "compile", ["m.onnx", "-o", "out", "--target", "host"],
                     {"m.onnx": data}, [f"seed model {name}"] + done)
+
+    def _tflite_bytes_case(self, rng, index) -> Case:
+        name = rng.choice(sorted(self._tflite_bytes))
+        others = [self._tflite_bytes[n] for n in sorted(self._tflite_bytes)]
+        data, done = damage_bytes(rng, self._tflite_bytes[name], others)
+        return Case("tflite-bytes", index, "compile",
+                    ["m.tflite", "-o", "out", "--target", "host"], {"m.tflite": data},
+                    [f"seed model {name}"] + done)
 
     def _onnx_struct_case(self, rng, index) -> Case:
         name = rng.choice(sorted(self._models))

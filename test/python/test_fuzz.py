@@ -30,7 +30,7 @@ SEED = 20240611
 CASES = 300
 # Byte-damaged models and damaged MLIR mostly stop early; compiled folders cost a compile
 # per run and a JIT or emulator run per case.
-WEIGHTS = {"onnx-bytes": 4, "onnx-struct": 4, "mlir": 4, "compiled": 2}
+WEIGHTS = {"onnx-bytes": 4, "tflite-bytes": 3, "onnx-struct": 4, "mlir": 4, "compiled": 2}
 
 
 def test_fuzz_cases_pass():

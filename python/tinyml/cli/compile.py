@@ -45,8 +45,9 @@ def _whole_number(text: str) -> int:
 def make_parser() -> argparse.ArgumentParser:
     from ..targets import DEFAULT_TARGET, TARGETS
     parser = _Parser(prog="tinyml-compile",
-                     description="Compile an ONNX model (or tinyml MLIR) into OUTDIR.")
-    parser.add_argument("model", help="the model: .onnx, or .mlir in the tinyml dialect")
+                     description="Compile an ONNX or TFLite model (or tinyml MLIR) into OUTDIR.")
+    parser.add_argument("model", help="the model: .onnx, .tflite (recognised by its content), "
+                                      "or .mlir in the tinyml dialect")
     parser.add_argument("-o", "--output", required=True, metavar="OUTDIR",
                         help="the output directory (an existing one is replaced only if it "
                              "is empty or an earlier tinyml output)")

@@ -10,6 +10,7 @@ from mlir import ir
 from ..ir.context import make_context
 from ..ir.diagnostics import location_prefix, severity_name
 from ..frontend import FrontendError
+from ..frontend.tflite.importer import is_tflite
 from ..ir.parser_traps import parser_traps
 from ..pipeline.registry import PipelineError, registered_passes
 from ..pipeline.builder import Pipeline
@@ -22,7 +23,8 @@ SPLIT_MARKER = "// -----"
 USAGE = """usage: tinyml-opt [options] [input-file]
 
 Reads MLIR from input-file (or stdin, or '-'); a file ending in .onnx is
-imported with the ONNX frontend. Runs the passes given by --pass-pipeline or
+imported with the ONNX frontend, a TFLite flatbuffer (by its 'TFL3'
+identifier) with the TFLite frontend. Runs the passes given by --pass-pipeline or
 by one --<pass>[=options] flag per pass, in order, and prints the result.
 
 options:
@@ -59,6 +61,12 @@ class Options:
     generic: bool = False
     debug_info: bool = False
     import_onnx: bool = False
+    import_tflite: bool = False
+
+    @property
+    def model_reader(self) -> str | None:
+        """The frontend reading the input, None for MLIR text."""
+        return "ONNX" if self.import_onnx else "TFLite" if self.import_tflite else None
 
 
 def pass_list() -> str:
@@ -163,6 +171,9 @@ def load_module(chunk: str, filename: str, context: ir.Context, options: Options
     if options.import_onnx:
         from ..frontend.onnx import import_onnx_bytes
         return import_onnx_bytes(chunk, filename, context).operation
+    if options.import_tflite:
+        from ..frontend.tflite import import_tflite_bytes
+        return import_tflite_bytes(chunk, filename, context).operation
     # Module.parse wraps top-level ops in an implicit module, as mlir-opt
     # does, but names the buffer "-"; diagnostics put the file name back.
     return ir.Module.parse(chunk, context).operation
@@ -170,7 +181,7 @@ def load_module(chunk: str, filename: str, context: ir.Context, options: Options
 
 def process_chunk(chunk, filename: str, options: Options) -> tuple[str | None, list]:
     """Returns the printed result (None on failure) and the diagnostics."""
-    if not options.import_onnx:
+    if not options.model_reader:
         traps = parser_traps(chunk)
         if traps:  # text the upstream parser would abort on, not report
             return None, [Reported("error", trap.line, trap.message,
@@ -186,7 +197,8 @@ def process_chunk(chunk, filename: str, options: Options) -> tuple[str | None, l
     with context, ir.Location.unknown(context):
         handler = context.attach_diagnostic_handler(collect)
         try:
-            reader = "the ONNX importer" if options.import_onnx else "the MLIR parser"
+            reader = f"the {options.model_reader} importer" if options.model_reader \
+                else "the MLIR parser"
             phase(f"{reader} crashed on {where}")
             module = load_module(chunk, filename, context, options)
             phase(f"the MLIR verifier crashed on {where}")
@@ -210,7 +222,7 @@ def process_chunk(chunk, filename: str, options: Options) -> tuple[str | None, l
 def _chunk_name(chunk, filename: str, options: Options) -> str:
     """The input as a crash message names it: the file, and with
     --split-input-file the line where the chunk starts."""
-    if not options.split_input_file or options.import_onnx:  # an ONNX model is one chunk
+    if not options.split_input_file or options.model_reader:  # a model is one chunk
         return f"'{filename}'"
     first_line = len(chunk) - len(chunk.lstrip("\n")) + 1  # chunks are padded with newlines
     return f"'{filename}' (the chunk at line {first_line})"
@@ -243,8 +255,10 @@ def _flatten(diagnostic, filename: str, into: list[Reported]) -> None:
 
 def run(options: Options) -> int:
     filename, data = read_input(options)
-    if options.import_onnx or filename.endswith(".onnx"):
-        options.import_onnx = True
+    options.import_tflite = not options.import_onnx and (
+        filename.endswith(".tflite") or is_tflite(data))
+    if options.import_onnx or filename.endswith(".onnx") or options.import_tflite:
+        options.import_onnx = not options.import_tflite
         if options.elide_limit is None:
             options.elide_limit = 16
         pieces: list = [data]

@@ -20,10 +20,20 @@ that tools can catch `FrontendError` without paying for it.
 """
 from __future__ import annotations
 
+import re
+
 
 class FrontendError(ValueError):
     """The model cannot be imported; the message is one line saying where
     (`<file>: node '<name>' (<OpType>): ...`) and why."""
+
+
+def function_name(name: str) -> str:
+    """A model's name as the name of its function (and C symbol)."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", name or "").strip("_")
+    if not name:
+        return "model"
+    return f"m_{name}" if name[0].isdigit() else name
 
 
 def import_onnx(model, batch: int = 1, context=None, name: str | None = None):

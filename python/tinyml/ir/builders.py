@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 from mlir import ir
 
 from ..dialects import tinyml as tinyml_ops
@@ -21,3 +22,18 @@ def build(name: str, result_types: Sequence[ir.Type], operands: Sequence[ir.Valu
     """The tinyml op `name`, at the current insertion point."""
     return OP_CLASSES[name].build_generic(results=list(result_types), operands=list(operands),
                                           attributes=attributes, loc=loc).operation
+
+
+def attribute(value) -> ir.Attribute:
+    """Python value -> MLIR attribute, for the few kinds tinyml ops use."""
+    if isinstance(value, ir.Attribute):
+        return value
+    if value is True:
+        return ir.UnitAttr.get()
+    if isinstance(value, float):
+        return ir.FloatAttr.get_f32(value)
+    if isinstance(value, (int, np.integer)):
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
+    if isinstance(value, (list, tuple)):
+        return ir.DenseI64ArrayAttr.get([int(v) for v in value])
+    raise TypeError(f"no attribute for {value!r}")

@@ -15,9 +15,9 @@ from mlir import ir
 from mlir.dialects import arith, func
 from onnx import TensorProto, helper, numpy_helper
 
-from ...ir.builders import build
+from ...ir.builders import attribute, build
 from ...ir.quant import dequantize, storage_cast, uniform_type
-from .. import FrontendError
+from .. import FrontendError, function_name
 
 # A Cortex-M target has a 32-bit address space: no tensor can reach 2 GiB.
 MAX_TENSOR_BYTES = 2 ** 31
@@ -163,30 +163,8 @@ def _checker_problem(text: str) -> tuple[str | None, str | None, str]:
     return name, op_type, problem
 
 
-def _sanitize(name: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9_]", "_", name or "").strip("_")
-    if not name:
-        return "model"
-    return f"m_{name}" if name[0].isdigit() else name
-
-
 def shape_text(shape) -> str:
     return "[" + ", ".join(str(d) for d in shape) + "]"
-
-
-def _attr(value):
-    """Python value -> MLIR attribute, for the few kinds tinyml ops use."""
-    if isinstance(value, ir.Attribute):
-        return value
-    if value is True:
-        return ir.UnitAttr.get()
-    if isinstance(value, float):
-        return ir.FloatAttr.get_f32(value)
-    if isinstance(value, (int, np.integer)):
-        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))
-    if isinstance(value, (list, tuple)):
-        return ir.DenseI64ArrayAttr.get([int(v) for v in value])
-    raise TypeError(f"no attribute for {value!r}")
 
 
 def parse_model(data: bytes, filename: str) -> onnx.ModelProto:
@@ -317,7 +295,7 @@ class Importer:
                     and isinstance(node.op_type, str):
                 where = f"node '{self._label(int(match.group(1)), node)}' ({node.op_type})"
             raise self.fail(f"{path} is not valid UTF-8: {value!r}", where)
-        self.func_name = _sanitize(self.name or self.graph.name)
+        self.func_name = function_name(self.name or self.graph.name)
 
     def _check_versions(self) -> None:
         if self.model.ir_version > onnx.IR_VERSION:
@@ -455,11 +433,11 @@ class Importer:
                 raise self.fail(f"has {count} {what}; {node.op_type} (opset "
                                 f"{schema.since_version}) takes {takes}")
         names = Counter(a.name for a in node.attribute)
-        for attribute in node.attribute:
-            if names[attribute.name] > 1:
-                raise self.fail(f"attribute '{attribute.name}' is given "
-                                f"{names[attribute.name]} times")
-            self._attribute_value(node, attribute)
+        for proto in node.attribute:
+            if names[proto.name] > 1:
+                raise self.fail(f"attribute '{proto.name}' is given "
+                                f"{names[proto.name]} times")
+            self._attribute_value(node, proto)
         self.where = ""
 
     def _attribute_value(self, node: onnx.NodeProto, attribute: onnx.AttributeProto):
@@ -740,7 +718,7 @@ class Importer:
              **attrs) -> ir.Value:
         """The tinyml op `op_name` with a result of `shape` and element type
         `element` (default float32)."""
-        attributes = {key: _attr(value) for key, value in attrs.items()
+        attributes = {key: attribute(value) for key, value in attrs.items()
                       if value is not None and value is not False}
         # The last check before an MLIR type exists: its dimensions must fit
         # the target (MLIR aborts on some that overflow).

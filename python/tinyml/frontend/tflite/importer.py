@@ -1,0 +1,439 @@
+"""Reading a `.tflite` flatbuffer and building its function.
+
+The file is first read whole into plain `Tensor`s and `Operator`s (a
+corrupt or truncated flatbuffer fails there, with one line); the function
+is then built from those, operator by operator (`operators.py`), with the
+IR helpers the ONNX importer builds with (`Importer.tensor`, `emit`,
+`transpose`, `reshape`), so that both frontends emit the same ops."""
+from __future__ import annotations
+
+import os
+import struct
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import func
+from onnx import TensorProto
+
+from ...ir.context import make_context
+from ...ir.quant import dequantize, quantize, storage_cast, uniform_type
+from .. import FrontendError, function_name
+from ..onnx.importer import Const, Importer, QuantConst, shape_text
+
+#: The file identifier of a TFLite flatbuffer, at byte 4.
+IDENTIFIER = b"TFL3"
+
+#: TFLite tensor types tinyml reads, as numpy dtypes.
+DTYPES = {"FLOAT32": np.float32, "INT8": np.int8, "INT32": np.int32, "INT64": np.int64}
+
+
+def is_tflite(data: bytes) -> bool:
+    """Whether `data` is a TFLite flatbuffer (by its file identifier)."""
+    return len(data) >= 8 and data[4:8] == IDENTIFIER
+
+
+@dataclass
+class Quantization:
+    """A tensor's quantization: scales and zero points, per tensor (axis
+    None) or along `axis`."""
+    scales: np.ndarray
+    zero_points: np.ndarray
+    axis: int | None
+
+
+@dataclass
+class Tensor:
+    index: int
+    name: str
+    shape: tuple[int, ...]
+    dynamic: bool  # its shape signature has an unknown (-1) dimension
+    type_name: str
+    data: np.ndarray | None  # a constant's value (its buffer)
+    quantization: Quantization | None
+
+    @property
+    def dtype(self):
+        return DTYPES.get(self.type_name)
+
+
+@dataclass
+class Operator:
+    index: int
+    kind: str  # the builtin operator's name, e.g. CONV_2D
+    inputs: list[int]  # tensor indices; -1 for an omitted optional input
+    outputs: list[int]
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+#: The builtin options tinyml reads, per operator: the options class and
+#: the fields (their accessor names).
+OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "CONV_2D": ("Conv2DOptions", ("Padding", "StrideH", "StrideW", "DilationHFactor",
+                                  "DilationWFactor", "FusedActivationFunction")),
+    "DEPTHWISE_CONV_2D": ("DepthwiseConv2DOptions", (
+        "Padding", "StrideH", "StrideW", "DilationHFactor", "DilationWFactor",
+        "DepthMultiplier", "FusedActivationFunction")),
+    "FULLY_CONNECTED": ("FullyConnectedOptions", ("FusedActivationFunction", "WeightsFormat",
+                                                  "KeepNumDims")),
+    "AVERAGE_POOL_2D": ("Pool2DOptions", ("Padding", "StrideH", "StrideW", "FilterHeight",
+                                          "FilterWidth", "FusedActivationFunction")),
+    "MAX_POOL_2D": ("Pool2DOptions", ("Padding", "StrideH", "StrideW", "FilterHeight",
+                                      "FilterWidth", "FusedActivationFunction")),
+    "ADD": ("AddOptions", ("FusedActivationFunction",)),
+    "SUB": ("SubOptions", ("FusedActivationFunction",)),
+    "MUL": ("MulOptions", ("FusedActivationFunction",)),
+    "CONCATENATION": ("ConcatenationOptions", ("Axis", "FusedActivationFunction")),
+    "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
+    "MEAN": ("ReducerOptions", ("KeepDims",)),
+    "SQUEEZE": ("SqueezeOptions", ("SqueezeDimsAsNumpy",)),
+}
+
+
+def _names(enum) -> dict[int, str]:
+    return {value: name for name, value in vars(enum).items() if not name.startswith("_")}
+
+
+def read_model(data: bytes, filename: str):
+    """The model's one subgraph as (name, tensors, operators, inputs,
+    outputs). A file that is not a TFLite flatbuffer, or whose tables do
+    not read, fails with one line."""
+    import tflite
+
+    if not is_tflite(data):
+        raise FrontendError(f"{filename}: not a TFLite model (no '{IDENTIFIER.decode()}' "
+                            "file identifier)")
+    try:
+        graph = _read(tflite, data, filename)
+    except (struct.error, IndexError, ValueError, UnicodeDecodeError, OverflowError,
+            MemoryError) as error:
+        raise FrontendError(f"{filename}: corrupt or truncated flatbuffer "
+                            f"({type(error).__name__}: {error})") from None
+    except TypeError as error:
+        # The flatbuffers runtime's check of an offset it read ("bad
+        # number ... for type uint32"); any other TypeError is a defect.
+        if "flatbuffers" not in traceback.extract_tb(error.__traceback__)[-1].filename:
+            raise
+        raise FrontendError(f"{filename}: corrupt or truncated flatbuffer ({error})") from None
+    for tensor in graph[1]:
+        problem = _quantization_problem(tensor)
+        if problem:
+            raise FrontendError(f"{filename}: tensor '{tensor.name}': {problem}")
+    return graph
+
+
+def _quantization_problem(tensor: Tensor) -> str | None:
+    """What is wrong with a tensor's quantization parameters, if anything."""
+    q = tensor.quantization
+    if q is None:
+        return None
+    if q.zero_points.shape != q.scales.shape:
+        return f"{q.zero_points.size} zero points for {q.scales.size} scales"
+    if not np.all(np.isfinite(q.scales)) or np.any(q.scales <= 0):
+        return "scales must be positive and finite"
+    if q.axis is not None and not (0 <= q.axis < len(tensor.shape)
+                                   and tensor.shape[q.axis] == q.scales.size):
+        return (f"{q.scales.size} scales along dimension {q.axis} of shape "
+                f"{shape_text(tensor.shape)}")
+    low, high = (-128, 127) if tensor.type_name == "INT8" else (-2 ** 31, 2 ** 31 - 1)
+    if np.any(q.zero_points < low) or np.any(q.zero_points > high):
+        return f"zero points outside [{low}, {high}]"
+    return None
+
+
+def _read(tflite, data: bytes, filename: str):
+    model = tflite.Model.GetRootAsModel(data, 0)
+    if model.SubgraphsLength() != 1:
+        raise FrontendError(f"{filename}: the model has {model.SubgraphsLength()} subgraphs; "
+                            "only models with one are supported")
+    operator_names = _names(tflite.BuiltinOperator)
+    type_names = _names(tflite.TensorType)
+    graph = model.Subgraphs(0)
+    tensors = []
+    for index in range(graph.TensorsLength()):
+        t = graph.Tensors(index)
+        name = t.Name().decode("utf-8") if t.Name() is not None else f"tensor_{index}"
+        shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+        signature = [int(d) for d in t.ShapeSignatureAsNumpy()] if t.ShapeSignatureLength() \
+            else []
+        type_name = type_names.get(t.Type(), f"type {t.Type()}")
+        tensors.append(Tensor(index, name, shape, any(d < 0 for d in signature), type_name,
+                              _buffer(model, t, type_name, shape, data), _quantization(t)))
+    read_operators = []
+    for index in range(graph.OperatorsLength()):
+        op = graph.Operators(index)
+        code = model.OperatorCodes(op.OpcodeIndex())
+        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+        kind = operator_names.get(builtin, f"operator code {builtin}")
+        if kind == "CUSTOM":
+            custom = code.CustomCode()
+            kind = f"CUSTOM '{custom.decode('utf-8', 'replace')}'" if custom else kind
+        op_inputs = [int(i) for i in op.InputsAsNumpy()] if op.InputsLength() else []
+        op_outputs = [int(i) for i in op.OutputsAsNumpy()] if op.OutputsLength() else []
+        read_operators.append(Operator(index, kind, op_inputs, op_outputs,
+                                       _options(tflite, op, kind)))
+    inputs = [int(i) for i in graph.InputsAsNumpy()] if graph.InputsLength() else []
+    outputs = [int(i) for i in graph.OutputsAsNumpy()] if graph.OutputsLength() else []
+    for index in [i for op in read_operators for i in op.inputs + op.outputs] + inputs + outputs:
+        if not -1 <= index < len(tensors):
+            raise IndexError(f"tensor index {index} of {len(tensors)}")
+    name = graph.Name().decode("utf-8") if graph.Name() is not None else ""
+    return name, tensors, read_operators, inputs, outputs
+
+
+def _buffer(model, tensor, type_name: str, shape, data: bytes) -> np.ndarray | None:
+    """A constant tensor's value; None for a tensor computed at run time."""
+    buffer = model.Buffers(tensor.Buffer())
+    if buffer.Offset() > 1:  # stored after the flatbuffer (models over 2 GB)
+        raw = data[buffer.Offset():buffer.Offset() + buffer.Size()]
+    elif buffer.DataLength():
+        raw = buffer.DataAsNumpy().tobytes()
+    else:
+        return None
+    dtype = DTYPES.get(type_name)
+    if dtype is None:
+        return np.frombuffer(raw, np.uint8)  # refused where an operator reads it
+    count = int(np.prod(shape, dtype=np.int64))
+    if len(raw) != count * np.dtype(dtype).itemsize:
+        raise ValueError(f"buffer of {len(raw)} bytes for a {type_name} tensor of shape "
+                         f"{shape_text(shape)}")
+    return np.frombuffer(raw, dtype).reshape(shape)
+
+
+def _quantization(tensor) -> Quantization | None:
+    q = tensor.Quantization()
+    if q is None or q.ScaleLength() == 0:
+        return None
+    scales = q.ScaleAsNumpy().astype(np.float32)
+    zero_points = q.ZeroPointAsNumpy() if q.ZeroPointLength() else np.zeros(scales.shape)
+    axis = int(q.QuantizedDimension()) if scales.size > 1 else None
+    return Quantization(scales, np.asarray(zero_points, np.int64), axis)
+
+
+def _options(tflite, op, kind: str) -> dict[str, Any]:
+    if kind not in OPTIONS or op.BuiltinOptions() is None:
+        return {}
+    class_name, fields = OPTIONS[kind]
+    table = op.BuiltinOptions()
+    options = getattr(tflite, class_name)()
+    options.Init(table.Bytes, table.Pos)
+    return {name: getattr(options, name)() for name in fields}
+
+
+# op kind -> handler(importer, operator) -> list of result values (float).
+HANDLERS: dict[str, Callable] = {}
+
+
+def handles(*kinds: str):
+    def register(fn):
+        for kind in kinds:
+            HANDLERS[kind] = fn
+        return fn
+    return register
+
+
+class TfliteImporter(Importer):
+    """Builds the function of a read TFLite subgraph. The IR helpers are
+    the ONNX importer's; what differs is where values come from: tensors
+    by index, int8 ones through dequantize, results quantized back."""
+
+    def __init__(self, filename: str, name: str, graph):
+        self.filename = filename
+        self.func_name = function_name(name)
+        self.graph_name, self.tensors, self.operators, self.inputs, self.outputs = graph
+        self.values: dict[int, ir.Value] = {}
+        self.float_values: dict[int, ir.Value] = {}
+        self.cache: dict[str, ir.Value] = {}
+        self.where = ""
+        self.loc = None
+        self.operator: Operator | None = None
+
+    def run(self) -> ir.Module:
+        for index in self.inputs + self.outputs:
+            if index < 0:
+                raise self.fail("a graph input or output is not a tensor")
+        file_loc = ir.Location.file(self.filename, 0, 0)
+        module = ir.Module.create(file_loc)
+        arg_types = [self._io_type(self.tensors[i], "input") for i in self.inputs]
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp(self.func_name, (arg_types, []), loc=file_loc)
+        block = fn.add_entry_block()
+        for index, arg in zip(self.inputs, block.arguments):
+            self.values[index] = arg
+        with ir.InsertionPoint(block):
+            for operator in self.operators:
+                self._import(operator)
+            self.where, self.loc = "", file_loc
+            results = []
+            for index in self.outputs:
+                tensor = self.tensors[index]
+                self.where = f"output '{tensor.name}'"
+                self._io_type(tensor, "output")
+                if index not in self.values:
+                    raise self.fail("no operator computes it")
+                results.append(self.values[index])
+            func.ReturnOp(results, loc=file_loc)
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            arg_types, [r.type for r in results]))
+        fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
+            [ir.DictAttr.get({"tinyml.name": ir.StringAttr.get(self.tensors[i].name)})
+             for i in self.inputs])
+        fn.attributes["res_attrs"] = ir.ArrayAttr.get(
+            [ir.DictAttr.get({"tinyml.name": ir.StringAttr.get(self.tensors[i].name)})
+             for i in self.outputs])
+        fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        return module
+
+    def _io_type(self, tensor: Tensor, what: str) -> ir.Type:
+        self.where = f"{what} '{tensor.name}'"
+        if tensor.dynamic:
+            raise self.fail("has a dynamic shape (signature with -1); only static shapes "
+                            "are supported")
+        if tensor.type_name not in ("FLOAT32", "INT8"):
+            raise self.fail(f"has element type {tensor.type_name}; only float32 and int8 "
+                            "inputs and outputs are supported")
+        if tensor.type_name == "INT8" and tensor.quantization is None:
+            raise self.fail("is int8 without quantization parameters")
+        self.check_size(tensor.shape, TensorProto.FLOAT, what)
+        element = ir.F32Type.get() if tensor.type_name == "FLOAT32" \
+            else ir.IntegerType.get_signless(8)
+        return ir.RankedTensorType.get(list(tensor.shape), element)
+
+    def fail(self, message: str, where: str | None = None) -> FrontendError:
+        where = self.where if where is None else where
+        prefix = f"{self.filename}: {where}: " if where else f"{self.filename}: "
+        return FrontendError((prefix + message).replace("\n", " "))
+
+    def _import(self, operator: Operator) -> None:
+        self.operator = operator
+        self.where = f"operator {operator.index} ({operator.kind})"
+        first = self.tensors[operator.outputs[0]].name if operator.outputs else operator.kind
+        self.loc = ir.Location.name(first)
+        handler = HANDLERS.get(operator.kind)
+        if handler is None:
+            raise self.fail("is not supported")
+        for index in operator.outputs:
+            tensor = self.tensors[index]
+            if tensor.dynamic:
+                raise self.fail(f"output '{tensor.name}' has a dynamic shape")
+        results = handler(self, operator)
+        # A data-movement operator on int8 returns (results, True): they are
+        # the stored int8 values themselves.
+        results, stored = results if isinstance(results, tuple) else (results, False)
+        for index, value in zip(operator.outputs, results):
+            self.store(index, value, stored)
+
+    # -- operands and results ------------------------------------------------
+
+    def input(self, position: int, optional: bool = False):
+        """The operator's input `position`: a float32 SSA value (an int8
+        tensor dequantized), a `Const`, or a `QuantConst` (an int8/int32
+        constant and its quantization); None for an omitted optional one."""
+        operator = self.operator
+        index = operator.inputs[position] if position < len(operator.inputs) else -1
+        if index < 0:
+            if optional:
+                return None
+            raise self.fail(f"input {position} is missing")
+        tensor = self.tensors[index]
+        if tensor.dynamic:
+            raise self.fail(f"input '{tensor.name}' has a dynamic shape")
+        if tensor.data is not None:
+            return self._constant(tensor)
+        if index not in self.values:
+            raise self.fail(f"input '{tensor.name}' is not computed before it is used")
+        if tensor.type_name == "FLOAT32":
+            return self.values[index]
+        if tensor.type_name != "INT8" or tensor.quantization is None:
+            raise self.fail(f"input '{tensor.name}' has element type {tensor.type_name}"
+                            f"{' without quantization' if tensor.type_name == 'INT8' else ''}; "
+                            "only float32 and quantized int8 tensors are supported")
+        if index not in self.float_values:
+            q = tensor.quantization
+            element = uniform_type(list(q.scales), list(q.zero_points), np.int8, q.axis)
+            self.float_values[index] = dequantize(
+                storage_cast(self.values[index], element, self.loc), self.loc)
+        return self.float_values[index]
+
+    def _constant(self, tensor: Tensor):
+        if tensor.type_name == "FLOAT32":
+            return Const(tensor.data.astype(np.float32), f"tensor_{tensor.index}")
+        if tensor.type_name in ("INT8", "INT32") and tensor.quantization is not None:
+            q = tensor.quantization
+            return QuantConst(tensor.data, q.scales, q.zero_points, q.axis,
+                              f"tensor_{tensor.index}")
+        if tensor.type_name in ("INT32", "INT64"):
+            return tensor.data  # shapes, axes, paddings: read at import time
+        raise self.fail(f"constant '{tensor.name}' has element type {tensor.type_name}"
+                        f"{' without quantization' if tensor.type_name == 'INT8' else ''}; "
+                        "only float32 constants and quantized int8/int32 ones are "
+                        "supported")
+
+    def int_input(self, position: int, what: str) -> np.ndarray:
+        """A constant integer input read at import time (a shape, axes)."""
+        value = self.input(position)
+        if not isinstance(value, np.ndarray):
+            raise self.fail(f"{what} must be a constant int32 tensor")
+        return value
+
+    def store(self, index: int, value, stored: bool = False) -> None:
+        """An operator's result as tensor `index`: a float result quantized
+        to the tensor's parameters when the tensor is int8; a `stored` one
+        (int8 already) as it is."""
+        tensor = self.tensors[index]
+        value = self.tensor(value)
+        if tensor.shape != self.shape(value):
+            raise self.fail(f"output '{tensor.name}' has shape {shape_text(tensor.shape)}, "
+                            f"the operator computes {shape_text(self.shape(value))}")
+        if stored or tensor.type_name == "FLOAT32":
+            self.values[index] = value
+            if not stored:
+                self.float_values[index] = value
+            return
+        q = tensor.quantization
+        if tensor.type_name != "INT8" or q is None or q.axis is not None:
+            per_axis = " quantized per axis" if q is not None and q.axis is not None else ""
+            raise self.fail(f"output '{tensor.name}' has element type {tensor.type_name}"
+                            f"{per_axis}; only float32 and per-tensor int8 results are "
+                            "supported")
+        element = uniform_type(list(q.scales), list(q.zero_points), np.int8, None)
+        self.values[index] = storage_cast(quantize(value, element, self.loc),
+                                          ir.IntegerType.get_signless(8), self.loc)
+
+
+def import_tflite(model, context: ir.Context | None = None,
+                  name: str | None = None) -> ir.Module:
+    """Imports a `.tflite` file (a path) into a verified module of one
+    `func.func`, named `name` or after the file (a TFLite model's shapes
+    are static: there is no batch to set). Raises `FrontendError` on bad
+    input."""
+    filename = os.fspath(model)
+    try:
+        data = Path(filename).read_bytes()
+    except OSError as error:
+        raise FrontendError(f"{filename}: cannot read: {error.strerror}") from None
+    context = context or ir.Context.current or make_context()
+    module = import_tflite_bytes(data, filename, context,
+                                 name or Path(filename).name.split(".")[0])
+    with context:
+        try:
+            module.operation.verify()
+        except ir.MLIRError as error:
+            detail = error.error_diagnostics[0].message if error.error_diagnostics \
+                else str(error)
+            raise FrontendError(f"{filename}: the imported IR does not verify: {detail}") \
+                from None
+    return module
+
+
+def import_tflite_bytes(data: bytes, filename: str, context: ir.Context,
+                        name: str | None = None) -> ir.Module:
+    """Imports a TFLite flatbuffer; the module is not verified (the caller
+    does it). Raises `FrontendError` on bad input."""
+    graph = read_model(data, filename)
+    with context, ir.Location.unknown(context):
+        return TfliteImporter(filename, name or Path(filename).name.split(".")[0], graph).run()
+

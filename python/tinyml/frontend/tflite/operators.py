@@ -1,0 +1,275 @@
+"""The TFLite builtin operators tinyml imports, each as the tinyml ops the
+ONNX frontend makes of its tf2onnx conversion (NHWC throughout, weights
+re-laid out at import time, a fused activation as the float op after)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
+from ..onnx.importer import Const, QuantConst, shape_text
+from .importer import Operator, TfliteImporter, handles
+
+#: tflite.ActivationFunctionType -> the clamp it is ((low, high); None: a relu).
+ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
+SAME = 0  # tflite.Padding.SAME
+
+
+def activation(im: TfliteImporter, value, code: int):
+    """`value` through the operator's fused activation function."""
+    kind = ACTIVATIONS.get(code, f"activation {code}")
+    shape = im.shape(value)
+    if kind == "NONE":
+        return value
+    if kind == "RELU":
+        return im.emit("tinyml.relu", shape, [value])
+    if kind == "RELU6":
+        return im.emit("tinyml.clamp", shape, [value], min=0.0, max=6.0)
+    if kind == "RELU_N1_TO_1":
+        return im.emit("tinyml.clamp", shape, [value], min=-1.0, max=1.0)
+    raise im.fail(f"fused activation {kind} is not supported")
+
+
+def same_padding(size: int, kernel: int, stride: int, dilation: int) -> tuple[int, int]:
+    """TensorFlow's SAME padding of one dimension: (before, after), the odd
+    one after."""
+    out = -(-size // stride)
+    total = max((out - 1) * stride + (kernel - 1) * dilation + 1 - size, 0)
+    return total // 2, total - total // 2
+
+
+def window(im: TfliteImporter, x_shape, kernel, options) -> tuple[list, list, list, list]:
+    """(strides, dilations, padding [top, left, bottom, right], output
+    [height, width]) of a windowed operator."""
+    strides = [int(options["StrideH"]), int(options["StrideW"])]
+    dilations = [int(options.get("DilationHFactor", 1)), int(options.get("DilationWFactor", 1))]
+    if min(strides + dilations) < 1 or min(kernel) < 1:
+        raise im.fail(f"strides {strides}, dilations {dilations} and kernel {list(kernel)} "
+                      "must be positive")
+    spatial = x_shape[1:3]
+    if options["Padding"] == SAME:
+        pairs = [same_padding(s, k, st, d) for s, k, st, d in zip(spatial, kernel, strides,
+                                                                  dilations)]
+        padding = [pairs[0][0], pairs[1][0], pairs[0][1], pairs[1][1]]
+    else:
+        padding = [0, 0, 0, 0]
+    out = [(s + padding[a] + padding[a + 2] - (k - 1) * d - 1) // st + 1
+           for a, (s, k, st, d) in enumerate(zip(spatial, kernel, strides, dilations))]
+    if min(out) < 1:
+        raise im.fail(f"a {list(kernel)} window does not fit the input {shape_text(x_shape)}")
+    return strides, dilations, padding, out
+
+
+def window_attributes(strides, dilations, padding) -> dict:
+    return {"strides": None if tuple(strides) == DEFAULT_STRIDES else strides,
+            "dilations": None if tuple(dilations) == DEFAULT_DILATIONS else dilations,
+            "padding": None if tuple(padding) == DEFAULT_PADDING else padding}
+
+
+def nhwc_input(im: TfliteImporter, position: int = 0):
+    x = im.tensor(im.input(position))
+    if len(im.shape(x)) != 4:
+        raise im.fail(f"needs a 4-D NHWC input, got {shape_text(im.shape(x))}")
+    return x
+
+
+def weights(im: TfliteImporter, position: int, rank: int):
+    w = im.input(position)
+    if not isinstance(w, (Const, QuantConst)) or w.array.ndim != rank:
+        raise im.fail(f"needs constant {rank}-D weights")
+    return w
+
+
+@handles("CONV_2D")
+def _conv(im: TfliteImporter, op: Operator) -> list:
+    x = nhwc_input(im)
+    w = weights(im, 1, 4)  # OHWI
+    filters, kh, kw, channels = w.array.shape
+    if channels != im.shape(x)[3]:
+        raise im.fail(f"weights {shape_text(w.array.shape)} do not fit {im.shape(x)[3]} "
+                      "input channels")
+    strides, dilations, padding, out = window(im, im.shape(x), (kh, kw), op.options)
+    y = im.emit("tinyml.conv2d", [im.shape(x)[0], *out, filters],
+                [x, im.transpose(w, (1, 2, 3, 0)), im.input(2, optional=True)],
+                **window_attributes(strides, dilations, padding))
+    return [activation(im, y, op.options["FusedActivationFunction"])]
+
+
+@handles("DEPTHWISE_CONV_2D")
+def _depthwise(im: TfliteImporter, op: Operator) -> list:
+    x = nhwc_input(im)
+    w = weights(im, 1, 4)  # [1, kh, kw, channels * multiplier]
+    _, kh, kw, filters = w.array.shape
+    channels = im.shape(x)[3]
+    if filters % channels:
+        raise im.fail(f"{filters} filters for {channels} channels")
+    strides, dilations, padding, out = window(im, im.shape(x), (kh, kw), op.options)
+    filt = im.reshape(w, (kh, kw, channels, filters // channels))  # HWCM
+    y = im.emit("tinyml.depthwise_conv2d", [im.shape(x)[0], *out, filters],
+                [x, filt, im.input(2, optional=True)],
+                **window_attributes(strides, dilations, padding))
+    return [activation(im, y, op.options["FusedActivationFunction"])]
+
+
+@handles("FULLY_CONNECTED")
+def _fully_connected(im: TfliteImporter, op: Operator) -> list:
+    x = im.tensor(im.input(0))
+    w = weights(im, 1, 2)  # [out, in]
+    if op.options.get("WeightsFormat", 0) != 0:
+        raise im.fail("shuffled weights are not supported")
+    n, k = w.array.shape
+    x_shape = im.shape(x)
+    if math.prod(x_shape) % k:
+        raise im.fail(f"input {shape_text(x_shape)} does not fit weights "
+                      f"{shape_text(w.array.shape)}")
+    rows = math.prod(x_shape) // k
+    y = im.emit("tinyml.matmul", (rows, n),
+                [im.reshape(x, (rows, k)), im.transpose(w, (1, 0)), im.input(2, optional=True)])
+    if op.options.get("KeepNumDims"):
+        y = im.reshape(y, (*x_shape[:-1], n))
+    return [activation(im, y, op.options["FusedActivationFunction"])]
+
+
+_BINARY = {"ADD": "tinyml.add", "SUB": "tinyml.sub", "MUL": "tinyml.mul"}
+
+
+@handles(*_BINARY)
+def _binary(im: TfliteImporter, op: Operator) -> list:
+    a, b = im.input(0), im.input(1)
+    try:
+        shape = tuple(np.broadcast_shapes(im.shape(a), im.shape(b)))
+    except ValueError:
+        raise im.fail(f"operand shapes {shape_text(im.shape(a))} and "
+                      f"{shape_text(im.shape(b))} do not broadcast") from None
+    y = im.emit(_BINARY[op.kind], shape, [a, b])
+    return [activation(im, y, op.options.get("FusedActivationFunction", 0))]
+
+
+@handles("AVERAGE_POOL_2D", "MAX_POOL_2D")
+def _pool(im: TfliteImporter, op: Operator) -> list:
+    x = nhwc_input(im)
+    kernel = [int(op.options["FilterHeight"]), int(op.options["FilterWidth"])]
+    strides, _, padding, out = window(im, im.shape(x), kernel, op.options)
+    name = "tinyml.avg_pool2d" if op.kind == "AVERAGE_POOL_2D" else "tinyml.max_pool2d"
+    attrs = window_attributes(strides, DEFAULT_DILATIONS, padding)
+    del attrs["dilations"]
+    y = im.emit(name, [im.shape(x)[0], *out, im.shape(x)[3]], [x], kernel=kernel, **attrs)
+    return [activation(im, y, op.options["FusedActivationFunction"])]
+
+
+@handles("MEAN")
+def _mean(im: TfliteImporter, op: Operator) -> list:
+    x = im.tensor(im.input(0))
+    rank = len(im.shape(x))
+    axes = im.int_input(1, "the axes").reshape(-1).tolist()
+    if any(not -rank <= a < rank for a in axes):
+        raise im.fail(f"axes {axes} out of range for rank {rank}")
+    axes = sorted({a % rank for a in axes})
+    keep = bool(op.options.get("KeepDims", False))
+    out = [1 if i in axes else d for i, d in enumerate(im.shape(x)) if keep or i not in axes]
+    return [im.emit("tinyml.reduce_mean", out, [x], axes=axes, keep_dims=keep)]
+
+
+@handles("SOFTMAX")
+def _softmax(im: TfliteImporter, op: Operator) -> list:
+    x = im.tensor(im.input(0))
+    if op.options.get("Beta", 1.0) != 1.0:
+        raise im.fail(f"beta {op.options['Beta']} is not supported (only 1)")
+    return [im.emit("tinyml.softmax", im.shape(x), [x], axis=len(im.shape(x)) - 1)]
+
+
+_UNARY = {"LOGISTIC": "tinyml.sigmoid", "TANH": "tinyml.tanh", "RELU": "tinyml.relu"}
+
+
+@handles(*_UNARY)
+def _unary(im: TfliteImporter, op: Operator) -> list:
+    x = im.tensor(im.input(0))
+    return [im.emit(_UNARY[op.kind], im.shape(x), [x])]
+
+
+@handles("RELU6")
+def _relu6(im: TfliteImporter, op: Operator) -> list:
+    return [activation(im, im.tensor(im.input(0)), 3)]
+
+
+@handles("QUANTIZE", "DEQUANTIZE")
+def _requantize(im: TfliteImporter, op: Operator) -> list:
+    # The input reads as float and the result is stored as the output
+    # tensor's type: a dequantize, a quantize, or both (a requantization).
+    return [im.tensor(im.input(0))]
+
+
+@handles("PAD")
+def _pad(im: TfliteImporter, op: Operator) -> list:
+    x = im.tensor(im.input(0))
+    rank = len(im.shape(x))
+    pads = im.int_input(1, "the paddings")
+    if pads.shape != (rank, 2) or (pads < 0).any():
+        raise im.fail(f"paddings of shape {shape_text(pads.shape)} for rank {rank} must be "
+                      f"[{rank}, 2] and non-negative")
+    padding = pads[:, 0].tolist() + pads[:, 1].tolist()
+    out = [d + int(a) + int(b) for d, (a, b) in zip(im.shape(x), pads)]
+    return [im.emit("tinyml.pad", out, [x], padding=padding)]
+
+
+# Data movement: an int8 tensor whose result has the same quantization moves
+# as int8 (what tf2onnx leaves outside its QDQ pairs), otherwise in float.
+
+def moved_as_stored(im: TfliteImporter, op: Operator) -> bool:
+    """Whether every input and the output of a data-movement operator are
+    int8 with one per-tensor quantization."""
+    indices = [i for i in op.inputs if i >= 0 and im.tensors[i].data is None] + op.outputs
+    params = [im.tensors[i].quantization for i in indices]
+    return all(im.tensors[i].type_name == "INT8" for i in indices) and all(
+        p is not None and p.axis is None and p.scales.tolist() == params[0].scales.tolist()
+        and p.zero_points.tolist() == params[0].zero_points.tolist() for p in params)
+
+
+def source(im: TfliteImporter, op: Operator, position: int, stored: bool):
+    """Input `position` as stored (int8) or as float."""
+    if not stored:
+        return im.tensor(im.input(position))
+    return im.values[op.inputs[position]]
+
+
+@handles("RESHAPE", "SQUEEZE")
+def _reshape(im: TfliteImporter, op: Operator) -> list:
+    stored = moved_as_stored(im, op)
+    x = source(im, op, 0, stored)
+    out = im.tensors[op.outputs[0]].shape
+    if math.prod(out) != math.prod(im.shape(x)):
+        raise im.fail(f"cannot reshape {shape_text(im.shape(x))} to {shape_text(out)}")
+    return [im.reshape(x, out)], stored
+
+
+@handles("TRANSPOSE")
+def _transpose(im: TfliteImporter, op: Operator) -> list:
+    stored = moved_as_stored(im, op)
+    x = source(im, op, 0, stored)
+    perm = im.int_input(1, "the permutation").reshape(-1).tolist()
+    if sorted(perm) != list(range(len(im.shape(x)))):
+        raise im.fail(f"{perm} is not a permutation of rank {len(im.shape(x))}")
+    return [im.transpose(x, perm)], stored
+
+
+@handles("CONCATENATION")
+def _concatenation(im: TfliteImporter, op: Operator) -> list:
+    stored = moved_as_stored(im, op)
+    inputs = [source(im, op, i, stored) for i in range(len(op.inputs))]
+    shapes = [im.shape(v) for v in inputs]
+    rank = len(shapes[0])
+    axis = int(op.options.get("Axis", 0))
+    if not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    if any(len(s) != rank or [d for i, d in enumerate(s) if i != axis]
+           != [d for i, d in enumerate(shapes[0]) if i != axis] for s in shapes):
+        raise im.fail(f"inputs {', '.join(shape_text(s) for s in shapes)} do not concatenate "
+                      f"along axis {axis}")
+    out = list(shapes[0])
+    out[axis] = sum(s[axis] for s in shapes)
+    y = im.emit("tinyml.concat", out, inputs, im.element(inputs[0]), axis=axis)
+    if stored:
+        return [y], True
+    return [activation(im, y, op.options.get("FusedActivationFunction", 0))]

@@ -1,0 +1,299 @@
+"""The TFLite frontend: `.tflite` files compile like their tf2onnx `.onnx`.
+
+- Every model of the int8 zoo (test/models/int8: TFLiteConverter's
+  `.tflite` and its tf2onnx `.onnx`) imports from the `.tflite` to the same
+  IR as from the `.onnx` once both are cleaned up (op for op, compared as a
+  graph: the files list independent ops in different orders), and runs
+  bit-exact to tflite-micro on the host (the networks on the M4 too).
+- The float zoo (test/models/float_tflite: the networks unquantized, with
+  their tf2onnx `.onnx`) imports the same way, and it and float models
+  written with test/models/tflite_builder.py match tflite-micro to float
+  rounding on the host and the M4.
+- A file is recognised by its content; names come from the file and the
+  tensors; bad input (an unsupported operator, activation or type, a
+  dynamic shape, several subgraphs, a hybrid model, a corrupt or truncated
+  file) is one line and exit code 1.
+"""
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mlir import ir
+from tflite_micro.python.tflite_micro import runtime
+
+import tinyml
+from conftest import assert_one_line_error, cli
+from tflite_builder import (TfliteModel, add_options, concatenation_options, conv_options,
+                            depthwise_options, fully_connected_options, pool_options,
+                            reducer_options, softmax_options)
+from tinyml import make_context
+from tinyml.compiler import CompileError
+from tinyml.frontend import import_onnx
+from tinyml.frontend.tflite import import_tflite
+from tinyml.pipeline.stages import cleanup
+
+INT8_ZOO = Path(__file__).resolve().parents[1] / "models" / "int8"
+FLOAT_ZOO = Path(__file__).resolve().parents[1] / "models" / "float_tflite"
+MODELS = sorted(p.stem for p in INT8_ZOO.glob("*.tflite"))
+NETWORKS = ["fc_autoencoder", "kws_dscnn", "resnet8", "vww_mobilenet"]
+#: Every .tflite of both zoos, with its tf2onnx .onnx beside it.
+PAIRS = [INT8_ZOO / f"{name}.tflite" for name in MODELS] + \
+    [FLOAT_ZOO / f"{name}.tflite" for name in NETWORKS]
+
+
+def graph_signature(module: ir.Module) -> tuple[list[str], list[str]]:
+    """The function as a graph: each op's name, attributes and types with
+    its operands' signatures, whatever the order of independent ops; and
+    the returned values' signatures."""
+    signatures: dict = {}
+
+    def of(value: ir.Value) -> str:
+        if isinstance(value.owner, ir.Block):
+            return f"arg{value.arg_number}:{value.type}"
+        op = value.owner.operation if isinstance(value.owner, ir.OpView) else value.owner
+        return f"{signatures[op]}#{value.result_number}"
+
+    func = module.body.operations[0]
+    ops = []
+    for op in func.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "func.return":
+            returned = [of(v) for v in op.operands]
+            continue
+        attributes = sorted(f"{name}={op.attributes[name]}" for name in op.attributes)
+        text = f"{op.name}({','.join(of(v) for v in op.operands)}){attributes}" \
+               f"->{[str(r.type) for r in op.results]}"
+        signatures[op] = hashlib.sha256(text.encode()).hexdigest()[:16]
+        ops.append(signatures[op])
+    return sorted(ops), returned
+
+
+def _cleaned(module: ir.Module) -> ir.Module:
+    cleanup().run(module)
+    return module
+
+
+@pytest.mark.parametrize("path", PAIRS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_tflite_imports_the_same_ir_as_its_tf2onnx_conversion(path):
+    with make_context():
+        from_tflite = _cleaned(import_tflite(str(path)))
+        from_onnx = _cleaned(import_onnx(str(path.with_suffix(".onnx"))))
+        assert "tinyml.transpose" not in str(from_tflite)
+        assert graph_signature(from_tflite) == graph_signature(from_onnx)
+
+
+def _interpreter(data: bytes) -> runtime.Interpreter:
+    return runtime.Interpreter.from_bytes(data)
+
+
+def _run_reference(data: bytes, x: np.ndarray) -> np.ndarray:
+    interpreter = _interpreter(data)
+    interpreter.set_input(x, 0)
+    interpreter.invoke()
+    return interpreter.get_output(0)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_int8_tflite_is_bit_exact_to_tflite_micro(name):
+    data = (INT8_ZOO / f"{name}.tflite").read_bytes()
+    details = _interpreter(data).get_input_details(0)
+    targets = ["host", "cortex-m4"] if name in NETWORKS else ["host"]
+    rng = np.random.default_rng(0)
+    x = rng.integers(-128, 128, size=details["shape"]).astype(np.int8)
+    want = _run_reference(data, x)
+    for target in targets:
+        got = tinyml.compile(str(INT8_ZOO / f"{name}.tflite"), target=target).run(x).outputs[0]
+        assert got.dtype == np.int8
+        np.testing.assert_array_equal(got, want, err_msg=target)
+
+
+@pytest.mark.parametrize("name", NETWORKS)
+def test_float_network_tflite_matches_tflite_micro(name):
+    """The float zoo (tools/build_int8_zoo.py --float: the same Keras
+    networks, unquantized) within float rounding of tflite-micro."""
+    data = (FLOAT_ZOO / f"{name}.tflite").read_bytes()
+    shape = _interpreter(data).get_input_details(0)["shape"]
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    want = _run_reference(data, x)
+    for target in ("host", "cortex-m4"):
+        got = tinyml.compile(str(FLOAT_ZOO / f"{name}.tflite"), target=target).run(x).outputs[0]
+        assert np.abs(got - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max())), target
+
+
+def _weights(rng, *shape) -> np.ndarray:
+    return (rng.standard_normal(shape) * 0.5).astype(np.float32)
+
+
+def float_models() -> dict[str, bytes]:
+    """Float models of the operators the frontend reads, each a few ops."""
+    rng = np.random.default_rng(1)
+    models = {}
+
+    m = TfliteModel()
+    x = m.tensor("input", [1, 6, 6, 3])
+    c = m.tensor("conv", [1, 3, 3, 8])
+    d = m.tensor("depthwise", [1, 3, 3, 8])
+    y = m.tensor("output", [1, 3, 3, 8])
+    m.operator("CONV_2D", [x, m.tensor("w", [8, 3, 3, 3], data=_weights(rng, 8, 3, 3, 3)),
+                           m.tensor("b", [8], data=_weights(rng, 8))], [c],
+               conv_options("SAME", 2, "RELU6"))
+    m.operator("DEPTHWISE_CONV_2D", [c, m.tensor("dw", [1, 3, 3, 8],
+                                                 data=_weights(rng, 1, 3, 3, 8)),
+                                     m.tensor("db", [8], data=_weights(rng, 8))], [d],
+               depthwise_options("SAME", 1, "RELU"))
+    m.operator("ADD", [d, c], [y], add_options("RELU_N1_TO_1"))
+    models["conv_depthwise_add"] = m.build([x], [y])
+
+    m = TfliteModel()
+    x = m.tensor("input", [1, 8, 8, 4])
+    a = m.tensor("avg", [1, 4, 4, 4])
+    p = m.tensor("max", [1, 4, 4, 4])
+    cat = m.tensor("concat", [1, 4, 4, 8])
+    mean = m.tensor("mean", [1, 8])
+    logits = m.tensor("logits", [1, 5])
+    y = m.tensor("output", [1, 5])
+    m.operator("AVERAGE_POOL_2D", [x], [a], pool_options(2, 2))
+    m.operator("MAX_POOL_2D", [x], [p], pool_options(3, 2, "SAME"))
+    m.operator("CONCATENATION", [a, p], [cat], concatenation_options(3))
+    m.operator("MEAN", [cat, m.tensor("axes", [2], np.int32, data=[1, 2])], [mean],
+               reducer_options(False))
+    m.operator("FULLY_CONNECTED", [mean, m.tensor("fw", [5, 8], data=_weights(rng, 5, 8)),
+                                   m.tensor("fb", [5], data=_weights(rng, 5))], [logits],
+               fully_connected_options("NONE"))
+    m.operator("SOFTMAX", [logits], [y], softmax_options())
+    models["pool_mean_fc_softmax"] = m.build([x], [y])
+
+    m = TfliteModel()
+    x = m.tensor("input", [1, 4, 6])
+    t = m.tensor("transposed", [1, 6, 4])
+    s = m.tensor("sigmoid", [1, 6, 4])
+    h = m.tensor("tanh", [1, 6, 4])
+    r = m.tensor("reshaped", [1, 24])
+    padded = m.tensor("padded", [1, 26])
+    y = m.tensor("output", [1, 26])
+    m.operator("TRANSPOSE", [x, m.tensor("perm", [3], np.int32, data=[0, 2, 1])], [t])
+    m.operator("LOGISTIC", [t], [s])
+    m.operator("TANH", [s], [h])
+    m.operator("RESHAPE", [h, m.tensor("shape", [2], np.int32, data=[1, 24])], [r])
+    m.operator("PAD", [r, m.tensor("pads", [2, 2], np.int32, data=[[0, 0], [1, 1]])], [padded])
+    m.operator("MUL", [padded, m.tensor("scale", [26], data=_weights(rng, 26))], [y])
+    models["movement_and_unary"] = m.build([x], [y])
+    return models
+
+
+FLOAT_MODELS = float_models()
+
+
+@pytest.mark.parametrize("name", sorted(FLOAT_MODELS))
+def test_float_tflite_matches_tflite_micro(tmp_path, name):
+    data = FLOAT_MODELS[name]
+    path = tmp_path / f"{name}.tflite"
+    path.write_bytes(data)
+    shape = _interpreter(data).get_input_details(0)["shape"]
+    x = np.random.default_rng(2).standard_normal(shape).astype(np.float32)
+    want = _run_reference(data, x)
+    for target in ("host", "cortex-m4"):
+        got = tinyml.compile(str(path), target=target).run(x).outputs[0]
+        scale = max(1.0, float(np.abs(want).max()))
+        assert np.abs(got - want).max() <= 1e-5 * scale, target
+
+
+def test_a_tflite_file_is_recognised_by_its_content(tmp_path):
+    """Named like anything, a TFLite flatbuffer is read as one; its function
+    is named after the file and its arguments after the tensors."""
+    path = tmp_path / "keyword_spotter.bin"
+    shutil.copy(INT8_ZOO / "kws_dscnn.tflite", path)
+    compiled = tinyml.compile(str(path), target="host")
+    assert compiled.function == "keyword_spotter"
+    assert [t.name for t in compiled.inputs] == ["serving_default_keras_tensor:0"]
+    assert compiled.inputs[0].dtype == "int8" and compiled.inputs[0].zero_point == -7
+
+
+def test_tinyml_opt_prints_the_imported_ir():
+    done = cli("opt", INT8_ZOO / "op_conv_relu.tflite")
+    assert done.returncode == 0, done.stderr
+    assert "func.func @op_conv_relu(%arg0: tensor<1x9x9x3xi8>" in done.stdout
+    assert "tinyml.conv2d" in done.stdout and "tinyml.transpose" not in done.stdout
+
+
+def _bad_models() -> dict[str, tuple[bytes, str]]:
+    """Malformed or unsupported models and the one line each gets."""
+    def conv_model(**tensor_options) -> TfliteModel:
+        m = TfliteModel()
+        x = m.tensor("input", [1, 4, 4, 2], **tensor_options)
+        y = m.tensor("output", [1, 4, 4, 2])
+        m.operator("CONV_2D", [x, m.tensor("w", [2, 1, 1, 2], data=np.ones((2, 1, 1, 2)))],
+                   [y], conv_options())
+        return m
+
+    cases = {}
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4])
+    m.operator("ABS", [x], [y])
+    cases["unsupported operator"] = (m.build([x], [y]), r"operator 0 \(ABS\): is not supported")
+    cases["dynamic shape"] = (conv_model(signature=[-1, 4, 4, 2]).build([0], [2]),
+                              r"input 'input': has a dynamic shape")
+    cases["unsupported type"] = (conv_model(dtype=np.float16).build([0], [2]),
+                                 r"input 'input': has element type FLOAT16")
+    cases["two subgraphs"] = (conv_model().build([0], [2], subgraphs=2),
+                              r"the model has 2 subgraphs; only models with one")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4, 4, 2]), m.tensor("output", [1, 4, 4, 2])
+    m.operator("CONV_2D", [x, m.tensor("w", [2, 1, 1, 2], data=np.ones((2, 1, 1, 2)))], [y],
+               conv_options(activation="TANH"))
+    cases["fused tanh"] = (m.build([x], [y]),
+                           r"operator 0 \(CONV_2D\): fused activation TANH is not supported")
+    kws = (INT8_ZOO / "kws_dscnn.tflite").read_bytes()
+    cases["truncated file"] = (kws[:len(kws) // 3], r"corrupt or truncated flatbuffer")
+    return cases
+
+
+BAD_MODELS = _bad_models()
+
+
+@pytest.mark.parametrize("case", sorted(BAD_MODELS))
+def test_bad_tflite_models_are_refused_in_one_line(tmp_path, case):
+    data, message = BAD_MODELS[case]
+    path = tmp_path / "m.tflite"
+    path.write_bytes(data)
+    with pytest.raises(CompileError, match=message) as refused:
+        tinyml.compile(str(path), target="host")
+    assert "\n" not in str(refused.value) and "m.tflite" in str(refused.value)
+
+
+@pytest.mark.parametrize("case", ["unsupported operator", "truncated file"])
+def test_tinyml_compile_refuses_a_bad_tflite_model_with_exit_code_1(tmp_path, case):
+    data, message = BAD_MODELS[case]
+    (tmp_path / "m.tflite").write_bytes(data)
+    done = cli("compile", tmp_path / "m.tflite", "-o", tmp_path / "out")
+    assert_one_line_error(done, "compile", "m.tflite")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_hybrid_model_computes_with_its_weights_dequantized(tmp_path):
+    """int8 weights beside float activations (a hybrid model) are
+    dequantized at compile time: the model computes in float with the
+    weights' real values (TFLite's hybrid kernels, which quantize the
+    activations on the fly, are not reproduced)."""
+    weights = np.arange(-4, 4, dtype=np.int8).reshape(2, 1, 1, 4)
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 3, 3, 4]), m.tensor("output", [1, 3, 3, 2])
+    m.operator("CONV_2D", [x, m.tensor("w", [2, 1, 1, 4], np.int8, data=weights,
+                                       quantization=([0.5, 0.25], [0, 0], 0))], [y],
+               conv_options())
+    path = tmp_path / "hybrid.tflite"
+    path.write_bytes(m.build([x], [y]))
+    inputs = np.random.default_rng(3).standard_normal((1, 3, 3, 4)).astype(np.float32)
+    real = weights[:, 0, 0, :].astype(np.float32) * np.array([[0.5], [0.25]], np.float32)
+    got = tinyml.compile(str(path), target="host").run(inputs).outputs[0]
+    np.testing.assert_allclose(got, inputs @ real.T, rtol=1e-6, atol=1e-6)
+
+
+def test_batch_does_not_apply_to_a_tflite_model():
+    with pytest.raises(CompileError, match=r"TFLite model, whose shapes are static: "
+                                           r"--batch 2 does not apply"):
+        tinyml.compile(str(INT8_ZOO / "op_conv.tflite"), target="host", batch=2)
