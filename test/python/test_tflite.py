@@ -247,6 +247,11 @@ def _bad_models() -> dict[str, tuple[bytes, str]]:
                conv_options(activation="TANH"))
     cases["fused tanh"] = (m.build([x], [y]),
                            r"operator 0 \(CONV_2D\): fused activation TANH is not supported")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4])
+    m.operator("SOFTMAX", [x], [y], softmax_options(beta=2.0))
+    cases["unsupported option"] = (m.build([x], [y]),
+                                   r"operator 0 \(SOFTMAX\): beta 2.0 is not supported")
     kws = (INT8_ZOO / "kws_dscnn.tflite").read_bytes()
     cases["truncated file"] = (kws[:len(kws) // 3], r"corrupt or truncated flatbuffer")
     return cases
