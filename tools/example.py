@@ -3,7 +3,8 @@ in the emulator on a fixed input, and print its report (arena, flash,
 instructions, error against onnxruntime). An int8 model (for example
 test/models/int8/kws_dscnn.onnx) is compared with TFLite Micro running the
 .tflite file beside it: the report counts the outputs that differ, and
-bit-exact means 0."""
+bit-exact means 0. A .tflite model (float or int8) is compared with TFLite
+Micro running it."""
 import argparse
 import json
 import sys
@@ -14,6 +15,7 @@ import numpy as np
 import onnx
 
 import tinyml
+from tinyml.frontend.tflite import is_tflite
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "test" / "models"))
@@ -27,11 +29,19 @@ def main() -> int:
     parser.add_argument("-o", "--output", help="keep the compiled model here")
     args = parser.parse_args()
 
-    model = onnx.load(args.model)
-    inputs = zoo.random_inputs(model, seed=0)
-    int8 = all(i.type.tensor_type.elem_type == onnx.TensorProto.INT8 for i in model.graph.input)
-    reference = tflite_micro_reference(args.model, inputs) if int8 \
-        else zoo.reference(model, inputs)
+    if is_tflite(Path(args.model).read_bytes()[:8]):
+        inputs = tflite_inputs(args.model)
+        int8 = all(x.dtype == np.int8 for x in inputs.values())
+        reference = tflite_micro_reference(args.model, inputs)
+        reference_name = "tflite-micro"
+    else:
+        model = onnx.load(args.model)
+        inputs = zoo.random_inputs(model, seed=0)
+        int8 = all(i.type.tensor_type.elem_type == onnx.TensorProto.INT8
+                   for i in model.graph.input)
+        reference = tflite_micro_reference(Path(args.model).with_suffix(".tflite"), inputs) \
+            if int8 else zoo.reference(model, inputs)
+        reference_name = "onnxruntime"
     compiled = tinyml.compile(args.model, target=args.target)
     result = compiled.run(*inputs.values(), arena_fill=b"\xff", estimate_cycles=True)
     outdir = Path(args.output or tempfile.mkdtemp(prefix="tinyml-example-"))
@@ -60,7 +70,8 @@ def main() -> int:
         f"stack            {result.stack_bytes} B",
         f"mismatches       {mismatches} of {sum(o.size for o in result.outputs)} int8 outputs vs "
         f"tflite-micro, argmax {'equal' if same_class else 'DIFFERENT'}" if int8 else
-        f"max abs error    {error:.3g} vs onnxruntime, argmax {'equal' if same_class else 'DIFFERENT'}",
+        f"max abs error    {error:.3g} vs {reference_name}, argmax "
+        f"{'equal' if same_class else 'DIFFERENT'}",
         f"artefacts        {outdir}",
     ]
     print("\n".join(lines))
@@ -73,11 +84,28 @@ def main() -> int:
     return 0 if (mismatches == 0 if int8 else error <= 1e-4) and same_class else 1
 
 
-def tflite_micro_reference(onnx_path: str, inputs: dict) -> list[np.ndarray]:
-    """TFLM's reference kernels on the .tflite file the ONNX model was made from."""
+def tflite_inputs(tflite_path: str) -> dict[str, np.ndarray]:
+    """Inputs of a .tflite model: standard normal for float, uniform int8
+    values for int8 (zoo.random_inputs' convention)."""
+    import tflite
     from tflite_micro.python.tflite_micro import runtime
-    tflite = Path(onnx_path).with_suffix(".tflite").read_bytes()
-    interpreter = runtime.Interpreter.from_bytes(tflite)
+    data = Path(tflite_path).read_bytes()
+    interpreter = runtime.Interpreter.from_bytes(data)
+    rng = np.random.default_rng(0)
+    inputs = {}
+    for index in range(tflite.Model.GetRootAsModel(data, 0).Subgraphs(0).InputsLength()):
+        details = interpreter.get_input_details(index)
+        shape = tuple(details["shape"])
+        inputs[f"input{index}"] = rng.integers(-128, 128, shape).astype(np.int8) \
+            if details["dtype"] == np.int8 else rng.standard_normal(shape).astype(np.float32)
+    return inputs
+
+
+def tflite_micro_reference(tflite_path, inputs: dict) -> list[np.ndarray]:
+    """TFLM's reference kernels on a .tflite file (for an int8 ONNX model,
+    the one it was made from)."""
+    from tflite_micro.python.tflite_micro import runtime
+    interpreter = runtime.Interpreter.from_bytes(Path(tflite_path).read_bytes())
     for index, array in enumerate(inputs.values()):
         interpreter.set_input(array, index)
     interpreter.invoke()

@@ -55,10 +55,6 @@ class Tensor:
     data: np.ndarray | None  # a constant's value (its buffer)
     quantization: Quantization | None
 
-    @property
-    def dtype(self):
-        return DTYPES.get(self.type_name)
-
 
 @dataclass
 class Operator:
@@ -98,8 +94,7 @@ def _names(enum) -> dict[int, str]:
 
 
 def read_model(data: bytes, filename: str):
-    """The model's one subgraph as (name, tensors, operators, inputs,
-    outputs). A file that is not a TFLite flatbuffer, or whose tables do
+    """The model's one subgraph as (tensors, operators, inputs, outputs). A file that is not a TFLite flatbuffer, or whose tables do
     not read, fails with one line."""
     import tflite
 
@@ -118,7 +113,7 @@ def read_model(data: bytes, filename: str):
         if "flatbuffers" not in traceback.extract_tb(error.__traceback__)[-1].filename:
             raise
         raise FrontendError(f"{filename}: corrupt or truncated flatbuffer ({error})") from None
-    for tensor in graph[1]:
+    for tensor in graph[0]:
         problem = _quantization_problem(tensor)
         if problem:
             raise FrontendError(f"{filename}: tensor '{tensor.name}': {problem}")
@@ -180,8 +175,7 @@ def _read(tflite, data: bytes, filename: str):
     for index in [i for op in read_operators for i in op.inputs + op.outputs] + inputs + outputs:
         if not -1 <= index < len(tensors):
             raise IndexError(f"tensor index {index} of {len(tensors)}")
-    name = graph.Name().decode("utf-8") if graph.Name() is not None else ""
-    return name, tensors, read_operators, inputs, outputs
+    return tensors, read_operators, inputs, outputs
 
 
 def _buffer(model, tensor, type_name: str, shape, data: bytes) -> np.ndarray | None:
@@ -243,7 +237,7 @@ class TfliteImporter(Importer):
     def __init__(self, filename: str, name: str, graph):
         self.filename = filename
         self.func_name = function_name(name)
-        self.graph_name, self.tensors, self.operators, self.inputs, self.outputs = graph
+        self.tensors, self.operators, self.inputs, self.outputs = graph
         self.values: dict[int, ir.Value] = {}
         self.float_values: dict[int, ir.Value] = {}
         self.cache: dict[str, ir.Value] = {}
