@@ -170,12 +170,24 @@ def _name_entry(module: ir.Module, func: ir.Operation, name: str | None, default
 
 def _import_onnx(model, context: ir.Context, batch: int) -> ir.Module:
     try:
-        from .frontend import FrontendError, import_onnx
+        from .frontend import import_onnx
     except ImportError as error:
         raise CompileError(f"the ONNX frontend is not available: {error}") from None
+    return _imported(lambda: import_onnx(model, batch=batch, context=context), context)
+
+
+def _import_tflite(path: Path, context: ir.Context) -> ir.Module:
+    from .frontend.tflite import import_tflite
+    return _imported(lambda: import_tflite(str(path), context=context), context)
+
+
+def _imported(run_frontend, context: ir.Context) -> ir.Module:
+    """The module a frontend imports, its verdicts on the model as
+    CompileErrors."""
+    from .frontend import FrontendError
     with context, ir.Location.unknown(context):
         try:
-            return import_onnx(model, batch=batch, context=context)
+            return run_frontend()
         except ir.MLIRError as error:
             raise _mlir_error("cannot import the model: ", error) from None
         except FrontendError as error:
@@ -244,17 +256,6 @@ def _is_tflite_file(path: Path) -> bool:
     except OSError:
         return False
 
-
-def _import_tflite(path: Path, context: ir.Context) -> ir.Module:
-    from .frontend import FrontendError
-    from .frontend.tflite import import_tflite
-    with context, ir.Location.unknown(context):
-        try:
-            return import_tflite(str(path), context=context)
-        except ir.MLIRError as error:
-            raise _mlir_error("cannot import the model: ", error) from None
-        except FrontendError as error:
-            raise CompileError(_one_line(error)) from None
 
 
 def entry_function(module: ir.Module, entry: str | None = None) -> ir.Operation:
