@@ -4,7 +4,9 @@ instructions, error against onnxruntime). An int8 model (for example
 test/models/int8/kws_dscnn.onnx) is compared with TFLite Micro running the
 .tflite file beside it: the report counts the outputs that differ, and
 bit-exact means 0. A .tflite model (float or int8) is compared with TFLite
-Micro running it."""
+Micro running it. With --qemu the model also runs in the example firmware
+(examples/firmware) on QEMU's board, whose outputs must equal the
+emulator's bit for bit."""
 import argparse
 import json
 import sys
@@ -27,6 +29,9 @@ def main() -> int:
     parser.add_argument("model", nargs="?", default=str(ROOT / "examples" / "kws_dscnn.onnx"))
     parser.add_argument("--target", default="cortex-m4")
     parser.add_argument("-o", "--output", help="keep the compiled model here")
+    parser.add_argument("--qemu", action="store_true",
+                        help="also run it in the example firmware on QEMU's board of the "
+                             "target (cortex-m4: mps2-an386, cortex-m7: mps2-an500)")
     args = parser.parse_args()
 
     if is_tflite(Path(args.model).read_bytes()[:8]):
@@ -44,6 +49,10 @@ def main() -> int:
         reference_name = "onnxruntime"
     compiled = tinyml.compile(args.model, target=args.target)
     result = compiled.run(*inputs.values(), arena_fill=b"\xff", estimate_cycles=True)
+    on_qemu = compiled.run(*inputs.values(), arena_fill=b"\xff", emulator="qemu") \
+        if args.qemu else None
+    identical = on_qemu is None or all(q.tobytes() == u.tobytes()
+                                       for q, u in zip(on_qemu.outputs, result.outputs))
     outdir = Path(args.output or tempfile.mkdtemp(prefix="tinyml-example-"))
     compiled.save(outdir)
 
@@ -72,6 +81,9 @@ def main() -> int:
         f"tflite-micro, argmax {'equal' if same_class else 'DIFFERENT'}" if int8 else
         f"max abs error    {error:.3g} vs {reference_name}, argmax "
         f"{'equal' if same_class else 'DIFFERENT'}",
+        *([f"qemu             {on_qemu.board} (example firmware, arm-none-eabi-gcc): outputs "
+           f"{'bit-identical to' if identical else 'DIFFERENT from'} the emulator's"]
+          if on_qemu else []),
         f"artefacts        {outdir}",
     ]
     print("\n".join(lines))
@@ -80,8 +92,10 @@ def main() -> int:
                       "instructions": result.instructions, "stack_bytes": result.stack_bytes,
                       "cycles_estimate": result.cycles_estimate,
                       **({"mismatches": mismatches} if int8 else {"max_abs_error": error}),
-                      "argmax_equal": same_class}))
-    return 0 if (mismatches == 0 if int8 else error <= 1e-4) and same_class else 1
+                      "argmax_equal": same_class,
+                      **({"qemu": {"board": on_qemu.board, "bit_identical": identical}}
+                         if on_qemu else {})}))
+    return 0 if (mismatches == 0 if int8 else error <= 1e-4) and same_class and identical else 1
 
 
 def tflite_inputs(tflite_path: str) -> dict[str, np.ndarray]:

