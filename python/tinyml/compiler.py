@@ -579,7 +579,7 @@ class CompiledModel:
                 [(tuple(o.shape), o.dtype) for o in self.outputs], arena_fill)
         except qemu.QemuError as error:
             raise RunError(str(error)) from None
-        return RunResult(run.outputs, board=run.board, firmware_bytes=run.image_bytes)
+        return RunResult(run.outputs, board=run.board, firmware_bytes=run.firmware_bytes)
 
     def warm_up(self) -> "CompiledModel":
         """JIT-compiles now rather than on the first call (host only)."""

@@ -45,7 +45,7 @@ class FirmwareRun:
     board: str
     #: The firmware image's sections (`cortexm.object_sizes`): flash is
     #: text + data, static RAM data + bss (the arena is in bss).
-    image_bytes: dict[str, int]
+    firmware_bytes: dict[str, int]
 
 
 def firmware_template() -> Path:
@@ -92,7 +92,7 @@ def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[
         built = _run(make, "building the firmware")
         if built.returncode != 0:
             raise QemuError(f"building the firmware failed: {_first_lines(built.stderr)}")
-        image_bytes = object_sizes(build_dir / "firmware.elf")
+        firmware_bytes = object_sizes(build_dir / "firmware.elf")
         ran = _run([*make, "run"], f"running the firmware on {board}")
         # QEMU writes the semihosting console to stdout on a terminal, to
         # stderr otherwise.
@@ -112,7 +112,7 @@ def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[
                 raise QemuError(f"the firmware wrote {len(data)} bytes of output {k} on {board}, "
                                 f"not {expected}")
             results.append(np.frombuffer(data, dtype=dtype).reshape(shape).copy())
-    return FirmwareRun(results, board, image_bytes)
+    return FirmwareRun(results, board, firmware_bytes)
 
 
 def _run(command: list[str], doing: str) -> subprocess.CompletedProcess:
