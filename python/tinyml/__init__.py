@@ -8,8 +8,16 @@ the pass registry, the pipeline builder and the named stages, `ir` what
 every phase shares.
 """
 from . import codegen, conversion, memory, transforms  # noqa: F401  (registers every pass)
-from .compiler import CompiledModel, compile
 from .ir.context import make_context
 from .pipeline import Pipeline
 
 __all__ = ["make_context", "Pipeline", "compile", "CompiledModel"]
+
+
+def __getattr__(name: str):
+    # The compiler brings the targets and the toolchain with it; tinyml-opt,
+    # started once per lit RUN line, needs only the passes.
+    if name in ("compile", "CompiledModel"):
+        from . import compiler
+        return getattr(compiler, name)
+    raise AttributeError(f"module 'tinyml' has no attribute {name!r}")

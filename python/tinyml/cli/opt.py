@@ -9,8 +9,7 @@ from mlir import ir
 
 from ..ir.context import make_context
 from ..ir.diagnostics import location_prefix, severity_name
-from ..frontend import FrontendError
-from ..frontend.tflite.importer import is_tflite
+from ..frontend import FrontendError, is_tflite
 from ..ir.parser_traps import parser_traps
 from ..pipeline.registry import PipelineError, registered_passes
 from ..pipeline.builder import Pipeline

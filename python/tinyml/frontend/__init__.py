@@ -15,8 +15,9 @@ cleanup that leaves only the transposes the model really needs is
     Pipeline.parse("builtin.module(canonicalize,tinyml-cancel-transposes,"
                    "canonicalize,tinyml-dce)")
 
-This package does not import `onnx` until a frontend function is used, so
-that tools can catch `FrontendError` without paying for it.
+This package does not import `onnx` (nor the TFLite reader) until a frontend
+function is used, so that tools can catch `FrontendError` and recognise a
+TFLite file (`is_tflite`) without paying for it.
 """
 from __future__ import annotations
 
@@ -36,6 +37,15 @@ def function_name(name: str) -> str:
     return f"m_{name}" if name[0].isdigit() else name
 
 
+#: The file identifier of a TFLite flatbuffer, at byte 4.
+TFLITE_IDENTIFIER = b"TFL3"
+
+
+def is_tflite(data: bytes) -> bool:
+    """Whether `data` is a TFLite flatbuffer (by its file identifier)."""
+    return len(data) >= 8 and data[4:8] == TFLITE_IDENTIFIER
+
+
 def import_onnx(model, batch: int = 1, context=None, name: str | None = None):
     from .onnx import import_onnx as _import_onnx
     return _import_onnx(model, batch=batch, context=context, name=name)
@@ -46,4 +56,4 @@ def import_onnx_bytes(data: bytes, filename: str, context):
     return _import_onnx_bytes(data, filename, context)
 
 
-__all__ = ["FrontendError", "import_onnx", "import_onnx_bytes"]
+__all__ = ["FrontendError", "import_onnx", "import_onnx_bytes", "is_tflite"]

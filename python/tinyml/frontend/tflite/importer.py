@@ -21,19 +21,11 @@ from onnx import TensorProto
 
 from ...ir.context import make_context
 from ...ir.quant import dequantize, quantize, storage_cast, uniform_type
-from .. import FrontendError, function_name
+from .. import TFLITE_IDENTIFIER, FrontendError, function_name, is_tflite
 from ..onnx.importer import Const, Importer, QuantConst, shape_text
-
-#: The file identifier of a TFLite flatbuffer, at byte 4.
-IDENTIFIER = b"TFL3"
 
 #: TFLite tensor types tinyml reads, as numpy dtypes.
 DTYPES = {"FLOAT32": np.float32, "INT8": np.int8, "INT32": np.int32, "INT64": np.int64}
-
-
-def is_tflite(data: bytes) -> bool:
-    """Whether `data` is a TFLite flatbuffer (by its file identifier)."""
-    return len(data) >= 8 and data[4:8] == IDENTIFIER
 
 
 @dataclass
@@ -99,7 +91,7 @@ def read_model(data: bytes, filename: str):
     import tflite
 
     if not is_tflite(data):
-        raise FrontendError(f"{filename}: not a TFLite model (no '{IDENTIFIER.decode()}' "
+        raise FrontendError(f"{filename}: not a TFLite model (no '{TFLITE_IDENTIFIER.decode()}' "
                             "file identifier)")
     try:
         graph = _read(tflite, data, filename)
