@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
+from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, LoweringConfig
 from ..pipeline.registry import Pass, PassError, ops_named, register
 from ..memory.schedule_for_memory import PEAK, tensor_bytes
 
@@ -87,6 +87,7 @@ class Group:
     config: LoweringConfig
     padded: bool  # the producer reads a tensor.pad (a padded conv)
     band: int = 1  # output rows per staged window of a padded depthwise conv
+    in_place: bool = False  # the epilogue writes over the group's input (IN_PLACE)
 
 
 def group_sequence(name: str, group: Group) -> list[str]:
@@ -103,6 +104,34 @@ def group_sequence(name: str, group: Group) -> list[str]:
     emit(f"    %init = transform.get_producer_of_operand %producer[{group.init_operand}] : "
          f"({ANY}) -> {ANY}")
     if group.padded:
+        emit(f"    %pad = transform.get_producer_of_operand %producer[0] : ({ANY}) -> {ANY}")
+    epilogue, producer, init, pad = "%epilogue", "%producer", "%init", "%pad"
+    if group.in_place:
+        # A loop over bands carrying the group's input, which the epilogue
+        # overwrites band by band (tinyml-read-in-place then makes each band
+        # read the input through the loop): rows of a pointwise conv, a
+        # depthwise conv's channels of one tile.
+        band = ([0, 0, 0, config.tile[3]] if group.producer == "linalg.depthwise_conv_2d_nhwc_hwc"
+                else [0, 1, 0, 0])
+        emit(f"    %band, %band_loop = transform.structured.tile_using_for %epilogue "
+             f"tile_sizes {_sizes(band)} : ({ANY}) -> ({ANY}, {ANY})")
+        emit(f'    transform.annotate %band_loop "{IN_PLACE}" : {ANY}')
+        emit(f"    %band_producer, %b1 = transform.structured.fuse_into_containing_op "
+             f"%producer into %band_loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        emit(f"    %band_init, %b2 = transform.structured.fuse_into_containing_op "
+             f"%init into %b1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        epilogue, producer, init = "%band", "%band_producer", "%band_init"
+        if group.padded:
+            emit(f"    %band_pad, %b3 = transform.structured.fuse_into_containing_op "
+                 f"%pad into %b2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+            # The band's pad comes guarded against an empty slice (an
+            # scf.if), which never happens to whole rows and columns: folded
+            # away, the pad is again the conv's producer for the next level.
+            emit(f"    transform.apply_patterns to %b3 {{")
+            emit("      transform.apply_patterns.canonicalization")
+            emit(f"    }} : {ANY}")
+            pad = "%band_pad"
+    if group.padded:
         # Two levels: the outer tile stages its padded input window once,
         # for the inner tiles that read it.
         if group.producer == "linalg.depthwise_conv_2d_nhwc_hwc":
@@ -112,15 +141,14 @@ def group_sequence(name: str, group: Group) -> list[str]:
             outer = list(config.tile[:-1]) + [0]
             inner = [0] * (len(config.tile) - 1) + [config.tile[-1]]
         outer_loops = sum(1 for s in outer if s)
-        emit(f"    %pad = transform.get_producer_of_operand %producer[0] : ({ANY}) -> {ANY}")
         emit(f"    %pixels, %pixel_loops:{outer_loops} = transform.structured.tile_using_for "
-             f"%epilogue tile_sizes {_sizes(outer)} : ({ANY}) -> ({_handles(outer_loops + 1)})")
+             f"{epilogue} tile_sizes {_sizes(outer)} : ({ANY}) -> ({_handles(outer_loops + 1)})")
         emit(f"    %pixel_producer, %p1 = transform.structured.fuse_into_containing_op "
-             f"%producer into %pixel_loops#{outer_loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+             f"{producer} into %pixel_loops#{outer_loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         emit(f"    %pixel_init, %p2 = transform.structured.fuse_into_containing_op "
-             f"%init into %p1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+             f"{init} into %p1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         emit(f"    %window, %p3 = transform.structured.fuse_into_containing_op "
-             f"%pad into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+             f"{pad} into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         inner_loops = sum(1 for s in inner if s)
         emit(f"    %tiled, %loops:{inner_loops} = transform.structured.tile_using_for %pixels "
              f"tile_sizes {_sizes(inner)} : ({ANY}) -> ({_handles(inner_loops + 1)})")
@@ -129,12 +157,12 @@ def group_sequence(name: str, group: Group) -> list[str]:
         emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
              f"%pixel_init into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
     else:
-        emit(f"    %tiled, %loops:{loops} = transform.structured.tile_using_for %epilogue "
+        emit(f"    %tiled, %loops:{loops} = transform.structured.tile_using_for {epilogue} "
              f"tile_sizes {_sizes(config.tile)} : ({ANY}) -> ({_handles(loops + 1)})")
         emit(f"    %tile_producer, %loop = transform.structured.fuse_into_containing_op "
-             f"%producer into %loops#{loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+             f"{producer} into %loops#{loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
-             f"%init into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+             f"{init} into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
     body = "%tile_producer"
     if step_loops:
         emit(f"    %stepped, %steps:{step_loops} = transform.structured.tile_using_for "
@@ -226,7 +254,8 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
     band = 1
     if padded and producer.name == "linalg.depthwise_conv_2d_nhwc_hwc":
         band = depthwise_band(producer, config.tile[3])
-    return Group(producer.name, reductions, len(producer.operands) - 1, config, padded, band)
+    return Group(producer.name, reductions, len(producer.operands) - 1, config, padded, band,
+                 IN_PLACE in epilogue.attributes)
 
 
 def depthwise_band(conv: ir.Operation, channels: int) -> int:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from mlir import ir
 
 from ..ir.builders import build
-from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
+from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, LoweringConfig
 from ..ir.ops import CONTRACTIONS, REDUCTIONS
 from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
@@ -103,6 +103,9 @@ class GroupLowering:
         initialisation into the epilogue's tiles)."""
         operands = [self.leaf(operand) for operand in root.operands]
         result = root.results[0]
+        # A group marked in place (tinyml-compute-in-place) writes its
+        # output over its input, the contraction's first operand.
+        overwritten = operands[0] if IN_PLACE in self.fused.attributes else None
         bias = operands[2] if len(operands) > 2 and self.yielded == result else None
         with ir.InsertionPoint(self.fused), self.fused.location:
             clone = build(root.name, [result.type],
@@ -117,12 +120,14 @@ class GroupLowering:
                 (epilogue,) = build_generic(
                     [(contraction, identity_map(len(shape))),
                      (bias, broadcast_map(shape_of(bias), shape))],
-                    [(empty(shape), identity_map(len(shape)))], ["parallel"] * len(shape),
-                    lambda b, args: b.add(args[0], args[1]))
+                    [(overwritten or empty(shape), identity_map(len(shape)))],
+                    ["parallel"] * len(shape), lambda b, args: b.add(args[0], args[1]))
             else:
-                epilogue = self.build_epilogue(result, contraction)
+                epilogue = self.build_epilogue(result, contraction, overwritten)
         if config is not None:
             epilogue.owner.operation.attributes[ATTRIBUTE] = config.attribute()
+        if overwritten is not None:
+            epilogue.owner.operation.attributes[IN_PLACE] = ir.UnitAttr.get()
         return epilogue
 
     def build_quantized_contraction(self, root: ir.Operation,
@@ -157,18 +162,24 @@ class GroupLowering:
                 return reduced
             return self.build_epilogue(root.results[0], reduced)
 
-    def build_epilogue(self, root_result: ir.Value, value: ir.Value) -> ir.Value:
-        """The group's element-wise ops after its root, `value`."""
+    def build_epilogue(self, root_result: ir.Value, value: ir.Value,
+                       overwritten: ir.Value | None = None) -> ir.Value:
+        """The group's element-wise ops after its root, `value`, written
+        over `overwritten` if given."""
         self.outer[root_result] = value
+        if overwritten is not None:
+            return self.build_elementwise(first=root_result, overwritten=overwritten)
         return self.build_elementwise(self.dying_full_size_input(), first=root_result)
 
     def build_elementwise(self, reused: ir.Value | None = None,
-                          first: ir.Value | None = None) -> ir.Value:
+                          first: ir.Value | None = None,
+                          overwritten: ir.Value | None = None) -> ir.Value:
         """One `linalg.generic` over the output, one element per iteration,
         written into a new tensor, or over the group input `reused` (a
         dying residual), read through the generic's `outs` argument: a
         tiled generic then reads and writes only its loop-carried tensor,
-        which bufferization can update in place. The group input `first`
+        which bufferization can update in place; or over `overwritten`,
+        not read (an in-place group's input). The group input `first`
         (the root's result) is the generic's first input, where the
         transform script finds the op to fuse."""
         shape = list(self.result_shape)
@@ -184,7 +195,8 @@ class GroupLowering:
                 known[reused] = args[-1]
             return self.evaluate(self.yielded, b, known)
 
-        outs = empty(shape) if reused is None else self.outer[reused]
+        outs = (overwritten if overwritten is not None
+                else empty(shape) if reused is None else self.outer[reused])
         with ir.InsertionPoint(self.fused), self.fused.location:
             (result,) = build_generic(inputs, [(outs, identity_map(len(shape)))],
                                       ["parallel"] * len(shape), body)

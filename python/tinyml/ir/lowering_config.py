@@ -13,6 +13,10 @@ from mlir import ir
 #: The attribute of a `tinyml.fused` group (and, after lowering, of the
 #: linalg op its transform script starts from) that holds its configuration.
 ATTRIBUTE = "lowering"
+#: The unit attribute of a group (tinyml-compute-in-place) whose output
+#: overwrites its input, kept by its epilogue generic and by the band loop
+#: its transform script makes (see tinyml-read-in-place).
+IN_PLACE = "tinyml.in_place"
 
 _PRINTED = re.compile(r"#tinyml\.lowering<tile = \[([\d, ]*)\], reduction = \[([\d, ]*)\]>")
 

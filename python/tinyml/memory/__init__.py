@@ -1,3 +1,4 @@
-"""Memory: an execution order with a low peak, bufferization helpers, and
+"""Memory: an execution order with a low peak, groups computed in place,
+bufferization helpers, and
 the static plan that puts every intermediate buffer in one arena."""
-from . import plan_memory, schedule_for_memory, split_empty_tensors  # noqa: F401
+from . import compute_in_place, plan_memory, schedule_for_memory, split_empty_tensors  # noqa: F401

@@ -83,7 +83,7 @@ def tile_and_vectorize(dsp: bool = False) -> Pipeline:
     fills of their padding only (tinyml-decompose-pads)."""
     target_lowerings = ["tinyml-contract-to-smlad"] if dsp else []
     return Pipeline(["tinyml-attach-transform-script", "transform-interpreter",
-                     *target_lowerings,
+                     "tinyml-read-in-place", *target_lowerings,
                      f"transform-interpreter{{entry-point={LOWER_CONTRACTIONS}}}",
                      "tinyml-erase-transform-script", "canonicalize", "cse",
                      # A padded tile's guard against an empty input window is
@@ -139,8 +139,9 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
 
 def schedule() -> Pipeline:
     """An execution order of the (fused) graph with a lower peak of live
-    bytes, e.g. where a residual block computes its shortcut."""
-    return Pipeline(["tinyml-schedule-for-memory"])
+    bytes, e.g. where a residual block computes its shortcut; then the
+    pointwise and depthwise groups at the peak marked to run in place."""
+    return Pipeline(["tinyml-schedule-for-memory", "tinyml-compute-in-place"])
 
 
 def plan_memory(**options) -> Pipeline:

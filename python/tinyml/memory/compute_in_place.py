@@ -1,0 +1,137 @@
+"""tinyml-compute-in-place: mark the conv groups whose output can overwrite
+their input, where that lowers the function's peak of live bytes.
+
+Below the op-by-op lower bound: a layer whose input and output have the
+same shape needs both whole tensors live at once only if it writes an
+output element before it has read every input element that needs it.
+Two layer kinds can avoid that with a temporary of one band
+(TinyEngine's in-place depthwise, MCUNetV2, arXiv:2110.15352):
+
+- a pointwise conv (1x1, stride 1, no padding, as many output channels as
+  input channels): an output row depends on the same input row only; a
+  band is one row, computed into a one-row temporary, then stored over it;
+- a depthwise conv (stride 1, output the input's shape): an output channel
+  depends on the same input channel only; a band is the channels of one
+  register tile, over the whole height and width.
+
+The group gets the unit attribute `tinyml.in_place`: its lowering makes the
+epilogue write over the input, its transform script loops over bands
+(tinyml-attach-transform-script), tinyml-read-in-place lets the bands read
+the input through that loop, and bufferization then needs one buffer for
+input and output, plus the band's temporary.
+
+A group qualifies when it is a float pointwise or depthwise conv group with
+a lowering configuration (the band is a tile of it), its one input is
+computed in this function (never a function argument: that is the
+caller's), is not a view, and is read by no op after the group.
+
+Cost model: per op in execution order the live tensor bytes while it runs
+(tinyml-schedule-for-memory's model); in place, a group's step holds its
+output and its temporary, not its input as well. With `only-at-peak`
+(default) the pass marks a qualifying group at the current peak, lowers
+that step, and repeats until the peak is at a step it cannot lower: other
+groups keep their faster out-of-place form (in place costs a copy of each
+band). Without it, every qualifying group is marked. Runs after
+tinyml-schedule-for-memory, on the order it chose; the function gets
+`tinyml.in_place_peak_bytes`, the peak with the marked groups in place.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from ..ir.attributes import window_attributes
+from ..ir.lowering_config import IN_PLACE, LoweringConfig
+from ..ir.quant import has_quantized_data
+from ..ir.values import shape_of
+from ..pipeline.registry import Option, Pass, functions, register
+from ..transforms.fusion import group_root
+from .schedule_for_memory import build_graph
+
+#: The function attribute with the peak of live bytes once the marked
+#: groups run in place.
+IN_PLACE_PEAK = "tinyml.in_place_peak_bytes"
+
+
+def band_bytes(group: ir.Operation) -> int | None:
+    """The bytes of one band of `group` if it can run in place (see the
+    module's docstring), else None."""
+    root = group_root(group)
+    config = LoweringConfig.of(group)
+    if root is None or config is None or has_quantized_data(root) or len(group.operands) != 1:
+        return None
+    if root.name not in ("tinyml.conv2d", "tinyml.depthwise_conv2d"):
+        return None
+    strides, dilations, padding = window_attributes(root.attributes)
+    in_shape, out_shape = shape_of(root.operands[0]), shape_of(root.results[0])
+    if list(strides) != [1, 1] or list(dilations) != [1, 1] or in_shape != out_shape \
+            or shape_of(group.results[0]) != out_shape:
+        return None
+    n, height, width, channels = out_shape
+    if root.name == "tinyml.conv2d":
+        if shape_of(root.operands[1])[:2] != [1, 1] or any(padding):
+            return None
+        return n * width * channels * 4
+    return n * height * width * config.tile[3] * 4
+
+
+def mark_function(func: ir.Operation, only_at_peak: bool) -> int:
+    """Marks the groups of `func` to run in place; returns the peak of live
+    bytes with them in place."""
+    graph, _, _ = build_graph(func)
+    candidates: dict[int, int] = {}  # op -> bytes its step saves in place
+    position = {op: i for i, op in enumerate(graph.ops)}
+    for i, op in enumerate(graph.ops):
+        if op.name != "tinyml.fused" or IN_PLACE in op.attributes:
+            continue
+        band = band_bytes(op)
+        if band is None:
+            continue
+        source = op.operands[0]
+        if isinstance(source.owner, ir.Block):
+            continue  # a function argument: the caller's
+        producer = position.get(source.owner.operation)
+        produced = [] if producer is None else graph.produces[producer]
+        if len(produced) != 1 or produced[0] not in graph.consumes[i] \
+                or graph.users[produced[0]] >> (i + 1):
+            continue  # a view (or a constant), or read after the group
+        candidates[i] = graph.sizes[produced[0]] - band
+
+    def steps(marked: set[int]) -> list[int]:
+        done, live, during = 0, 0, []
+        for i in range(len(graph.ops)):
+            live, step = graph.step(done, live, i)
+            during.append(step - (candidates[i] if i in marked else 0))
+            done |= 1 << i
+        return during
+
+    marked: set[int] = set() if only_at_peak else set(candidates)
+    while only_at_peak:
+        during = steps(marked)
+        peak = max(during, default=0)
+        at_peak = [i for i, step in enumerate(during) if step == peak]
+        lowering = [i for i in at_peak if i in candidates and i not in marked]
+        if not lowering or len(lowering) < len(at_peak):
+            break  # some step at the peak cannot be lowered: marking gains nothing
+        marked.update(lowering)
+    for i in marked:
+        graph.ops[i].attributes[IN_PLACE] = ir.UnitAttr.get()
+    return max(steps(marked), default=0)
+
+
+@register
+class ComputeInPlace(Pass):
+    name = "tinyml-compute-in-place"
+    summary = "Mark pointwise and depthwise conv groups to write their output over their input"
+    options = (
+        Option("only-at-peak", bool, True, "mark only groups whose step is at the function's "
+               "peak of live bytes, until the peak is at a step no marking lowers"),
+    )
+
+    def apply(self, module):
+        for func in list(functions(module)):
+            if len(func.regions[0].blocks) != 1:
+                continue
+            peak = mark_function(func, self.only_at_peak)
+            with func.context:
+                func.attributes[IN_PLACE_PEAK] = ir.IntegerAttr.get(
+                    ir.IntegerType.get_signless(64), peak)
