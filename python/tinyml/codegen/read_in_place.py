@@ -22,13 +22,22 @@ when iteration `b` reads it: reading `%acc[S]` is the same. This pass
 makes that rewrite when every use of `%in` in the loop is an
 `extract_slice` with the offsets, sizes and strides of the yielded
 `insert_slice`; otherwise it leaves the loop alone (bufferization then
-copies, which is correct, only not smaller). Bufferization still sees the
-band read and written in the same iteration and gives the band a buffer of
-its own: the one-band temporary. The unit attribute is removed either way.
+copies, which is correct, only not smaller). The unit attribute is removed
+either way.
+
+The band is then read and written in the same iteration (a depthwise
+conv's next output row needs the input row the current one overwrites).
+The pass copies it first into a tensor of its own
+(`bufferization.alloc_tensor() copy(...)`, one allocation that
+buffer-loop-hoisting takes out of the loop): the one-band temporary, which
+the computation reads while it writes the band in place. Left to itself,
+bufferization would put the temporary on the written side instead, which
+costs a copy in and a copy out per band.
 """
 from __future__ import annotations
 
 from mlir import ir
+from mlir.dialects import bufferization
 
 from ..ir.lowering_config import IN_PLACE
 from ..pipeline.registry import Pass, ops_named, register
@@ -71,6 +80,10 @@ def read_band_through_loop(loop: ir.Operation) -> bool:
         reads.append(user)
     for read in reads:
         read.operands[0] = carried
+        band = read.results[0]
+        with ir.InsertionPoint.after(read), read.location:
+            copy = bufferization.AllocTensorOp(band.type, [], copy=band).result
+        band.replace_all_uses_except(copy, copy.owner.operation)
     return bool(reads)
 
 
