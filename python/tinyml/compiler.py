@@ -959,7 +959,7 @@ def _check_object(model: CompiledModel, outdir: Path) -> None:
 # ---------------------------------------------------------------------------
 
 def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = None,
-            fuse: bool = True, sram_budget: int | None = None,
+            fuse: bool = True, in_place: bool = True, sram_budget: int | None = None,
             memory: dict[str, Any] | None = None, opt_level: str = "Os",
             emit_stages: bool = False, emit_assembly: bool = False, name: str | None = None,
             warm_up: bool = True) -> CompiledModel:
@@ -968,7 +968,8 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
 
     `batch` fixes a symbolic batch dimension of an ONNX model; `entry`
     picks the function of a multi-function module; `fuse=False` turns all
-    fusion off; `sram_budget` (bytes) fails the compile when the arena does
+    fusion off; `in_place=False` computes no layer over its input (see
+    tinyml-compute-in-place: a few percent faster, a larger arena); `sram_budget` (bytes) fails the compile when the arena does
     not fit; `memory` passes options to the memory planner; `opt_level`
     (O1, O2, O3, Os, Oz) is LLVM's for a Cortex-M object; `emit_stages`
     keeps the IR after every stage (`CompiledModel.stages`); `warm_up`
@@ -999,7 +1000,8 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
         kernels: list = []
         for stage in compile_stages(
                 spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory,
-                max_accumulators=spec.max_accumulators, int_tile=spec.int_tile, dsp=spec.dsp):
+                max_accumulators=spec.max_accumulators, int_tile=spec.int_tile, dsp=spec.dsp,
+                in_place=in_place):
             stage_start = time.perf_counter()
             _run_stage(stage.name, stage.pipeline, module)
             if stage.name == "cleanup" and not spec.fpu:
@@ -1031,7 +1033,7 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
     compiled = CompiledModel(
         name=name, target=target, function=function, inputs=inputs, outputs=outputs,
         artefacts=artefacts, report_data=report, stages=stages,
-        options={"batch": batch, "fusion": fuse,
+        options={"batch": batch, "fusion": fuse, "in_place": in_place,
                  **({} if spec.is_host else {"opt_level": opt_level}),
                  **({"entry": entry} if entry else {}),
                  **({"sram_budget": sram_budget} if sram_budget is not None else {})})

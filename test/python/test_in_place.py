@@ -1,34 +1,44 @@
 """Pointwise and depthwise convs computed in place (tinyml-compute-in-place,
-tinyml-read-in-place): outputs against onnxruntime on the host and in the
-emulator with a poisoned arena, on shapes that stress the bands (heights
-and widths no tile divides, kernels 1, 3 and 5, a stride-2 layer between),
-and the arena holding one whole feature map where out of place it holds
-two."""
+tinyml-read-in-place) and a widening pointwise conv computed in row bands
+inside its strided consumer's loop (tinyml-fuse-row-bands): outputs against
+onnxruntime on the host and in the emulator with a poisoned arena, on
+shapes that stress the bands (heights and widths no tile divides, kernels
+1, 3 and 5, stride 2, padding above and below or below only), and an
+arena below the lower bound of the same layers computed op by op."""
+import json
+from pathlib import Path
+
 import numpy as np
 import onnxruntime as ort
 import pytest
 
 import tinyml
 import zoo
-from conftest import TOLERANCE
+from conftest import TOLERANCE, cli
 
-# name -> (channels, height, width, layers after the first conv): "dw<k>" a
-# k x k depthwise conv with SAME padding, "dw<k>s2" the same with stride 2,
-# "pw" a 1x1 conv to as many channels; each with a ReLU.
+# name -> (channels, height, width, layers after the first conv, row
+# bands?): "dw<k>" a k x k depthwise conv with SAME padding, "dw<k>s2" the
+# same with stride 2, "pw" a 1x1 conv to as many channels, "pw<n>" to n
+# channels; each with a ReLU.
 CASES = {
-    "dw3-pw-odd-height": (8, 7, 5, ["dw3", "pw", "dw3", "pw"]),
-    "dw5-wide": (12, 9, 6, ["dw5", "pw"]),
-    "dw1-pw": (8, 6, 3, ["dw1", "pw", "pw"]),
-    "stride-2-between": (8, 10, 6, ["dw3", "pw", "dw3s2", "pw", "dw3"]),
+    "dw3-pw-odd-height": (8, 7, 5, ["dw3", "pw", "dw3", "pw"], False),
+    "dw5-wide": (12, 9, 6, ["dw5", "pw"], False),
+    "dw1-pw": (8, 6, 3, ["dw1", "pw", "pw"], False),
+    "stride-2-between": (8, 10, 6, ["dw3", "pw", "dw3s2", "pw", "dw3"], False),
+    # A pointwise conv doubling the channels before a stride-2 depthwise
+    # conv: SAME pads an even height below only, an odd one above and below.
+    "bands-even-height": (8, 10, 6, ["dw3", "pw16", "dw3s2", "pw"], True),
+    "bands-odd-height": (4, 9, 7, ["pw16", "dw3s2"], True),
 }
 
 
 def chain_model(name: str):
-    channels, height, width, layers = CASES[name]
+    channels, height, width, layers, _ = CASES[name]
     g = zoo.Graph(name, 13, 7, f"in-place chain {name}")
     x = g.relu(g.conv(g.input("x", [1, 3, height, width]), channels, 3, pads="same"))
     for layer in layers:
-        if layer == "pw":
+        if layer.startswith("pw"):
+            channels = int(layer[2:] or channels)
             x = g.relu(g.conv(x, channels, 1, pads="same"))
         else:
             kernel, _, stride = layer[2:].partition("s")
@@ -41,13 +51,32 @@ def chain_model(name: str):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_in_place_chain_matches_onnxruntime(name, target):
     model = chain_model(name)
-    channels, height, width, _ = CASES[name]
+    _, height, width, _, bands = CASES[name]
     x = np.random.default_rng(1).standard_normal((1, 3, height, width)).astype(np.float32)
     expected = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})[0]
     compiled = tinyml.compile(model, target=target)
     got = compiled.run(x, arena_fill=b"\xff").outputs[0]
     np.testing.assert_allclose(got, expected, atol=TOLERANCE, rtol=TOLERANCE)
-    # Every layer after the first reads and writes a full-size map: in
-    # place, one map and a band are live, never two maps.
-    map_bytes = channels * height * width * 4
-    assert compiled.report_data["arena_bytes"] < 2 * map_bytes
+    # Below the op-by-op bound: the same layers one after the other need
+    # more (here every step holds two whole maps).
+    op_by_op = tinyml.compile(model, target=target, in_place=False)
+    assert compiled.report_data["arena_bytes"] < op_by_op.report_data["lower_bound_bytes"]
+    assert op_by_op.report_data["in_place_groups"] == op_by_op.report_data["recomputed_macs"] == 0
+    assert (compiled.report_data["recomputed_macs"] > 0) == bands
+
+
+def test_no_in_place_flag_keeps_every_layer_op_by_op(tmp_path):
+    """`tinyml-compile --no-in-place` (the bundled example, DS-CNN KWS):
+    no group in place, the arena at the op-by-op bound; without the flag
+    the arena is smaller. Both recorded in report.json."""
+    model = Path(__file__).resolve().parents[2] / "examples" / "kws_dscnn.onnx"
+    reports = {}
+    for flags in ([], ["--no-in-place"]):
+        out = tmp_path / ("plain" if flags else "placed")
+        done = cli("compile", model, "-o", out, "--target", "host", *flags)
+        assert done.returncode == 0, done.stderr
+        reports[bool(flags)] = json.loads((out / "report.json").read_text())
+    plain, placed = reports[True], reports[False]
+    assert plain["options"]["in_place"] is False and placed["options"]["in_place"] is True
+    assert plain["in_place_groups"] == 0 and placed["in_place_groups"] > 0
+    assert plain["arena_bytes"] == plain["lower_bound_bytes"] > placed["arena_bytes"]

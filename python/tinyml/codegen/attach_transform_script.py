@@ -39,6 +39,7 @@ from mlir import ir
 
 from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, LoweringConfig
 from ..pipeline.registry import Pass, PassError, ops_named, register
+from ..memory.compute_in_place import IN_PLACE_PEAK
 from ..memory.schedule_for_memory import PEAK, tensor_bytes
 
 #: The symbol of the attached script module.
@@ -262,14 +263,17 @@ def depthwise_band(conv: ir.Operation, channels: int) -> int:
     """Output rows per staged window of a padded depthwise conv: the most
     (dividing the output's height) whose padded input rows, all columns of
     a tile's channels, fit beside the conv's input and output under the
-    function's peak of live bytes (which the staging buffer then does not
-    raise), and one at least. Each input row is copied once per band it
+    function's peak of live bytes, which the staging buffer then does not
+    raise (the peak with the groups in place and in row bands, when
+    tinyml-compute-in-place ran), and one at least. Each input row is copied once per band it
     falls in. Other tensors live across the conv (a residual) are not
     counted: then the staging can raise the arena."""
     func = conv.parent
     while func.name != "func.func":
         func = func.parent
-    peak = ir.IntegerAttr(func.attributes[PEAK]).value if PEAK in func.attributes else 0
+    # The peak once groups run in place and in row bands, when they do.
+    attribute = next((name for name in (IN_PLACE_PEAK, PEAK) if name in func.attributes), None)
+    peak = ir.IntegerAttr(func.attributes[attribute]).value if attribute else 0
     stride = int(ir.DenseIntElementsAttr(conv.attributes["strides"])[0])
     dilation = int(ir.DenseIntElementsAttr(conv.attributes["dilations"])[0])
     kernel = ir.RankedTensorType(conv.operands[1].type).shape[0]

@@ -140,11 +140,16 @@ class GroupLowering:
             clone = build(root.name, [root.results[0].type],
                           [self.leaf(operand) for operand in root.operands],
                           {name: root.attributes[name] for name in root.attributes})
-            result = QUANTIZED_LOWERINGS[root.name](clone.opview)
+            if IN_PLACE in self.fused.attributes:
+                result = QUANTIZED_LOWERINGS[root.name](clone.opview, in_place=True)
+            else:
+                result = QUANTIZED_LOWERINGS[root.name](clone.opview)
             clone.erase()
+        requantize = result.owner.operation.operands[0].owner.operation
         if config is not None:
-            requantize = result.owner.operation.operands[0].owner.operation
             requantize.attributes[ATTRIBUTE] = config.attribute()
+        if IN_PLACE in self.fused.attributes:
+            requantize.attributes[IN_PLACE] = ir.UnitAttr.get()
         return result
 
     def build_reduction(self, root: ir.Operation) -> ir.Value:

@@ -773,7 +773,18 @@ def lower_op(op: ir.Operation) -> list[ir.Value]:
 
 
 def _tinyml_ops(block: ir.Block) -> list[ir.Operation]:
-    return [op.operation for op in block.operations if op.operation.name.startswith("tinyml.")]
+    """The tinyml ops of `block`, and of the regions of its other ops (the
+    loops of tinyml-fuse-row-bands), in order."""
+    found = []
+    for op in block.operations:
+        op = op.operation
+        if op.name.startswith("tinyml."):
+            found.append(op)
+            continue
+        for region in op.regions:
+            for inner in region.blocks:
+                found += _tinyml_ops(inner)
+    return found
 
 
 def copy_repeated_results(func: ir.Operation) -> None:

@@ -153,9 +153,11 @@ def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
     return arith.trunci(_i(8), clamped)
 
 
-def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type) -> ir.Value:
+def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type,
+                overwritten: ir.Value | None = None) -> ir.Value:
     """int32 accumulators [.., C] -> int8: MultiplyByQuantizedMultiplier per
-    channel (the last axis), plus the zero point, saturated."""
+    channel (the last axis), plus the zero point, saturated; written into a
+    new tensor, or over `overwritten` (an in-place group's input), not read."""
     shape = shape_of(acc)
     pairs = [quantize_multiplier(s) for s in scales]
     tables = {"multiplier": (np.array([m for m, _ in pairs], np.int32), 32),
@@ -181,8 +183,8 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type) -> ir.V
                                                    params.get("left"), params["right"])
         return _saturate(arith.addi(scaled, _scalar(_zero_point(result), 32)), result)
 
-    (result,) = build_generic(inputs, [(empty(shape, _i(8)), identity_map(rank))],
-                              ["parallel"] * rank, body)
+    outs = empty(shape, _i(8)) if overwritten is None else overwritten
+    (result,) = build_generic(inputs, [(outs, identity_map(rank))], ["parallel"] * rank, body)
     return result
 
 
@@ -200,7 +202,7 @@ def _with_quantized_result(op, stored: ir.Value) -> ir.Value:
 # Lowerings
 # ---------------------------------------------------------------------------
 
-def lower_quantized_conv2d(op) -> ir.Value:
+def lower_quantized_conv2d(op, in_place: bool = False) -> ir.Value:
     x, w, bias = list(op.operands)[0], op.operands[1], \
         (op.operands[2] if len(op.operands) > 2 else None)
     strides, dilations, padding = window_attributes(op.attributes)
@@ -209,14 +211,16 @@ def lower_quantized_conv2d(op) -> ir.Value:
     out_shape = shape_of(op.results[0])
     channels = out_shape[-1]
     folded = _bias(bias, channels, op) - _zero_point(x_type) * weights.sum(axis=(0, 1, 2))
-    x8 = pad_nhwc(_stored(x), padding, _zero_point(x_type))
+    stored = _stored(x)
+    x8 = pad_nhwc(stored, padding, _zero_point(x_type))
     acc = linalg.conv_2d_nhwc_hwcf(x8, _stored(w), outs=[_accumulator_init(folded, out_shape)],
                                    strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return _with_quantized_result(op, _requantize(acc, scales, y_type))
+    return _with_quantized_result(
+        op, _requantize(acc, scales, y_type, stored if in_place else None))
 
 
-def lower_quantized_depthwise_conv2d(op) -> ir.Value:
+def lower_quantized_depthwise_conv2d(op, in_place: bool = False) -> ir.Value:
     x, w, bias = list(op.operands)[0], op.operands[1], \
         (op.operands[2] if len(op.operands) > 2 else None)
     strides, dilations, padding = window_attributes(op.attributes)
@@ -225,12 +229,14 @@ def lower_quantized_depthwise_conv2d(op) -> ir.Value:
     out_shape = shape_of(op.results[0])
     channels = out_shape[-1]
     folded = _bias(bias, channels, op) - _zero_point(x_type) * weights.sum(axis=(0, 1, 3))
-    x8 = pad_nhwc(_stored(x), padding, _zero_point(x_type))
+    stored = _stored(x)
+    x8 = pad_nhwc(stored, padding, _zero_point(x_type))
     w8 = collapse(_stored(w), [[0], [1], [2, 3]])
     acc = linalg.depthwise_conv_2d_nhwc_hwc(x8, w8, outs=[_accumulator_init(folded, out_shape)],
                                             strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return _with_quantized_result(op, _requantize(acc, scales, y_type))
+    return _with_quantized_result(
+        op, _requantize(acc, scales, y_type, stored if in_place else None))
 
 
 def lower_quantized_matmul(op) -> ir.Value:

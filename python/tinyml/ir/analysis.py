@@ -6,6 +6,10 @@ import math
 from mlir import ir
 
 from ..transforms.fusion import group_root
+from .lowering_config import IN_PLACE
+
+#: tinyml-fuse-row-bands' function attribute (memory/fuse_row_bands.py).
+RECOMPUTED = "tinyml.recomputed_macs"
 
 LOOPS = frozenset({"scf.for", "scf.parallel", "scf.forall", "affine.for", "affine.parallel"})
 
@@ -40,6 +44,28 @@ def macs(module: ir.Module | ir.Operation) -> int:
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return total
+
+
+def in_place_groups(module: ir.Module | ir.Operation) -> int:
+    """Groups marked to write their output over their input
+    (tinyml-compute-in-place), in the module's public functions."""
+    count = 0
+    for func in module.operation.regions[0].blocks[0].operations:
+        if func.operation.name != "func.func":
+            continue
+        for block in func.regions[0].blocks:
+            count += sum(1 for op in block.operations if IN_PLACE in op.operation.attributes)
+    return count
+
+
+def recomputed_macs(module: ir.Module | ir.Operation) -> int:
+    """MACs the row bands of tinyml-fuse-row-bands compute again, over the
+    module's functions (their `tinyml.recomputed_macs`)."""
+    total = 0
+    for func in module.operation.regions[0].blocks[0].operations:
+        if func.operation.name == "func.func" and RECOMPUTED in func.operation.attributes:
+            total += ir.IntegerAttr(func.operation.attributes[RECOMPUTED]).value
     return total
 
 

@@ -20,8 +20,9 @@ epilogue write over the input, its transform script loops over bands
 the input through that loop, and bufferization then needs one buffer for
 input and output, plus the band's temporary.
 
-A group qualifies when it is a float pointwise or depthwise conv group with
-a lowering configuration (the band is a tile of it), its one input is
+A group qualifies when it is a pointwise or depthwise conv group (float or
+int8) with a lowering configuration (the band is a tile of it), whose conv
+reads its input and nothing else of the group does; that input is
 computed in this function (never a function argument: that is the
 caller's), is not a view, and is read by no op after the group.
 
@@ -41,15 +42,29 @@ from mlir import ir
 
 from ..ir.attributes import window_attributes
 from ..ir.lowering_config import IN_PLACE, LoweringConfig
-from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, functions, register
 from ..transforms.fusion import group_root
-from .schedule_for_memory import build_graph
+from .schedule_for_memory import Graph, build_graph, tensor_bytes
 
 #: The function attribute with the peak of live bytes once the marked
 #: groups run in place.
 IN_PLACE_PEAK = "tinyml.in_place_peak_bytes"
+
+
+def overwritten_input(group: ir.Operation) -> ir.Value | None:
+    """The group operand its conv reads as input, if the group reads it
+    nowhere else."""
+    root = group_root(group)
+    if root is None or root.name not in ("tinyml.conv2d", "tinyml.depthwise_conv2d"):
+        return None
+    argument = root.operands[0]
+    if not isinstance(argument.owner, ir.Block) or len(list(argument.uses)) != 1:
+        return None
+    source = group.operands[ir.BlockArgument(argument).arg_number]
+    if sum(1 for operand in group.operands if operand == source) != 1:
+        return None
+    return source
 
 
 def band_bytes(group: ir.Operation) -> int | None:
@@ -57,36 +72,34 @@ def band_bytes(group: ir.Operation) -> int | None:
     module's docstring), else None."""
     root = group_root(group)
     config = LoweringConfig.of(group)
-    if root is None or config is None or has_quantized_data(root) or len(group.operands) != 1:
-        return None
-    if root.name not in ("tinyml.conv2d", "tinyml.depthwise_conv2d"):
+    if config is None or overwritten_input(group) is None:
         return None
     strides, dilations, padding = window_attributes(root.attributes)
     in_shape, out_shape = shape_of(root.operands[0]), shape_of(root.results[0])
     if list(strides) != [1, 1] or list(dilations) != [1, 1] or in_shape != out_shape \
             or shape_of(group.results[0]) != out_shape:
         return None
-    n, height, width, channels = out_shape
+    _, height, _, channels = out_shape
+    whole = tensor_bytes(root.results[0])
     if root.name == "tinyml.conv2d":
         if shape_of(root.operands[1])[:2] != [1, 1] or any(padding):
             return None
-        return n * width * channels * 4
-    return n * height * width * config.tile[3] * 4
+        return whole // height
+    return whole // channels * config.tile[3]
 
 
-def mark_function(func: ir.Operation, only_at_peak: bool) -> int:
-    """Marks the groups of `func` to run in place; returns the peak of live
-    bytes with them in place."""
-    graph, _, _ = build_graph(func)
-    candidates: dict[int, int] = {}  # op -> bytes its step saves in place
+def savings(graph: Graph) -> dict[int, int]:
+    """Op index -> the bytes its step saves in place, for the groups of the
+    scheduling graph that can run in place."""
+    saved: dict[int, int] = {}
     position = {op: i for i, op in enumerate(graph.ops)}
     for i, op in enumerate(graph.ops):
-        if op.name != "tinyml.fused" or IN_PLACE in op.attributes:
+        if op.name != "tinyml.fused":
             continue
         band = band_bytes(op)
         if band is None:
             continue
-        source = op.operands[0]
+        source = overwritten_input(op)
         if isinstance(source.owner, ir.Block):
             continue  # a function argument: the caller's
         producer = position.get(source.owner.operation)
@@ -94,19 +107,33 @@ def mark_function(func: ir.Operation, only_at_peak: bool) -> int:
         if len(produced) != 1 or produced[0] not in graph.consumes[i] \
                 or graph.users[produced[0]] >> (i + 1):
             continue  # a view (or a constant), or read after the group
-        candidates[i] = graph.sizes[produced[0]] - band
+        saved[i] = graph.sizes[produced[0]] - band
+    return saved
 
-    def steps(marked: set[int]) -> list[int]:
-        done, live, during = 0, 0, []
-        for i in range(len(graph.ops)):
-            live, step = graph.step(done, live, i)
-            during.append(step - (candidates[i] if i in marked else 0))
-            done |= 1 << i
-        return during
 
-    marked: set[int] = set() if only_at_peak else set(candidates)
+def live_during(graph: Graph, saved: dict[int, int], marked: set[int]) -> list[int]:
+    """The live bytes while each op runs, the `marked` groups in place."""
+    done, live, during = 0, 0, []
+    for i in range(len(graph.ops)):
+        live, step = graph.step(done, live, i)
+        during.append(step - (saved[i] if i in marked else 0))
+        done |= 1 << i
+    return during
+
+
+def marked_groups(graph: Graph, saved: dict[int, int]) -> set[int]:
+    """The groups an earlier run marked."""
+    return {i for i in saved if IN_PLACE in graph.ops[i].attributes}
+
+
+def mark_function(func: ir.Operation, only_at_peak: bool) -> int:
+    """Marks the groups of `func` to run in place; returns the peak of live
+    bytes with them in place."""
+    graph, _, _ = build_graph(func)
+    candidates = savings(graph)
+    marked = marked_groups(graph, candidates) if only_at_peak else set(candidates)
     while only_at_peak:
-        during = steps(marked)
+        during = live_during(graph, candidates, marked)
         peak = max(during, default=0)
         at_peak = [i for i, step in enumerate(during) if step == peak]
         lowering = [i for i in at_peak if i in candidates and i not in marked]
@@ -115,7 +142,7 @@ def mark_function(func: ir.Operation, only_at_peak: bool) -> int:
         marked.update(lowering)
     for i in marked:
         graph.ops[i].attributes[IN_PLACE] = ir.UnitAttr.get()
-    return max(steps(marked), default=0)
+    return max(live_during(graph, candidates, marked), default=0)
 
 
 @register

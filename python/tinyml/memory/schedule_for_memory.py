@@ -9,12 +9,14 @@ reach) depends on it: in a residual block, computing the shortcut branch
 branch, computing it just before the add does not.
 
 Cost model (the same as the planner's, before bufferization): a tensor takes
-product(shape) x element bytes; it is live from the op that produces it to
-its last user, both included (an op's inputs and outputs are live together).
+product(shape) x element bytes (a quantized element: its storage type's); it
+is live from the op that produces it to its last user, both included (an
+op's inputs and outputs are live together).
 Function arguments (caller-owned inputs), returned values (caller-owned
 outputs) and constants (flash) cost nothing; a reshape (`tinyml.reshape`,
 `tensor.expand_shape` / `collapse_shape`, `tensor.cast`) is a view of its
-input, so it costs nothing and extends its input's life.
+input, so it costs nothing and extends its input's life; so is a storage
+cast (`quant.scast`) between a quantized tensor and its integers.
 
 Search: an exact dynamic program over the sets of executed ops (the peak
 after a set depends only on the set), layer by layer, while the number of
@@ -42,11 +44,13 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from ..ir.quant import is_quantized, storage_type
 from .plan_memory import element_bytes
 from ..pipeline.registry import Option, Pass, PassError, functions, register
 
-PURE_DIALECTS = ("tinyml", "arith", "math", "tensor")
-ALIAS_OPS = ("tinyml.reshape", "tensor.expand_shape", "tensor.collapse_shape", "tensor.cast")
+PURE_DIALECTS = ("tinyml", "arith", "math", "tensor", "quant")
+ALIAS_OPS = ("tinyml.reshape", "tensor.expand_shape", "tensor.collapse_shape", "tensor.cast",
+             "quant.scast")
 
 
 #: The function attribute holding the peak of live bytes of its schedule.
@@ -58,7 +62,8 @@ def tensor_bytes(value: ir.Value) -> int:
     t = value.type
     if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
         return 0
-    per_element = element_bytes(t.element_type) or 0
+    element = storage_type(t.element_type) if is_quantized(t.element_type) else t.element_type
+    per_element = element_bytes(element) or 0
     count = 1
     for d in t.shape:
         count *= d
@@ -139,8 +144,12 @@ def build_graph(func: ir.Operation) -> tuple[Graph, list[ir.Operation], ir.Opera
     # Tensors: alias roots of scheduled results.
     root: dict[ir.Value, ir.Value] = {}
     for op in ops:
-        for result in op.results:
-            if op.name in ALIAS_OPS and len(op.operands) and op.operands[0] in root:
+        for index, result in enumerate(op.results):
+            if op.name == "scf.for" and root.get(op.operands[3 + index]) is not None:
+                # A loop's result is its loop-carried tensor, updated in
+                # place (tinyml-fuse-row-bands' loops over output rows).
+                root[result] = root[op.operands[3 + index]]
+            elif op.name in ALIAS_OPS and len(op.operands) and op.operands[0] in root:
                 root[result] = root[op.operands[0]]
             elif op.name in ALIAS_OPS:
                 root[result] = None  # a view of an argument or constant

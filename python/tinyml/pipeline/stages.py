@@ -137,11 +137,16 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
         int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp)])
 
 
-def schedule() -> Pipeline:
+def schedule(in_place: bool = True) -> Pipeline:
     """An execution order of the (fused) graph with a lower peak of live
-    bytes, e.g. where a residual block computes its shortcut; then the
-    pointwise and depthwise groups at the peak marked to run in place."""
-    return Pipeline(["tinyml-schedule-for-memory", "tinyml-compute-in-place"])
+    bytes, e.g. where a residual block computes its shortcut; then, with
+    `in_place`, the pointwise and depthwise groups at the peak marked to
+    write their output over their input, and, where that cannot lower the
+    peak, a pointwise conv computed in row bands inside its consumer's
+    loop over rows (then in place again, at the new peak)."""
+    return Pipeline(["tinyml-schedule-for-memory"]
+                    + (["tinyml-compute-in-place", "tinyml-fuse-row-bands",
+                        "tinyml-compute-in-place"] if in_place else []))
 
 
 def plan_memory(**options) -> Pipeline:
@@ -217,19 +222,22 @@ class Stage:
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
                    memory: dict | None = None, max_accumulators: int = 20,
                    int_tile: tuple[int, int, int] = (8, 16, 4),
-                   dsp: bool = False) -> list[Stage]:
+                   dsp: bool = False, in_place: bool = True) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
     DSP extension's SIMD multiply-accumulates; `memory` holds the
-    planner's options. No allocation is left: the planner turns every
+    planner's options; `in_place`: groups at the peak may write their
+    output over their input (tinyml-compute-in-place). No allocation is left: the planner turns every
     intermediate into a view of the arena argument."""
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
         stages += [Stage("fusion", fusion()),
                    Stage("tiling", tiling(max_accumulators, int_tile, dsp))]
     stages += [
-        Stage("schedule", schedule()),
+        Stage("schedule", schedule(in_place),
+              lambda module: {"in_place_groups": analysis.in_place_groups(module),
+                              "recomputed_macs": analysis.recomputed_macs(module)}),
         Stage("lower-to-linalg", lower_to_linalg()),
         Stage("tile-and-vectorize", tile_and_vectorize(dsp)),
         # Copies bufferization made into the results' out-params are kernels too.

@@ -113,3 +113,41 @@ func.func @not_eligible(%x: tensor<1x8x4x16xf32>) -> (tensor<1x8x4x16xf32>, tens
   }
   return %0, %2, %3, %5 : tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>, tensor<1x4x2x16xf32>, tensor<1x10x6x16xf32>
 }
+
+// -----
+
+// int8: a tensor takes a byte per element (its storage type's), a storage
+// cast of the weights is a view of a constant (flash, no RAM). The middle
+// group holds two 1x4x2x8 maps (128 B); in place, one map and a row of it
+// (2 x 8 B): 80 B. The first group reads the function argument, the last
+// one writes the result (the caller's): neither is at the peak.
+
+// CHECK-LABEL: func.func @int8_pointwise
+// CHECK-SAME:    tinyml.in_place_peak_bytes = 80 : i64
+// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %[[W:.*]]) {lowering = {{.*}}} :
+// CHECK:         tinyml.fused "conv_epilogue"(%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
+// CHECK:         tinyml.fused "conv_epilogue"(%{{.*}}, %[[W]]) {lowering = {{.*}}} :
+// ALL-LABEL:   func.func @int8_pointwise
+// ALL:           tinyml.fused "conv_epilogue"(%arg0, %[[W:.*]]) {lowering = {{.*}}} :
+// ALL:           tinyml.fused "conv_epilogue"(%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
+// ALL:           tinyml.fused "conv_epilogue"(%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
+func.func @int8_pointwise(%x: tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
+  %wc = arith.constant dense<1> : tensor<1x1x8x8xi8>
+  %w = quant.scast %wc : tensor<1x1x8x8xi8> to tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>
+  %0 = tinyml.fused "conv_epilogue"(%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>} : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
+  ^bb0(%a: tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, %b: tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %a, %b : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
+    tinyml.yield %c : tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
+  }
+  %1 = tinyml.fused "conv_epilogue"(%0, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>} : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
+  ^bb0(%a: tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, %b: tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %a, %b : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
+    tinyml.yield %c : tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
+  }
+  %2 = tinyml.fused "conv_epilogue"(%1, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>} : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
+  ^bb0(%a: tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, %b: tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %a, %b : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
+    tinyml.yield %c : tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
+  }
+  return %2 : tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
+}

@@ -1,0 +1,263 @@
+"""tinyml-fuse-row-bands: a pointwise conv group and the windowed conv group
+reading it become one loop over the consumer's output rows, so the
+pointwise conv's output never exists whole.
+
+Below the op-by-op lower bound (MCUNetV2's patch-based inference,
+arXiv:2110.15352, by rows): a pointwise conv `P` (1x1, stride 1, no
+padding) whose only reader is a conv or depthwise conv group `D` (kernel
+height kh, row stride s, top padding pt) is computed band by band. Output
+row r of `D` reads rows [r*s - pt, r*s - pt + kh) of P's output, which P
+computes from the same rows of its own input; so
+
+    %out = scf.for %r = ... iter_args(%acc = tensor.empty) {
+      %rows = tensor.extract_slice %x[0, r*s - pt, 0, 0] [1, kh, W, Cin]
+      %band = tinyml.fused P on %rows           // kh rows of P's output
+      %row = tinyml.fused D on %band            // one output row of D
+      %next = tensor.insert_slice %row into %acc[0, r, 0, 0] [1, 1, Wo, C]
+      scf.yield %next
+    }
+
+Rows of the window outside P's output are D's padding: the first and last
+output rows read fewer rows of P, with D's top or bottom padding instead,
+each a loop of its own (static shapes for the tiles). The band is kh rows
+of P's output where the whole tensor was H rows; P computes the kh - s rows
+its bands share again (the recomputed MACs, on the function as
+`tinyml.recomputed_macs`). The groups inside the loop keep their lowering
+configuration: their transform scripts tile them there as anywhere else.
+
+Cost model (tinyml-schedule-for-memory's live bytes per op, the groups
+tinyml-compute-in-place marked in place): a pair is fused when the step of
+P or of D is at the function's peak, the loop's step (P's, with D's output
+and P's band in place of P's output) is below it, and the bands recompute
+at most `max-recompute` of P's MACs; then, with the peak recomputed,
+again, until no pair lowers it. Runs after
+tinyml-compute-in-place (which lowers a peak without recomputing
+anything, where it can) and before it again (the new peak may be a layer
+it can run in place).
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, scf, tensor
+
+from ..ir.analysis import RECOMPUTED
+from ..ir.attributes import window_attributes
+from ..ir.lowering_config import IN_PLACE, LoweringConfig
+from ..ir.quant import is_quantized, storage_cast, storage_type
+from ..ir.values import shape_of
+from ..pipeline.registry import Option, Pass, functions, register
+from ..transforms.fusion import group_root
+from .compute_in_place import live_during, marked_groups, overwritten_input, savings
+from .schedule_for_memory import build_graph, tensor_bytes
+
+
+
+def _is_pointwise(group: ir.Operation) -> bool:
+    root = group_root(group)
+    if root is None or root.name != "tinyml.conv2d" or LoweringConfig.of(group) is None:
+        return False
+    strides, dilations, padding = window_attributes(root.attributes)
+    return (shape_of(root.operands[1])[:2] == [1, 1] and list(strides) == [1, 1]
+            and list(dilations) == [1, 1] and not any(padding)
+            and shape_of(root.results[0]) == shape_of(group.results[0]))
+
+
+def _reads_rows(group: ir.Operation) -> bool:
+    """A conv or depthwise conv group, batch 1, no dilation, whose output
+    is its root's."""
+    root = group_root(group)
+    if root is None or root.name not in ("tinyml.conv2d", "tinyml.depthwise_conv2d") \
+            or LoweringConfig.of(group) is None or overwritten_input(group) is None:
+        return False
+    _, dilations, _ = window_attributes(root.attributes)
+    return (list(dilations) == [1, 1] and shape_of(root.results[0])[0] == 1
+            and shape_of(root.results[0]) == shape_of(group.results[0]))
+
+
+def recompute_fraction(consumer: ir.Operation) -> float:
+    """The share of P's rows a band computes again: its window's rows
+    beyond the stride, over the stride."""
+    root = group_root(consumer)
+    strides, _, _ = window_attributes(root.attributes)
+    return (shape_of(root.operands[1])[0] - strides[0]) / strides[0]
+
+
+def candidate_pairs(func: ir.Operation,
+                    max_recompute: float) -> list[tuple[ir.Operation, ir.Operation]]:
+    """(P, D): P a pointwise conv group read only by D, as D's conv input,
+    that recomputes at most `max_recompute` of P."""
+    pairs = []
+    for op in func.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name != "tinyml.fused" or not _is_pointwise(op) or len(op.results) != 1:
+            continue
+        uses = list(op.results[0].uses)
+        if len(uses) != 1:
+            continue
+        consumer = uses[0].owner.operation
+        if consumer.name == "tinyml.fused" and _reads_rows(consumer) \
+                and overwritten_input(consumer) == op.results[0] \
+                and recompute_fraction(consumer) <= max_recompute:
+            pairs.append((op, consumer))
+    return pairs
+
+
+def _reshape_group(group: ir.Operation, index: int, source: ir.Value,
+                   out_shape: list[int]) -> None:
+    """Makes the clone `group` read `source` as operand `index` and compute
+    an `out_shape` result: every value of the old output's shape inside it
+    takes the new one."""
+    old_shape = shape_of(group.results[0])
+    group.operands[index] = source
+    block = group.regions[0].blocks[0]
+    block.arguments[index].set_type(source.type)
+
+    def reshaped(value: ir.Value) -> None:
+        t = value.type
+        if isinstance(t, ir.RankedTensorType) and list(t.shape) == old_shape:
+            value.set_type(ir.RankedTensorType.get(out_shape, t.element_type))
+
+    for op in block.operations:
+        for result in op.results:
+            reshaped(result)
+    reshaped(group.results[0])
+
+
+def _set_padding(group: ir.Operation, padding: list[int]) -> None:
+    root = group_root(group)
+    root.attributes["padding"] = ir.DenseI64ArrayAttr.get(padding)
+
+
+def _storage(element: ir.Type) -> ir.Type:
+    return storage_type(element) if is_quantized(element) else element
+
+
+def _cast(value: ir.Value, element: ir.Type) -> ir.Value:
+    """`value` seen as `element` (a storage cast), or itself if it is."""
+    if ir.RankedTensorType(value.type).element_type == element:
+        return value
+    return storage_cast(value, element)
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation) -> int:
+    """Replaces the pair by its loops over the consumer's output rows;
+    returns the MACs computed again."""
+    root = group_root(consumer)
+    strides, _, padding = window_attributes(root.attributes)
+    stride, (top, left, bottom, right) = strides[0], padding
+    kernel = shape_of(root.operands[1])[0]
+    p_index = [i for i, v in enumerate(pointwise.operands) if v == overwritten_input(pointwise)][0]
+    d_index = [i for i, v in enumerate(consumer.operands) if v == pointwise.results[0]][0]
+    source = pointwise.operands[p_index]
+    _, height, width, in_channels = shape_of(source)
+    p_channels = shape_of(pointwise.results[0])[3]
+    out_shape = shape_of(consumer.results[0])
+    _, out_height, out_width, out_channels = out_shape
+
+    # Consecutive output rows reading the same number of P's rows (and of
+    # padding above and below) make one loop.
+    segments: list[list[int]] = []  # [first row, end row, pad above, pad below]
+    for r in range(out_height):
+        first, end = r * stride - top, r * stride - top + kernel
+        above, below = max(0, -first), max(0, end - height)
+        if segments and segments[-1][1] == r and segments[-1][2:] == [above, below]:
+            segments[-1][1] = r + 1
+        else:
+            segments.append([r, r + 1, above, below])
+
+    # Slices and the loop-carried tensor of int8 data are of its storage
+    # type: bufferization knows no quantized element type.
+    in_element = ir.RankedTensorType(source.type).element_type
+    out_element = ir.RankedTensorType(consumer.results[0].type).element_type
+    computed_rows = 0
+    with ir.InsertionPoint(consumer), consumer.location:
+        stored_source = _cast(source, _storage(in_element))
+        acc = tensor.empty(out_shape, _storage(out_element))
+        for first_row, end_row, above, below in segments:
+            rows = kernel - above - below
+            computed_rows += rows * (end_row - first_row)
+            loop = scf.ForOp(_index(first_row), _index(end_row), _index(1), [acc])
+            with ir.InsertionPoint(loop.body):
+                r = loop.induction_variable
+                start = arith.addi(arith.muli(r, _index(stride)), _index(above - top))
+                dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+                in_type = ir.RankedTensorType.get([1, rows, width, in_channels],
+                                                  _storage(in_element))
+                band_in = tensor.ExtractSliceOp(in_type, stored_source, [start], [], [],
+                                                [0, dynamic, 0, 0], [1, rows, width, in_channels],
+                                                [1, 1, 1, 1]).result
+                band_in = _cast(band_in, in_element)
+                band = pointwise.clone(ir.InsertionPoint(loop.body))
+                _reshape_group(band, p_index, band_in, [1, rows, width, p_channels])
+                row = consumer.clone(ir.InsertionPoint(loop.body))
+                for group in (band, row):
+                    # A band is read and written whole: never over its input.
+                    if IN_PLACE in group.attributes:
+                        del group.attributes[IN_PLACE]
+                _reshape_group(row, d_index, band.results[0], [1, 1, out_width, out_channels])
+                _set_padding(row, [above, left, below, right])
+                inserted = tensor.InsertSliceOp(_cast(row.results[0], _storage(out_element)),
+                                                loop.inner_iter_args[0], [r], [], [],
+                                                [0, dynamic, 0, 0],
+                                                [1, 1, out_width, out_channels],
+                                                [1, 1, 1, 1]).result
+                scf.YieldOp([inserted])
+            acc = loop.results[0]
+        result = _cast(acc, out_element)
+    consumer.results[0].replace_all_uses_with(result)
+    consumer.erase()
+    pointwise.erase()
+    return (computed_rows - height) * width * p_channels * in_channels
+
+
+def fuse_function(func: ir.Operation, max_recompute: float) -> int:
+    """Fuses a pair at the peak whose loop lowers it, again until none does;
+    returns the MACs computed again."""
+    recomputed = 0
+    while True:
+        graph, _, _ = build_graph(func)
+        saved = savings(graph)
+        during = live_during(graph, saved, marked_groups(graph, saved))
+        peak = max(during, default=0)
+        position = {op: i for i, op in enumerate(graph.ops)}
+        plain = live_during(graph, saved, set())
+        for pointwise, consumer in candidate_pairs(func, max_recompute):
+            p, d = position[pointwise], position[consumer]
+            if peak not in (during[p], during[d]):
+                continue
+            # While the loop runs: what P's step holds, with the consumer's
+            # output and P's band in place of P's whole output.
+            kernel = shape_of(group_root(consumer).operands[1])[0]
+            p_out = tensor_bytes(pointwise.results[0])
+            looped = (plain[p] - p_out + tensor_bytes(consumer.results[0])
+                      + p_out // shape_of(pointwise.results[0])[1] * kernel)
+            if looped < peak:
+                recomputed += fuse_pair(pointwise, consumer)
+                break
+        else:
+            return recomputed
+
+
+@register
+class FuseRowBands(Pass):
+    name = "tinyml-fuse-row-bands"
+    summary = "Compute a pointwise conv band by band inside the loop over its consumer's rows"
+    options = (
+        Option("max-recompute", float, 0.5, "the largest share of the pointwise conv's MACs "
+               "its bands may compute again (a 3x3 stride-2 consumer: 0.5, stride 1: 2)",
+               low=0.0),
+    )
+
+    def apply(self, module):
+        for func in list(functions(module)):
+            if len(func.regions[0].blocks) != 1:
+                continue
+            recomputed = fuse_function(func, self.max_recompute)
+            if recomputed:
+                with func.context:
+                    func.attributes[RECOMPUTED] = ir.IntegerAttr.get(
+                        ir.IntegerType.get_signless(64), recomputed)
