@@ -128,7 +128,7 @@ def group_sequence(name: str, group: Group) -> list[str]:
             # The band's pad comes guarded against an empty slice (an
             # scf.if), which never happens to whole rows and columns: folded
             # away, the pad is again the conv's producer for the next level.
-            emit(f"    transform.apply_patterns to %b3 {{")
+            emit("    transform.apply_patterns to %b3 {")
             emit("      transform.apply_patterns.canonicalization")
             emit(f"    }} : {ANY}")
             pad = "%band_pad"

@@ -52,9 +52,27 @@ from .schedule_for_memory import build_graph, tensor_bytes
 
 
 
+def _reads_only_weights_besides(group: ir.Operation) -> bool:
+    """The group reads its conv's input and, besides, only constants (its
+    weights and bias, or their storage casts): a band of the input is all
+    it needs."""
+    source = overwritten_input(group)
+    if source is None:
+        return False
+    for operand in group.operands:
+        owner = operand.owner
+        while not isinstance(owner, ir.Block) and owner.operation.name == "quant.scast":
+            owner = owner.operation.operands[0].owner
+        if operand != source and (isinstance(owner, ir.Block)
+                                  or owner.operation.name != "arith.constant"):
+            return False
+    return True
+
+
 def _is_pointwise(group: ir.Operation) -> bool:
     root = group_root(group)
-    if root is None or root.name != "tinyml.conv2d" or LoweringConfig.of(group) is None:
+    if root is None or root.name != "tinyml.conv2d" or LoweringConfig.of(group) is None \
+            or not _reads_only_weights_besides(group):
         return False
     strides, dilations, padding = window_attributes(root.attributes)
     return (shape_of(root.operands[1])[:2] == [1, 1] and list(strides) == [1, 1]
@@ -67,7 +85,7 @@ def _reads_rows(group: ir.Operation) -> bool:
     is its root's."""
     root = group_root(group)
     if root is None or root.name not in ("tinyml.conv2d", "tinyml.depthwise_conv2d") \
-            or LoweringConfig.of(group) is None or overwritten_input(group) is None:
+            or LoweringConfig.of(group) is None or not _reads_only_weights_besides(group):
         return False
     _, dilations, _ = window_attributes(root.attributes)
     return (list(dilations) == [1, 1] and shape_of(root.results[0])[0] == 1
@@ -148,7 +166,8 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation) -> int:
     returns the MACs computed again."""
     root = group_root(consumer)
     strides, _, padding = window_attributes(root.attributes)
-    stride, (top, left, bottom, right) = strides[0], padding
+    # The padding below is where a window passes the last row of P's output.
+    stride, (top, left, _, right) = strides[0], padding
     kernel = shape_of(root.operands[1])[0]
     p_index = [i for i, v in enumerate(pointwise.operands) if v == overwritten_input(pointwise)][0]
     d_index = [i for i, v in enumerate(consumer.operands) if v == pointwise.results[0]][0]

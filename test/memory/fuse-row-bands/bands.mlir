@@ -125,3 +125,29 @@ func.func @not_fused(%x: tensor<1x8x4x8xf32>) -> (tensor<1x4x2x16xf32>, tensor<1
   }
   return %e, %p, %pool : tensor<1x4x2x16xf32>, tensor<1x8x4x16xf32>, tensor<1x1x1x64xf32>
 }
+
+// -----
+
+// A pointwise conv group that also adds a residual (a whole tensor it
+// reads besides its conv's input): a band of its input is not all it
+// needs, so it is not computed in bands.
+
+// CHECK-LABEL: func.func @pointwise_with_residual
+// CHECK-NOT:     scf.for
+func.func @pointwise_with_residual(%x: tensor<1x8x4x8xf32>, %res: tensor<1x8x4x16xf32>) -> tensor<1x1x1x16xf32> {
+  %p = tinyml.fused "conv_epilogue"(%x, %res) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  ^bb0(%a: tensor<1x8x4x8xf32>, %r: tensor<1x8x4x16xf32>):
+    %w = arith.constant dense<0.5> : tensor<1x1x8x16xf32>
+    %c = tinyml.conv2d %a, %w : (tensor<1x8x4x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x8x4x16xf32>
+    %s = tinyml.add %c, %r : (tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32>
+    tinyml.yield %s : tensor<1x8x4x16xf32>
+  }
+  %d = tinyml.fused "conv_epilogue"(%p) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
+  ^bb0(%a: tensor<1x8x4x16xf32>):
+    %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
+    %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x4x2x16xf32>
+    tinyml.yield %c : tensor<1x4x2x16xf32>
+  }
+  %g = tinyml.global_avg_pool %d : (tensor<1x4x2x16xf32>) -> tensor<1x1x1x16xf32>
+  return %g : tensor<1x1x1x16xf32>
+}
