@@ -57,12 +57,15 @@ def test_in_place_chain_matches_onnxruntime(name, target):
     compiled = tinyml.compile(model, target=target)
     got = compiled.run(x, arena_fill=b"\xff").outputs[0]
     np.testing.assert_allclose(got, expected, atol=TOLERANCE, rtol=TOLERANCE)
-    # Below the op-by-op bound: the same layers one after the other need
-    # more (here every step holds two whole maps).
-    op_by_op = tinyml.compile(model, target=target, in_place=False)
-    assert compiled.report_data["arena_bytes"] < op_by_op.report_data["lower_bound_bytes"]
-    assert op_by_op.report_data["in_place_groups"] == op_by_op.report_data["recomputed_macs"] == 0
+    assert compiled.report_data["in_place_groups"] + compiled.report_data["recomputed_macs"] > 0
     assert (compiled.report_data["recomputed_macs"] > 0) == bands
+    if target == "host":
+        # Below the op-by-op bound (the same plan on every target): the
+        # same layers one after the other need more.
+        op_by_op = tinyml.compile(model, target=target, in_place=False)
+        assert compiled.report_data["arena_bytes"] < op_by_op.report_data["lower_bound_bytes"]
+        assert op_by_op.report_data["in_place_groups"] == 0
+        assert op_by_op.report_data["recomputed_macs"] == 0
 
 
 def test_no_in_place_flag_keeps_every_layer_op_by_op(tmp_path):
