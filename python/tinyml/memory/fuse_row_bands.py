@@ -5,35 +5,39 @@ pointwise conv's output never exists whole.
 Below the op-by-op lower bound (MCUNetV2's patch-based inference,
 arXiv:2110.15352, by rows): a pointwise conv `P` (1x1, stride 1, no
 padding) whose only reader is a conv or depthwise conv group `D` (kernel
-height kh, row stride s, top padding pt) is computed band by band. Output
-row r of `D` reads rows [r*s - pt, r*s - pt + kh) of P's output, which P
-computes from the same rows of its own input; so
+height kh, row stride s, top padding pt) is computed band by band. A band
+of R output rows of `D` from row r reads rows [r*s - pt, r*s - pt + n) of
+P's output, n = (R - 1) * s + kh, which P computes from the same rows of
+its own input; so
 
-    %out = scf.for %r = ... iter_args(%acc = tensor.empty) {
-      %rows = tensor.extract_slice %x[0, r*s - pt, 0, 0] [1, kh, W, Cin]
-      %band = tinyml.fused P on %rows           // kh rows of P's output
-      %row = tinyml.fused D on %band            // one output row of D
-      %next = tensor.insert_slice %row into %acc[0, r, 0, 0] [1, 1, Wo, C]
+    %out = scf.for %r = ... step R iter_args(%acc = tensor.empty) {
+      %rows = tensor.extract_slice %x[0, r*s - pt, 0, 0] [1, n, W, Cin]
+      %band = tinyml.fused P on %rows           // n rows of P's output
+      %part = tinyml.fused D on %band           // R output rows of D
+      %next = tensor.insert_slice %part into %acc[0, r, 0, 0] [1, R, Wo, C]
       scf.yield %next
     }
 
 Rows of the window outside P's output are D's padding: the first and last
-output rows read fewer rows of P, with D's top or bottom padding instead,
-each a loop of its own (static shapes for the tiles). The band is kh rows
-of P's output where the whole tensor was H rows; P computes the kh - s rows
-its bands share again (the recomputed MACs, on the function as
-`tinyml.recomputed_macs`). The groups inside the loop keep their lowering
-configuration: their transform scripts tile them there as anywhere else.
+bands read fewer rows of P, with D's top or bottom padding instead, and
+the last may have fewer output rows, each a loop of its own (static shapes
+for the tiles). The band is n rows of P's output where the whole tensor
+was H rows; P computes the kh - s rows consecutive bands share again (the
+recomputed MACs, on the function as `tinyml.recomputed_macs`): a share
+(kh - s) / (R * s) of P. R is `band-rows` (2 by default: on VWW, 25% of
+its first pointwise conv again and a 15 KB band, where one row costs 50%
+and 9 KB; benchmark_memory.py). The groups inside the loop keep their
+lowering configuration: their transform scripts tile them there as
+anywhere else.
 
 Cost model (tinyml-schedule-for-memory's live bytes per op, the groups
 tinyml-compute-in-place marked in place): a pair is fused when the step of
 P or of D is at the function's peak, the loop's step (P's, with D's output
 and P's band in place of P's output) is below it, and the bands recompute
 at most `max-recompute` of P's MACs; then, with the peak recomputed,
-again, until no pair lowers it. Runs after
-tinyml-compute-in-place (which lowers a peak without recomputing
-anything, where it can) and before it again (the new peak may be a layer
-it can run in place).
+again, until no pair lowers it. Runs after tinyml-compute-in-place (which
+lowers a peak without recomputing anything, where it can) and before it
+again (the new peak may be a layer it can run in place).
 """
 from __future__ import annotations
 
@@ -92,18 +96,20 @@ def _reads_rows(group: ir.Operation) -> bool:
             and shape_of(root.results[0]) == shape_of(group.results[0]))
 
 
-def recompute_fraction(consumer: ir.Operation) -> float:
-    """The share of P's rows a band computes again: its window's rows
-    beyond the stride, over the stride."""
+def recompute_fraction(consumer: ir.Operation, band_rows: int) -> float:
+    """The share of P's rows a band of `band_rows` output rows computes
+    again: the rows its window shares with the next band's, over the rows
+    it moves on by."""
     root = group_root(consumer)
     strides, _, _ = window_attributes(root.attributes)
-    return (shape_of(root.operands[1])[0] - strides[0]) / strides[0]
+    return (shape_of(root.operands[1])[0] - strides[0]) / (band_rows * strides[0])
 
 
-def candidate_pairs(func: ir.Operation,
-                    max_recompute: float) -> list[tuple[ir.Operation, ir.Operation]]:
+def candidate_pairs(func: ir.Operation, max_recompute: float,
+                    band_rows: int) -> list[tuple[ir.Operation, ir.Operation]]:
     """(P, D): P a pointwise conv group read only by D, as D's conv input,
-    that recomputes at most `max_recompute` of P."""
+    whose bands of `band_rows` output rows recompute at most
+    `max_recompute` of P."""
     pairs = []
     for op in func.regions[0].blocks[0].operations:
         op = op.operation
@@ -115,7 +121,7 @@ def candidate_pairs(func: ir.Operation,
         consumer = uses[0].owner.operation
         if consumer.name == "tinyml.fused" and _reads_rows(consumer) \
                 and overwritten_input(consumer) == op.results[0] \
-                and recompute_fraction(consumer) <= max_recompute:
+                and recompute_fraction(consumer, band_rows) <= max_recompute:
             pairs.append((op, consumer))
     return pairs
 
@@ -161,9 +167,9 @@ def _index(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
 
-def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation) -> int:
-    """Replaces the pair by its loops over the consumer's output rows;
-    returns the MACs computed again."""
+def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -> int:
+    """Replaces the pair by its loops over bands of `band_rows` output rows
+    of the consumer; returns the MACs computed again."""
     root = group_root(consumer)
     strides, _, padding = window_attributes(root.attributes)
     # The padding below is where a window passes the last row of P's output.
@@ -177,16 +183,17 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation) -> int:
     out_shape = shape_of(consumer.results[0])
     _, out_height, out_width, out_channels = out_shape
 
-    # Consecutive output rows reading the same number of P's rows (and of
-    # padding above and below) make one loop.
-    segments: list[list[int]] = []  # [first row, end row, pad above, pad below]
-    for r in range(out_height):
-        first, end = r * stride - top, r * stride - top + kernel
+    # Consecutive bands of as many output rows, reading as many of P's rows
+    # (and of padding above and below), make one loop.
+    segments: list[list[int]] = []  # [first row, end row, rows, pad above, pad below]
+    for r in range(0, out_height, band_rows):
+        rows = min(band_rows, out_height - r)
+        first, end = r * stride - top, (r + rows - 1) * stride - top + kernel
         above, below = max(0, -first), max(0, end - height)
-        if segments and segments[-1][1] == r and segments[-1][2:] == [above, below]:
-            segments[-1][1] = r + 1
+        if segments and segments[-1][1] == r and segments[-1][2:] == [rows, above, below]:
+            segments[-1][1] = r + rows
         else:
-            segments.append([r, r + 1, above, below])
+            segments.append([r, r + rows, rows, above, below])
 
     # Slices and the loop-carried tensor of int8 data are of its storage
     # type: bufferization knows no quantized element type.
@@ -196,10 +203,10 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation) -> int:
     with ir.InsertionPoint(consumer), consumer.location:
         stored_source = _cast(source, _storage(in_element))
         acc = tensor.empty(out_shape, _storage(out_element))
-        for first_row, end_row, above, below in segments:
-            rows = kernel - above - below
-            computed_rows += rows * (end_row - first_row)
-            loop = scf.ForOp(_index(first_row), _index(end_row), _index(1), [acc])
+        for first_row, end_row, out_rows, above, below in segments:
+            rows = (out_rows - 1) * stride + kernel - above - below
+            computed_rows += rows * (end_row - first_row) // out_rows
+            loop = scf.ForOp(_index(first_row), _index(end_row), _index(out_rows), [acc])
             with ir.InsertionPoint(loop.body):
                 r = loop.induction_variable
                 start = arith.addi(arith.muli(r, _index(stride)), _index(above - top))
@@ -217,12 +224,13 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation) -> int:
                     # A band is read and written whole: never over its input.
                     if IN_PLACE in group.attributes:
                         del group.attributes[IN_PLACE]
-                _reshape_group(row, d_index, band.results[0], [1, 1, out_width, out_channels])
+                _reshape_group(row, d_index, band.results[0],
+                               [1, out_rows, out_width, out_channels])
                 _set_padding(row, [above, left, below, right])
                 inserted = tensor.InsertSliceOp(_cast(row.results[0], _storage(out_element)),
                                                 loop.inner_iter_args[0], [r], [], [],
                                                 [0, dynamic, 0, 0],
-                                                [1, 1, out_width, out_channels],
+                                                [1, out_rows, out_width, out_channels],
                                                 [1, 1, 1, 1]).result
                 scf.YieldOp([inserted])
             acc = loop.results[0]
@@ -233,7 +241,7 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation) -> int:
     return (computed_rows - height) * width * p_channels * in_channels
 
 
-def fuse_function(func: ir.Operation, max_recompute: float) -> int:
+def fuse_function(func: ir.Operation, max_recompute: float, band_rows: int) -> int:
     """Fuses a pair at the peak whose loop lowers it, again until none does;
     returns the MACs computed again."""
     recomputed = 0
@@ -244,18 +252,20 @@ def fuse_function(func: ir.Operation, max_recompute: float) -> int:
         peak = max(during, default=0)
         position = {op: i for i, op in enumerate(graph.ops)}
         plain = live_during(graph, saved, set())
-        for pointwise, consumer in candidate_pairs(func, max_recompute):
+        for pointwise, consumer in candidate_pairs(func, max_recompute, band_rows):
             p, d = position[pointwise], position[consumer]
             if peak not in (during[p], during[d]):
                 continue
             # While the loop runs: what P's step holds, with the consumer's
             # output and P's band in place of P's whole output.
-            kernel = shape_of(group_root(consumer).operands[1])[0]
+            root = group_root(consumer)
+            strides, _, _ = window_attributes(root.attributes)
+            band = (band_rows - 1) * strides[0] + shape_of(root.operands[1])[0]
             p_out = tensor_bytes(pointwise.results[0])
             looped = (plain[p] - p_out + tensor_bytes(consumer.results[0])
-                      + p_out // shape_of(pointwise.results[0])[1] * kernel)
+                      + p_out // shape_of(pointwise.results[0])[1] * band)
             if looped < peak:
-                recomputed += fuse_pair(pointwise, consumer)
+                recomputed += fuse_pair(pointwise, consumer, band_rows)
                 break
         else:
             return recomputed
@@ -269,13 +279,15 @@ class FuseRowBands(Pass):
         Option("max-recompute", float, 0.5, "the largest share of the pointwise conv's MACs "
                "its bands may compute again (a 3x3 stride-2 consumer: 0.5, stride 1: 2)",
                low=0.0),
+        Option("band-rows", int, 2, "output rows of the consumer per band: more rows "
+               "compute less again, for a larger band", low=1, high=1024),
     )
 
     def apply(self, module):
         for func in list(functions(module)):
             if len(func.regions[0].blocks) != 1:
                 continue
-            recomputed = fuse_function(func, self.max_recompute)
+            recomputed = fuse_function(func, self.max_recompute, self.band_rows)
             if recomputed:
                 with func.context:
                     func.attributes[RECOMPUTED] = ir.IntegerAttr.get(
