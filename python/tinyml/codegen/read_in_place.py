@@ -82,7 +82,7 @@ def read_band_through_loop(loop: ir.Operation) -> bool:
         read.operands[0] = carried
         band = read.results[0]
         with ir.InsertionPoint.after(read), read.location:
-            copy = bufferization.AllocTensorOp(band.type, [], copy=band).result
+            copy = bufferization.alloc_tensor(band.type, [], copy=band)
         band.replace_all_uses_except(copy, copy.owner.operation)
     return bool(reads)
 

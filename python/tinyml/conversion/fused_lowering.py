@@ -140,15 +140,14 @@ class GroupLowering:
             clone = build(root.name, [root.results[0].type],
                           [self.leaf(operand) for operand in root.operands],
                           {name: root.attributes[name] for name in root.attributes})
-            if IN_PLACE in self.fused.attributes:
-                result = QUANTIZED_LOWERINGS[root.name](clone.opview, in_place=True)
-            else:
-                result = QUANTIZED_LOWERINGS[root.name](clone.opview)
+            lower = QUANTIZED_LOWERINGS[root.name]
+            in_place = IN_PLACE in self.fused.attributes  # only conv groups are marked
+            result = lower(clone.opview, in_place=True) if in_place else lower(clone.opview)
             clone.erase()
         requantize = result.owner.operation.operands[0].owner.operation
         if config is not None:
             requantize.attributes[ATTRIBUTE] = config.attribute()
-        if IN_PLACE in self.fused.attributes:
+        if in_place:
             requantize.attributes[IN_PLACE] = ir.UnitAttr.get()
         return result
 

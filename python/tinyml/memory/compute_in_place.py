@@ -52,19 +52,25 @@ from .schedule_for_memory import Graph, build_graph, tensor_bytes
 IN_PLACE_PEAK = "tinyml.in_place_peak_bytes"
 
 
-def overwritten_input(group: ir.Operation) -> ir.Value | None:
-    """The group operand its conv reads as input, if the group reads it
-    nowhere else."""
+def overwritten_index(group: ir.Operation) -> int | None:
+    """The index of the group operand its conv reads as input, if the group
+    reads that operand nowhere else."""
     root = group_root(group)
     if root is None or root.name not in ("tinyml.conv2d", "tinyml.depthwise_conv2d"):
         return None
     argument = root.operands[0]
     if not isinstance(argument.owner, ir.Block) or len(list(argument.uses)) != 1:
         return None
-    source = group.operands[ir.BlockArgument(argument).arg_number]
-    if sum(1 for operand in group.operands if operand == source) != 1:
+    index = ir.BlockArgument(argument).arg_number
+    if sum(1 for operand in group.operands if operand == group.operands[index]) != 1:
         return None
-    return source
+    return index
+
+
+def overwritten_input(group: ir.Operation) -> ir.Value | None:
+    """The group operand at `overwritten_index`, or None."""
+    index = overwritten_index(group)
+    return None if index is None else group.operands[index]
 
 
 def band_bytes(group: ir.Operation) -> int | None:

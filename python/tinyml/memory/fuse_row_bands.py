@@ -51,9 +51,9 @@ from ..ir.quant import is_quantized, storage_cast, storage_type
 from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, functions, register
 from ..transforms.fusion import group_root
-from .compute_in_place import live_during, marked_groups, overwritten_input, savings
+from .compute_in_place import (live_during, marked_groups, overwritten_index,
+                               overwritten_input, savings)
 from .schedule_for_memory import build_graph, tensor_bytes
-
 
 
 def _reads_only_weights_besides(group: ir.Operation) -> bool:
@@ -73,27 +73,32 @@ def _reads_only_weights_besides(group: ir.Operation) -> bool:
     return True
 
 
-def _is_pointwise(group: ir.Operation) -> bool:
+def _banded_root(group: ir.Operation) -> ir.Operation | None:
+    """The conv of a group whose bands can be computed alone: configured,
+    no dilation, its output the group's, reading only its input and
+    weights."""
     root = group_root(group)
-    if root is None or root.name != "tinyml.conv2d" or LoweringConfig.of(group) is None \
-            or not _reads_only_weights_besides(group):
+    if LoweringConfig.of(group) is None or not _reads_only_weights_besides(group):
+        return None  # (no conv root: no overwritten input either)
+    _, dilations, _ = window_attributes(root.attributes)
+    if list(dilations) != [1, 1] or shape_of(root.results[0]) != shape_of(group.results[0]):
+        return None
+    return root
+
+
+def _is_pointwise(group: ir.Operation) -> bool:
+    root = _banded_root(group)
+    if root is None or root.name != "tinyml.conv2d":
         return False
-    strides, dilations, padding = window_attributes(root.attributes)
-    return (shape_of(root.operands[1])[:2] == [1, 1] and list(strides) == [1, 1]
-            and list(dilations) == [1, 1] and not any(padding)
-            and shape_of(root.results[0]) == shape_of(group.results[0]))
+    strides, _, padding = window_attributes(root.attributes)
+    return shape_of(root.operands[1])[:2] == [1, 1] and list(strides) == [1, 1] \
+        and not any(padding)
 
 
 def _reads_rows(group: ir.Operation) -> bool:
-    """A conv or depthwise conv group, batch 1, no dilation, whose output
-    is its root's."""
-    root = group_root(group)
-    if root is None or root.name not in ("tinyml.conv2d", "tinyml.depthwise_conv2d") \
-            or LoweringConfig.of(group) is None or not _reads_only_weights_besides(group):
-        return False
-    _, dilations, _ = window_attributes(root.attributes)
-    return (list(dilations) == [1, 1] and shape_of(root.results[0])[0] == 1
-            and shape_of(root.results[0]) == shape_of(group.results[0]))
+    """A conv or depthwise conv group of batch 1 (see _banded_root)."""
+    root = _banded_root(group)
+    return root is not None and shape_of(root.results[0])[0] == 1
 
 
 def recompute_fraction(consumer: ir.Operation, band_rows: int) -> float:
@@ -175,8 +180,7 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -
     # The padding below is where a window passes the last row of P's output.
     stride, (top, left, _, right) = strides[0], padding
     kernel = shape_of(root.operands[1])[0]
-    p_index = [i for i, v in enumerate(pointwise.operands) if v == overwritten_input(pointwise)][0]
-    d_index = [i for i, v in enumerate(consumer.operands) if v == pointwise.results[0]][0]
+    p_index, d_index = overwritten_index(pointwise), overwritten_index(consumer)
     source = pointwise.operands[p_index]
     _, height, width, in_channels = shape_of(source)
     p_channels = shape_of(pointwise.results[0])[3]
