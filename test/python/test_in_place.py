@@ -1,6 +1,8 @@
 """Pointwise and depthwise convs computed in place (tinyml-compute-in-place,
 tinyml-read-in-place) and a widening pointwise conv computed in row bands
-inside its strided consumer's loop (tinyml-fuse-row-bands): outputs against
+inside its strided consumer's loop (tinyml-fuse-row-bands), and convs
+computed row by row into a rolling buffer inside their stride-1
+consumer's loop (tinyml-fuse-line-buffer): outputs against
 onnxruntime on the host and in the emulator with a poisoned arena, on
 shapes that stress the bands (heights and widths no tile divides, kernels
 1, 3 and 5, stride 2, padding above and below or below only), and an
@@ -66,6 +68,53 @@ def test_in_place_chain_matches_onnxruntime(name, target):
         assert compiled.report_data["arena_bytes"] < op_by_op.report_data["lower_bound_bytes"]
         assert op_by_op.report_data["in_place_groups"] == 0
         assert op_by_op.report_data["recomputed_macs"] == 0
+
+
+# name -> (channels, height, width, block): residual blocks whose second
+# conv reads the first through a rolling buffer of its rows. The rows are
+# wide enough for the buffer and its temporaries to be worth it (the cost
+# model leaves smaller maps alone).
+BLOCKS = {
+    "identity-block-odd-height": (8, 7, 12, "identity"),
+    "downsampling-block": (8, 32, 8, "downsampling"),
+    "downsampling-block-odd-height": (8, 31, 7, "downsampling"),
+    "kernel-5-after-3": (8, 12, 14, "kernel5"),
+    "widening-pair-no-residual": (8, 24, 6, "widening"),
+}
+
+
+def block_model(name: str):
+    channels, height, width, kind = BLOCKS[name]
+    g = zoo.Graph(name, 13, 11, f"line-buffered block {name}")
+    x = g.relu(g.conv(g.input("x", [1, 3, height, width]), channels, 3, pads="same"))
+    if kind == "downsampling":
+        shortcut = g.conv(x, 2 * channels, 1, stride=2, pads="same")
+        y = g.relu(g.conv(g.relu(g.conv(x, 2 * channels, 3, stride=2, pads="same")),
+                          2 * channels, 3, pads="same"))
+        return g.model(g.relu(g.node("Add", [y, shortcut])))
+    if kind == "widening":
+        y = g.relu(g.conv(x, 2 * channels, 3, pads="same"))
+        return g.model(g.relu(g.conv(y, channels, 3, pads="same")))
+    y = g.relu(g.conv(x, channels, 3, pads="same"))
+    y = g.conv(y, channels, 5 if kind == "kernel5" else 3, pads="same")
+    return g.model(g.relu(g.node("Add", [y, x])))
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+@pytest.mark.parametrize("name", sorted(BLOCKS))
+def test_line_buffered_block_matches_onnxruntime(name, target):
+    model = block_model(name)
+    _, height, width, _ = BLOCKS[name]
+    x = np.random.default_rng(2).standard_normal((1, 3, height, width)).astype(np.float32)
+    expected = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})[0]
+    compiled = tinyml.compile(model, target=target)
+    got = compiled.run(x, arena_fill=b"\xff").outputs[0]
+    np.testing.assert_allclose(got, expected, atol=TOLERANCE, rtol=TOLERANCE)
+    assert compiled.report_data["line_buffers"] > 0
+    if target == "host":
+        op_by_op = tinyml.compile(model, target=target, in_place=False)
+        assert compiled.report_data["arena_bytes"] < op_by_op.report_data["lower_bound_bytes"]
+        assert op_by_op.report_data["line_buffers"] == 0
 
 
 def test_no_in_place_flag_keeps_every_layer_op_by_op(tmp_path):

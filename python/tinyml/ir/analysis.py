@@ -10,6 +10,8 @@ from .lowering_config import IN_PLACE
 
 #: tinyml-fuse-row-bands' function attribute (memory/fuse_row_bands.py).
 RECOMPUTED = "tinyml.recomputed_macs"
+#: tinyml-fuse-line-buffer's function attribute (memory/fuse_line_buffer.py).
+LINE_BUFFERS = "tinyml.line_buffers"
 
 LOOPS = frozenset({"scf.for", "scf.parallel", "scf.forall", "affine.for", "affine.parallel"})
 
@@ -59,14 +61,24 @@ def in_place_groups(module: ir.Module | ir.Operation) -> int:
     return count
 
 
+def _function_attribute_sum(module: ir.Module | ir.Operation, name: str) -> int:
+    total = 0
+    for func in module.operation.regions[0].blocks[0].operations:
+        if func.operation.name == "func.func" and name in func.operation.attributes:
+            total += ir.IntegerAttr(func.operation.attributes[name]).value
+    return total
+
+
 def recomputed_macs(module: ir.Module | ir.Operation) -> int:
     """MACs the row bands of tinyml-fuse-row-bands compute again, over the
     module's functions (their `tinyml.recomputed_macs`)."""
-    total = 0
-    for func in module.operation.regions[0].blocks[0].operations:
-        if func.operation.name == "func.func" and RECOMPUTED in func.operation.attributes:
-            total += ir.IntegerAttr(func.operation.attributes[RECOMPUTED]).value
-    return total
+    return _function_attribute_sum(module, RECOMPUTED)
+
+
+def line_buffers(module: ir.Module | ir.Operation) -> int:
+    """Conv pairs tinyml-fuse-line-buffer made one loop with a rolling
+    buffer, over the module's functions (their `tinyml.line_buffers`)."""
+    return _function_attribute_sum(module, LINE_BUFFERS)
 
 
 def loop_nests(module: ir.Module | ir.Operation) -> int:

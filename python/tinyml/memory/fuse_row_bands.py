@@ -46,59 +46,23 @@ from mlir.dialects import arith, scf, tensor
 
 from ..ir.analysis import RECOMPUTED
 from ..ir.attributes import window_attributes
-from ..ir.lowering_config import IN_PLACE, LoweringConfig
-from ..ir.quant import is_quantized, storage_cast, storage_type
 from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, functions, register
 from ..transforms.fusion import group_root
 from .compute_in_place import (live_during, marked_groups, overwritten_index,
                                overwritten_input, savings)
+from .row_loops import (as_element, clone_on_rows, extract_rows, index, insert_rows,
+                        row_conv, stored)
 from .schedule_for_memory import build_graph, tensor_bytes
 
 
-def _reads_only_weights_besides(group: ir.Operation) -> bool:
-    """The group reads its conv's input and, besides, only constants (its
-    weights and bias, or their storage casts): a band of the input is all
-    it needs."""
-    source = overwritten_input(group)
-    if source is None:
-        return False
-    for operand in group.operands:
-        owner = operand.owner
-        while not isinstance(owner, ir.Block) and owner.operation.name == "quant.scast":
-            owner = owner.operation.operands[0].owner
-        if operand != source and (isinstance(owner, ir.Block)
-                                  or owner.operation.name != "arith.constant"):
-            return False
-    return True
-
-
-def _banded_root(group: ir.Operation) -> ir.Operation | None:
-    """The conv of a group whose bands can be computed alone: configured,
-    no dilation, its output the group's, reading only its input and
-    weights."""
-    root = group_root(group)
-    if LoweringConfig.of(group) is None or not _reads_only_weights_besides(group):
-        return None  # (no conv root: no overwritten input either)
-    _, dilations, _ = window_attributes(root.attributes)
-    if list(dilations) != [1, 1] or shape_of(root.results[0]) != shape_of(group.results[0]):
-        return None
-    return root
-
-
 def _is_pointwise(group: ir.Operation) -> bool:
-    root = _banded_root(group)
+    root = row_conv(group)
     if root is None or root.name != "tinyml.conv2d":
         return False
     strides, _, padding = window_attributes(root.attributes)
     return shape_of(root.operands[1])[:2] == [1, 1] and list(strides) == [1, 1] \
         and not any(padding)
-
-
-def _reads_rows(group: ir.Operation) -> bool:
-    """A conv or depthwise conv group of batch 1 (see _banded_root)."""
-    root = _banded_root(group)
-    return root is not None and shape_of(root.results[0])[0] == 1
 
 
 def recompute_fraction(consumer: ir.Operation, band_rows: int) -> float:
@@ -124,52 +88,11 @@ def candidate_pairs(func: ir.Operation, max_recompute: float,
         if len(uses) != 1:
             continue
         consumer = uses[0].owner.operation
-        if consumer.name == "tinyml.fused" and _reads_rows(consumer) \
+        if consumer.name == "tinyml.fused" and row_conv(consumer) is not None \
                 and overwritten_input(consumer) == op.results[0] \
                 and recompute_fraction(consumer, band_rows) <= max_recompute:
             pairs.append((op, consumer))
     return pairs
-
-
-def _reshape_group(group: ir.Operation, index: int, source: ir.Value,
-                   out_shape: list[int]) -> None:
-    """Makes the clone `group` read `source` as operand `index` and compute
-    an `out_shape` result: every value of the old output's shape inside it
-    takes the new one."""
-    old_shape = shape_of(group.results[0])
-    group.operands[index] = source
-    block = group.regions[0].blocks[0]
-    block.arguments[index].set_type(source.type)
-
-    def reshaped(value: ir.Value) -> None:
-        t = value.type
-        if isinstance(t, ir.RankedTensorType) and list(t.shape) == old_shape:
-            value.set_type(ir.RankedTensorType.get(out_shape, t.element_type))
-
-    for op in block.operations:
-        for result in op.results:
-            reshaped(result)
-    reshaped(group.results[0])
-
-
-def _set_padding(group: ir.Operation, padding: list[int]) -> None:
-    root = group_root(group)
-    root.attributes["padding"] = ir.DenseI64ArrayAttr.get(padding)
-
-
-def _storage(element: ir.Type) -> ir.Type:
-    return storage_type(element) if is_quantized(element) else element
-
-
-def _cast(value: ir.Value, element: ir.Type) -> ir.Value:
-    """`value` seen as `element` (a storage cast), or itself if it is."""
-    if ir.RankedTensorType(value.type).element_type == element:
-        return value
-    return storage_cast(value, element)
-
-
-def _index(value: int) -> ir.Value:
-    return arith.constant(ir.IndexType.get(), value)
 
 
 def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -> int:
@@ -199,46 +122,30 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -
         else:
             segments.append([r, r + rows, rows, above, below])
 
-    # Slices and the loop-carried tensor of int8 data are of its storage
-    # type: bufferization knows no quantized element type.
     in_element = ir.RankedTensorType(source.type).element_type
     out_element = ir.RankedTensorType(consumer.results[0].type).element_type
     computed_rows = 0
     with ir.InsertionPoint(consumer), consumer.location:
-        stored_source = _cast(source, _storage(in_element))
-        acc = tensor.empty(out_shape, _storage(out_element))
+        stored_source = as_element(source, stored(in_element))
+        acc = tensor.empty(out_shape, stored(out_element))
         for first_row, end_row, out_rows, above, below in segments:
             rows = (out_rows - 1) * stride + kernel - above - below
             computed_rows += rows * (end_row - first_row) // out_rows
-            loop = scf.ForOp(_index(first_row), _index(end_row), _index(out_rows), [acc])
+            loop = scf.ForOp(index(first_row), index(end_row), index(out_rows), [acc])
             with ir.InsertionPoint(loop.body):
                 r = loop.induction_variable
-                start = arith.addi(arith.muli(r, _index(stride)), _index(above - top))
-                dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
-                in_type = ir.RankedTensorType.get([1, rows, width, in_channels],
-                                                  _storage(in_element))
-                band_in = tensor.ExtractSliceOp(in_type, stored_source, [start], [], [],
-                                                [0, dynamic, 0, 0], [1, rows, width, in_channels],
-                                                [1, 1, 1, 1]).result
-                band_in = _cast(band_in, in_element)
-                band = pointwise.clone(ir.InsertionPoint(loop.body))
-                _reshape_group(band, p_index, band_in, [1, rows, width, p_channels])
-                row = consumer.clone(ir.InsertionPoint(loop.body))
-                for group in (band, row):
-                    # A band is read and written whole: never over its input.
-                    if IN_PLACE in group.attributes:
-                        del group.attributes[IN_PLACE]
-                _reshape_group(row, d_index, band.results[0],
-                               [1, out_rows, out_width, out_channels])
-                _set_padding(row, [above, left, below, right])
-                inserted = tensor.InsertSliceOp(_cast(row.results[0], _storage(out_element)),
-                                                loop.inner_iter_args[0], [r], [], [],
-                                                [0, dynamic, 0, 0],
-                                                [1, out_rows, out_width, out_channels],
-                                                [1, 1, 1, 1]).result
-                scf.YieldOp([inserted])
+                start = arith.addi(arith.muli(r, index(stride)), index(above - top))
+                band_in = as_element(extract_rows(stored_source, start, rows), in_element)
+                band = clone_on_rows(pointwise, ir.InsertionPoint(loop.body), {p_index: band_in},
+                                     [1, rows, width, p_channels])
+                row = clone_on_rows(consumer, ir.InsertionPoint(loop.body),
+                                    {d_index: band.results[0]},
+                                    [1, out_rows, out_width, out_channels],
+                                    [above, left, below, right])
+                scf.YieldOp([insert_rows(as_element(row.results[0], stored(out_element)),
+                                         loop.inner_iter_args[0], r)])
             acc = loop.results[0]
-        result = _cast(acc, out_element)
+        result = as_element(acc, out_element)
     consumer.results[0].replace_all_uses_with(result)
     consumer.erase()
     pointwise.erase()

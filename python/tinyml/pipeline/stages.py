@@ -142,11 +142,14 @@ def schedule(in_place: bool = True) -> Pipeline:
     bytes, e.g. where a residual block computes its shortcut; then, with
     `in_place`, the pointwise and depthwise groups at the peak marked to
     write their output over their input, and, where that cannot lower the
-    peak, a pointwise conv computed in row bands inside its consumer's
-    loop over rows (then in place again, at the new peak)."""
+    peak, a pointwise conv computed in row bands inside its strided
+    consumer's loop over rows, and a conv computed row by row into a
+    rolling buffer inside its stride-1 consumer's loop (then in place
+    again, at the new peak)."""
     return Pipeline(["tinyml-schedule-for-memory"]
                     + (["tinyml-compute-in-place", "tinyml-fuse-row-bands",
-                        "tinyml-compute-in-place"] if in_place else []))
+                        "tinyml-fuse-line-buffer", "tinyml-compute-in-place"]
+                       if in_place else []))
 
 
 def plan_memory(**options) -> Pipeline:
@@ -237,7 +240,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     stages += [
         Stage("schedule", schedule(in_place),
               lambda module: {"in_place_groups": analysis.in_place_groups(module),
-                              "recomputed_macs": analysis.recomputed_macs(module)}),
+                              "recomputed_macs": analysis.recomputed_macs(module),
+                              "line_buffers": analysis.line_buffers(module)}),
         Stage("lower-to-linalg", lower_to_linalg()),
         Stage("tile-and-vectorize", tile_and_vectorize(dsp)),
         # Copies bufferization made into the results' out-params are kernels too.

@@ -1,0 +1,115 @@
+"""Building blocks of the loops over output rows that tinyml-fuse-row-bands
+and tinyml-fuse-line-buffer build at the tinyml level: conv groups cloned
+onto a few rows of their input, and the slices that feed and collect them.
+
+Slices and loop-carried tensors of int8 data are of its storage type:
+bufferization knows no quantized element type.
+"""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, tensor
+
+from ..ir.attributes import window_attributes
+from ..ir.lowering_config import IN_PLACE, LoweringConfig
+from ..ir.quant import is_quantized, storage_cast, storage_type
+from ..ir.values import shape_of
+from ..transforms.fusion import group_root
+from .compute_in_place import overwritten_input
+
+DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset()
+
+
+def reads_only_weights_besides(group: ir.Operation, *others: ir.Value) -> bool:
+    """The group reads its conv's input, the values `others` and, besides,
+    only constants (its weights and bias, or their storage casts)."""
+    source = overwritten_input(group)
+    if source is None:
+        return False
+    for operand in group.operands:
+        owner = operand.owner
+        while not isinstance(owner, ir.Block) and owner.operation.name == "quant.scast":
+            owner = owner.operation.operands[0].owner
+        if operand != source and operand not in others and (
+                isinstance(owner, ir.Block) or owner.operation.name != "arith.constant"):
+            return False
+    return True
+
+
+def row_conv(group: ir.Operation, *others: ir.Value) -> ir.Operation | None:
+    """The conv of a batch-1 group whose rows can be computed alone:
+    configured, no dilation, its output the group's, reading only its input,
+    weights and `others`."""
+    root = group_root(group)
+    if LoweringConfig.of(group) is None or not reads_only_weights_besides(group, *others):
+        return None  # (no conv root: no overwritten input either)
+    _, dilations, _ = window_attributes(root.attributes)
+    if list(dilations) != [1, 1] or shape_of(root.results[0]) != shape_of(group.results[0]) \
+            or shape_of(root.results[0])[0] != 1:
+        return None
+    return root
+
+
+def clone_on_rows(group: ir.Operation, at: ir.InsertionPoint,
+                  sources: dict[int, ir.Value], out_shape: list[int],
+                  padding: list[int] | None = None) -> ir.Operation:
+    """A clone of `group` at `at` reading `sources` (operand index -> value)
+    and computing an `out_shape` result: every value of the old output's
+    shape inside it takes the new one; `padding` replaces its conv's. A
+    clone is read and written whole, never over its input."""
+    clone = group.clone(at)
+    if IN_PLACE in clone.attributes:
+        del clone.attributes[IN_PLACE]
+    old_shape = shape_of(clone.results[0])
+    block = clone.regions[0].blocks[0]
+    for index, source in sources.items():
+        clone.operands[index] = source
+        block.arguments[index].set_type(source.type)
+
+    def reshaped(value: ir.Value) -> None:
+        t = value.type
+        if isinstance(t, ir.RankedTensorType) and list(t.shape) == old_shape:
+            value.set_type(ir.RankedTensorType.get(out_shape, t.element_type))
+
+    for op in block.operations:
+        for result in op.results:
+            reshaped(result)
+    reshaped(clone.results[0])
+    if padding is not None:
+        group_root(clone).attributes["padding"] = ir.DenseI64ArrayAttr.get(padding)
+    return clone
+
+
+def stored(element: ir.Type) -> ir.Type:
+    """The element type loops carry for `element`."""
+    return storage_type(element) if is_quantized(element) else element
+
+
+def as_element(value: ir.Value, element: ir.Type) -> ir.Value:
+    """`value` seen as `element` (a storage cast), or itself if it is."""
+    if ir.RankedTensorType(value.type).element_type == element:
+        return value
+    return storage_cast(value, element)
+
+
+def index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def extract_rows(source: ir.Value, first: ir.Value | int, rows: int) -> ir.Value:
+    """Rows [first, first + rows) of the NHWC tensor `source`."""
+    t = ir.RankedTensorType(source.type)
+    sizes = [1, rows] + list(t.shape[2:])
+    dynamic = [first] if isinstance(first, ir.Value) else []
+    offset = DYNAMIC if dynamic else first
+    return tensor.ExtractSliceOp(ir.RankedTensorType.get(sizes, t.element_type), source,
+                                 dynamic, [], [], [0, offset, 0, 0], sizes, [1, 1, 1, 1]).result
+
+
+def insert_rows(rows: ir.Value, into: ir.Value, first: ir.Value | int) -> ir.Value:
+    """`into` with `rows` stored from row `first` on."""
+    sizes = list(ir.RankedTensorType(rows.type).shape)
+    dynamic = [first] if isinstance(first, ir.Value) else []
+    offset = DYNAMIC if dynamic else first
+    return tensor.InsertSliceOp(rows, into, dynamic, [], [], [0, offset, 0, 0], sizes,
+                                [1, 1, 1, 1]).result
