@@ -87,41 +87,41 @@ func.func @identity_block(%arg: tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32> {
 // CHECK:         scf.for %{{.*}} = %c0 to %c1 {{.*}} iter_args(%{{.*}} = %[[S]], %{{.*}} = %{{.*}})
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 4, 8, 8]
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 1, 1, 0, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x2x4x16xf32>
-// CHECK:         scf.for %[[I:.*]] = %c1{{.*}} to %c3
+// CHECK:         scf.for %[[I:.*]] = %c1{{.*}} to %c7
 // CHECK:           %[[TWICE:.*]] = arith.muli %[[I]], %c2
 // CHECK:           %[[FROM:.*]] = arith.addi %[[TWICE]], %c1
 // CHECK:           tensor.extract_slice %[[X]][0, %[[FROM]], 0, 0] [1, 3, 8, 8]
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 0, 1, 0, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x1x4x16xf32>
-// CHECK:         scf.for %{{.*}} = %c3{{.*}} to %c4
+// CHECK:         scf.for %{{.*}} = %c7{{.*}} to %c8
 // CHECK-NOT:       tensor.extract_slice %[[X]]
 // CHECK:         tinyml.global_avg_pool
-func.func @downsampling_block(%arg: tensor<1x8x8x8xf32>) -> tensor<1x1x1x16xf32> {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
-  ^bb0(%a: tensor<1x8x8x8xf32>):
+func.func @downsampling_block(%arg: tensor<1x16x8x8xf32>) -> tensor<1x1x1x16xf32> {
+  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  ^bb0(%a: tensor<1x16x8x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
-    %c = tinyml.conv2d %a, %w : (tensor<1x8x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x8x8x8xf32>
-    tinyml.yield %c : tensor<1x8x8x8xf32>
+    %c = tinyml.conv2d %a, %w : (tensor<1x16x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x16x8x8xf32>
+    tinyml.yield %c : tensor<1x16x8x8xf32>
   }
-  %s = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x8x8xf32>) -> tensor<1x4x4x16xf32> {
-  ^bb0(%a: tensor<1x8x8x8xf32>):
+  %s = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x8x8xf32>) -> tensor<1x8x4x16xf32> {
+  ^bb0(%a: tensor<1x16x8x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x16xf32>
-    %c = tinyml.conv2d %a, %w {strides = array<i64: 2, 2>} : (tensor<1x8x8x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x4x4x16xf32>
-    tinyml.yield %c : tensor<1x4x4x16xf32>
+    %c = tinyml.conv2d %a, %w {strides = array<i64: 2, 2>} : (tensor<1x16x8x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x8x4x16xf32>
+    tinyml.yield %c : tensor<1x8x4x16xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x8x8xf32>) -> tensor<1x4x4x16xf32> {
-  ^bb0(%a: tensor<1x8x8x8xf32>):
+  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x16x8x8xf32>) -> tensor<1x8x4x16xf32> {
+  ^bb0(%a: tensor<1x16x8x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x16xf32>
-    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x4x4x16xf32>
-    %r = tinyml.relu %c : tensor<1x4x4x16xf32>
-    tinyml.yield %r : tensor<1x4x4x16xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x16x8x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x8x4x16xf32>
+    %r = tinyml.relu %c : tensor<1x8x4x16xf32>
+    tinyml.yield %r : tensor<1x8x4x16xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y, %s) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32> {
-  ^bb0(%a: tensor<1x4x4x16xf32>, %e: tensor<1x4x4x16xf32>):
+  %z = tinyml.fused "conv_epilogue"(%y, %s) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  ^bb0(%a: tensor<1x8x4x16xf32>, %e: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x16xf32>
-    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x16xf32>, tensor<3x3x16x16xf32>) -> tensor<1x4x4x16xf32>
-    %e2 = tinyml.add %e, %c : (tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
-    tinyml.yield %e2 : tensor<1x4x4x16xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x16xf32>) -> tensor<1x8x4x16xf32>
+    %e2 = tinyml.add %e, %c : (tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32>
+    tinyml.yield %e2 : tensor<1x8x4x16xf32>
   }
-  %p = tinyml.global_avg_pool %z : (tensor<1x4x4x16xf32>) -> tensor<1x1x1x16xf32>
+  %p = tinyml.global_avg_pool %z : (tensor<1x8x4x16xf32>) -> tensor<1x1x1x16xf32>
   return %p : tensor<1x1x1x16xf32>
 }

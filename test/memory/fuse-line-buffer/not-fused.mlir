@@ -91,32 +91,32 @@ func.func @not_at_the_peak(%arg: tensor<1x64x6x4xf32>) -> tensor<1x1x1x8xf32> {
 // CHECK-LABEL: func.func @residual_read_later
 // CHECK-SAME:    tinyml.line_buffers = 1 : i64
 // CHECK:         %[[X:.*]] = tinyml.fused
-// CHECK:         %[[NEW:.*]] = tensor.empty() : tensor<1x6x4x8xf32>
+// CHECK:         %[[NEW:.*]] = tensor.empty() : tensor<1x10x4x8xf32>
 // CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[NEW]], %{{.*}} = %{{.*}})
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 3, 4, 8]
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 1, 4, 8]
-func.func @residual_read_later(%arg: tensor<1x6x4x8xf32>) -> (tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>) {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
-  ^bb0(%a: tensor<1x6x4x8xf32>):
+func.func @residual_read_later(%arg: tensor<1x10x4x8xf32>) -> (tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>) {
+  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  ^bb0(%a: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
-    %c = tinyml.conv2d %a, %w : (tensor<1x6x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x6x4x8xf32>
-    tinyml.yield %c : tensor<1x6x4x8xf32>
+    %c = tinyml.conv2d %a, %w : (tensor<1x10x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x10x4x8xf32>
+    tinyml.yield %c : tensor<1x10x4x8xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
-  ^bb0(%a: tensor<1x6x4x8xf32>):
+  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  ^bb0(%a: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
-    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
-    tinyml.yield %c : tensor<1x6x4x8xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x10x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x10x4x8xf32>
+    tinyml.yield %c : tensor<1x10x4x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
-  ^bb0(%a: tensor<1x6x4x8xf32>, %e: tensor<1x6x4x8xf32>):
+  %z = tinyml.fused "conv_epilogue"(%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x10x4x8xf32>, tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  ^bb0(%a: tensor<1x10x4x8xf32>, %e: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
-    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
-    %s = tinyml.add %e, %c : (tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32>
-    tinyml.yield %s : tensor<1x6x4x8xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x10x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x10x4x8xf32>
+    %s = tinyml.add %e, %c : (tensor<1x10x4x8xf32>, tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32>
+    tinyml.yield %s : tensor<1x10x4x8xf32>
   }
-  %p = tinyml.global_avg_pool %z : (tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32>
-  %q = tinyml.global_avg_pool %x : (tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32>
+  %p = tinyml.global_avg_pool %z : (tensor<1x10x4x8xf32>) -> tensor<1x1x1x8xf32>
+  %q = tinyml.global_avg_pool %x : (tensor<1x10x4x8xf32>) -> tensor<1x1x1x8xf32>
   return %p, %q : tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>
 }
 
@@ -128,29 +128,29 @@ func.func @residual_read_later(%arg: tensor<1x6x4x8xf32>) -> (tensor<1x1x1x8xf32
 // CHECK-LABEL: func.func @window_above_the_written_row
 // CHECK-SAME:    tinyml.line_buffers = 1 : i64
 // CHECK:         %[[X:.*]] = tinyml.fused
-// CHECK:         %[[NEW:.*]] = tensor.empty() : tensor<1x6x4x8xf32>
+// CHECK:         %[[NEW:.*]] = tensor.empty() : tensor<1x10x4x8xf32>
 // CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[NEW]], %{{.*}} = %{{.*}})
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 4, 4, 8]
-func.func @window_above_the_written_row(%arg: tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32> {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
-  ^bb0(%a: tensor<1x6x4x8xf32>):
+func.func @window_above_the_written_row(%arg: tensor<1x10x4x8xf32>) -> tensor<1x1x1x8xf32> {
+  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  ^bb0(%a: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
-    %c = tinyml.conv2d %a, %w : (tensor<1x6x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x6x4x8xf32>
-    tinyml.yield %c : tensor<1x6x4x8xf32>
+    %c = tinyml.conv2d %a, %w : (tensor<1x10x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x10x4x8xf32>
+    tinyml.yield %c : tensor<1x10x4x8xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 5, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
-  ^bb0(%a: tensor<1x6x4x8xf32>):
+  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 5, 4]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  ^bb0(%a: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<5x5x8x8xf32>
-    %c = tinyml.conv2d %a, %w {padding = array<i64: 2, 2, 2, 2>} : (tensor<1x6x4x8xf32>, tensor<5x5x8x8xf32>) -> tensor<1x6x4x8xf32>
-    tinyml.yield %c : tensor<1x6x4x8xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 2, 2, 2, 2>} : (tensor<1x10x4x8xf32>, tensor<5x5x8x8xf32>) -> tensor<1x10x4x8xf32>
+    tinyml.yield %c : tensor<1x10x4x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
-  ^bb0(%a: tensor<1x6x4x8xf32>, %e: tensor<1x6x4x8xf32>):
+  %z = tinyml.fused "conv_epilogue"(%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x10x4x8xf32>, tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  ^bb0(%a: tensor<1x10x4x8xf32>, %e: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
-    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
-    %s = tinyml.add %e, %c : (tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32>
-    tinyml.yield %s : tensor<1x6x4x8xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x10x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x10x4x8xf32>
+    %s = tinyml.add %e, %c : (tensor<1x10x4x8xf32>, tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32>
+    tinyml.yield %s : tensor<1x10x4x8xf32>
   }
-  %p = tinyml.global_avg_pool %z : (tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32>
+  %p = tinyml.global_avg_pool %z : (tensor<1x10x4x8xf32>) -> tensor<1x1x1x8xf32>
   return %p : tensor<1x1x1x8xf32>
 }
