@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Below the op-by-op lower bound: each MLPerf-Tiny-shaped network of the
 zoo (float; and the int8 zoo) compiled with and without in-place layers
-(tinyml-compute-in-place, tinyml-fuse-row-bands), both run in the emulator
+(tinyml-compute-in-place, tinyml-fuse-row-bands, tinyml-fuse-line-buffer),
+both run in the emulator
 with the arena poisoned.
 
 Per model: the arena with and without, the op-by-op lower bound (the most
 bytes live at one op when every layer's whole input and output exist,
 which the build without in-place layers reaches), the issue's bar, the
 groups run in place, the MACs the row bands compute again
-(tinyml-fuse-row-bands), the executed instructions with and without, and
+(tinyml-fuse-row-bands), the conv pairs in one loop with a rolling buffer
+(tinyml-fuse-line-buffer), the executed instructions with and without, and
 whether the outputs are bit-identical.
 
     tools/benchmark_memory.py [--target cortex-m4]
@@ -50,9 +52,10 @@ def main() -> int:
     parser.add_argument("--target", default="cortex-m4")
     args = parser.parse_args()
     print("| model | zoo | arena B | without in-place B | op-by-op lower bound B | bar B "
-          "| bar met | groups in place | recomputed MACs | instructions | without in-place "
+          "| bar met | groups in place | recomputed MACs | line buffers | instructions "
+          "| without in-place "
           "| change | outputs bit-identical |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     identical_everywhere = True
     for name in NETWORKS:
         for kind, model in (("f32", zoo.build(name)), ("int8", str(MODELS / "int8" / f"{name}.onnx"))):
@@ -68,6 +71,7 @@ def main() -> int:
                   f"| {'-' if not bar else 'yes' if placed.arena_bytes <= bar else 'no'} "
                   f"| {placed.report_data['in_place_groups']} "
                   f"| {placed.report_data['recomputed_macs']:,} "
+                  f"| {placed.report_data['line_buffers']} "
                   f"| {placed_run.instructions:,} | {plain_run.instructions:,} | {change:+.1%} "
                   f"| {'yes' if identical else 'NO'} |", flush=True)
     return 0 if identical_everywhere else 1

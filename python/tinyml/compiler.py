@@ -968,8 +968,10 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
 
     `batch` fixes a symbolic batch dimension of an ONNX model; `entry`
     picks the function of a multi-function module; `fuse=False` turns all
-    fusion off; `in_place=False` computes no layer over its input (see
-    tinyml-compute-in-place: a few percent faster, a larger arena); `sram_budget` (bytes) fails the compile when the arena does
+    fusion off; `in_place=False` computes no layer over its input and no
+    layer inside its consumer's loop over rows (tinyml-compute-in-place,
+    tinyml-fuse-row-bands, tinyml-fuse-line-buffer: a few percent faster, a
+    larger arena); `sram_budget` (bytes) fails the compile when the arena does
     not fit; `memory` passes options to the memory planner; `opt_level`
     (O1, O2, O3, Os, Oz) is LLVM's for a Cortex-M object; `emit_stages`
     keeps the IR after every stage (`CompiledModel.stages`); `warm_up`

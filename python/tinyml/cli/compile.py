@@ -57,8 +57,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-fusion", action="store_true",
                         help="turn all fusion off (to compare with the fused build)")
     parser.add_argument("--no-in-place", action="store_true",
-                        help="compute no layer over its input (a few percent fewer "
-                             "instructions, a larger arena)")
+                        help="compute no layer over its input or inside its consumer's "
+                             "loop over rows (a few percent fewer instructions, a larger "
+                             "arena)")
     parser.add_argument("--sram-budget", type=_whole_number, metavar="BYTES",
                         help="fail when the activation arena needs more than BYTES")
     parser.add_argument("--emit-stages", action="store_true",
