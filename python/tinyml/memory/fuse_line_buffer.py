@@ -62,9 +62,13 @@ from ..ir.values import shape_of
 from ..pipeline.registry import Pass, functions, register
 from ..transforms.fusion import group_root
 from .compute_in_place import live_during, marked_groups, overwritten_index, savings
+from ..conversion.lower_to_linalg import collapse, expand
 from .row_loops import (as_element, clone_on_rows, extract_rows, index, insert_rows,
                         row_conv, stored)
 from .schedule_for_memory import Graph, build_graph, tensor_bytes
+
+#: NHWC as rows of W * C elements.
+ROWS = [[0], [1], [2, 3]]
 
 
 @dataclass(frozen=True)
@@ -78,31 +82,92 @@ class Step:
     p_padding: tuple[int, int]   # P's padding above and below those rows
     buffer_row: int              # where the new rows go in the buffer
     d_padding: tuple[int, int]   # D's padding above and below the rows it reads
+    shortcut: tuple[int, int, int, int]  # the shortcut's input rows: first - i * its
+                                         # row stride, count, padding above and below
 
 
-def _steps(producer_root: ir.Operation, consumer_root: ir.Operation) -> list[Step]:
-    (stride, _), _, (p_top, _, _, _) = window_attributes(producer_root.attributes)
-    _, _, (top, _, _, _) = window_attributes(consumer_root.attributes)
-    p_kernel = shape_of(producer_root.operands[1])[0]
-    kernel = shape_of(consumer_root.operands[1])[0]
-    height = shape_of(producer_root.operands[0])[1]
-    rows = shape_of(producer_root.results[0])[1]
-    steps, computed = [], 0
-    for i in range(shape_of(consumer_root.results[0])[1]):
-        first, end = max(0, i - top), min(rows, i - top + kernel)
-        in_first = computed * stride - p_top
-        in_end = (end - 1) * stride - p_top + p_kernel
-        p_above, p_below = max(0, -in_first), max(0, in_end - height)
-        new = end - computed
-        steps.append(Step(
-            rolls=i > 0 and kernel > 1, new_rows=new,
-            window=(in_first + p_above - i * stride, in_end - p_below - in_first - p_above)
-            if new else (0, 0),
-            p_padding=(p_above, p_below) if new else (0, 0),
-            buffer_row=computed - (i - top) if new else 0,
-            d_padding=(first - (i - top), (i - top + kernel) - end)))
-        computed = max(computed, end)
-    return steps
+def _window(root: ir.Operation, first: int, end: int) -> tuple[int, int, int, int]:
+    """The input rows the conv `root` reads for its output rows [first,
+    end): (first, count) clipped to its input and the padding above and
+    below in their place."""
+    (stride, _), _, (top, _, _, _) = window_attributes(root.attributes)
+    kernel, height = shape_of(root.operands[1])[0], shape_of(root.operands[0])[1]
+    in_first, in_end = first * stride - top, (end - 1) * stride - top + kernel
+    above, below = max(0, -in_first), max(0, in_end - height)
+    return in_first + above, in_end - below - in_first - above, above, below
+
+
+@dataclass(frozen=True)
+class LineBuffer:
+    """A conv group `producer` (P) read only by `consumer` (D); the
+    `shortcut` group (S) computing D's residual from P's input, if it is
+    computed in the loop too; the index of D's residual operand."""
+
+    producer: ir.Operation
+    consumer: ir.Operation
+    shortcut: ir.Operation | None
+    residual: int | None
+
+    @property
+    def source(self) -> ir.Value:
+        return self.producer.operands[overwritten_index(self.producer)]
+
+    def steps(self) -> list[Step]:
+        p_root, d_root = group_root(self.producer), group_root(self.consumer)
+        (stride, _), _, _ = window_attributes(p_root.attributes)
+        _, _, (top, _, _, _) = window_attributes(d_root.attributes)
+        kernel = shape_of(d_root.operands[1])[0]
+        rows = shape_of(p_root.results[0])[1]
+        s_root = self.shortcut and group_root(self.shortcut)
+        s_stride = s_root and window_attributes(s_root.attributes)[0][0]
+        steps, computed = [], 0
+        for i in range(shape_of(d_root.results[0])[1]):
+            first, end = max(0, i - top), min(rows, i - top + kernel)
+            new = end - computed
+            in_first, count, above, below = _window(p_root, computed, end) if new else (0, 0, 0, 0)
+            shortcut = (0, 0, 0, 0)
+            if s_root is not None:
+                s_first, *rest = _window(s_root, i, i + 1)
+                shortcut = (s_first - i * s_stride, *rest)
+            steps.append(Step(
+                rolls=i > 0 and kernel > 1, new_rows=new,
+                window=(in_first - i * stride, count) if new else (0, 0),
+                p_padding=(above, below), buffer_row=computed - (i - top) if new else 0,
+                d_padding=(first - (i - top), (i - top + kernel) - end), shortcut=shortcut))
+            computed = max(computed, end)
+        return steps
+
+    def overwrites_unread_rows(self) -> bool:
+        """Every row of P's input that P or S read at step i is at or
+        below row i: rows above it hold D's output by then."""
+        p_stride = window_attributes(group_root(self.producer).attributes)[0][0]
+        s_stride = self.shortcut and window_attributes(
+            group_root(self.shortcut).attributes)[0][0]
+        for i, step in enumerate(self.steps()):
+            if step.new_rows and step.window[0] + i * p_stride < i:
+                return False
+            if self.shortcut is not None and step.shortcut[0] + i * s_stride < i:
+                return False
+        return True
+
+    def rows_fit(self) -> bool:
+        """D's output rows take no more room than P's input rows, and are
+        as many bytes each (they can be stored over them)."""
+        source, out = self.source, self.consumer.results[0]
+        return tensor_bytes(source) // shape_of(source)[1] == \
+            tensor_bytes(out) // shape_of(out)[1] and shape_of(out)[1] <= shape_of(source)[1]
+
+    def loop_bytes(self) -> int:
+        """The bytes the loop holds besides its input and output: the
+        rolling buffer, and the temporaries bufferization gives it (a row
+        the roll moves, P's new rows, the shortcut's row and D's output row
+        before they are stored)."""
+        kernel = shape_of(group_root(self.consumer).operands[1])[0]
+        p_out, d_out = self.producer.results[0], self.consumer.results[0]
+        p_row = tensor_bytes(p_out) // shape_of(p_out)[1]
+        d_row = tensor_bytes(d_out) // shape_of(d_out)[1]
+        new_rows = max(step.new_rows for step in self.steps())
+        return p_row * (kernel + 1 + new_rows) + d_row * (2 if self.shortcut else 1)
 
 
 def _residual(consumer: ir.Operation) -> int | None:
@@ -119,11 +184,25 @@ def _residual(consumer: ir.Operation) -> int | None:
     return others[0]
 
 
-def candidate_pairs(func: ir.Operation) -> list[tuple[ir.Operation, ir.Operation]]:
-    """(P, D): P a conv group read only by D, as D's conv input; D a conv
-    group of row stride 1 that reads besides only its weights and at most
-    a residual of its output's shape."""
-    pairs = []
+def _shortcut(residual: ir.Value, source: ir.Value) -> ir.Operation | None:
+    """The conv group computing `residual` from `source` alone, if the
+    residual is all it is read for."""
+    owner = residual.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "tinyml.fused":
+        return None
+    group = owner.operation
+    if len(group.results) != 1 or len(list(residual.uses)) != 1 or row_conv(group) is None \
+            or group.operands[overwritten_index(group)] != source:
+        return None
+    return group
+
+
+def candidates(func: ir.Operation) -> list[LineBuffer]:
+    """P a conv group read only by D, as D's conv input; D a conv group of
+    row stride 1 that reads besides only its weights and at most a
+    residual of its output's shape (computed in the loop if a conv group
+    computes it from P's input for D alone)."""
+    found = []
     for op in func.regions[0].blocks[0].operations:
         op = op.operation
         if op.name != "tinyml.fused" or len(op.results) != 1 or row_conv(op) is None:
@@ -140,128 +219,134 @@ def candidate_pairs(func: ir.Operation) -> list[tuple[ir.Operation, ir.Operation
         residual = _residual(consumer)
         others = () if residual is None else (consumer.operands[residual],)
         root = row_conv(consumer, *others)
-        if root is not None and window_attributes(root.attributes)[0][0] == 1:
-            pairs.append((op, consumer))
-    return pairs
+        if root is None or window_attributes(root.attributes)[0][0] != 1:
+            continue
+        source = op.operands[overwritten_index(op)]
+        shortcut = None if residual is None else _shortcut(consumer.operands[residual], source)
+        found.append(LineBuffer(op, consumer, shortcut, residual))
+    return found
 
 
-def _overwrites_unread_rows(steps: list[Step], p_stride: int) -> bool:
-    """Every row P reads at step i is at or below row i (rows above it
-    are D's output by then)."""
-    return all(step.window[0] + i * p_stride >= i
-               for i, step in enumerate(steps) if step.new_rows)
+def _tensor(graph: Graph, op: int, excluded: set[int]) -> int | None:
+    """The one tensor of the scheduling graph `op` reads besides the
+    `excluded` ones (None for a function argument's or a constant's)."""
+    tensors = {t for t in graph.consumes[op] if t not in excluded}
+    return tensors.pop() if len(tensors) == 1 else None
 
 
-def _in_place(graph: Graph, position: dict, producer: ir.Operation,
-              consumer: ir.Operation) -> bool:
-    """D's output can be written over its residual: the residual is a
-    tensor of this function that nothing but D (and P, reading the rows
-    ahead) reads."""
-    residual = _residual(consumer)
-    p, d = position[producer], position[consumer]
-    if residual is None or len(graph.produces[d]) != 1:
-        return False
-    tensors = [t for t in graph.consumes[d] if t not in graph.produces[p]]
-    if len(set(tensors)) != 1:
-        return False  # a function argument's or constant's (or a second input)
-    readers = graph.users[tensors[0]] & ~(1 << d)
-    source = producer.operands[overwritten_index(producer)]
-    if source == consumer.operands[residual]:
-        readers &= ~(1 << p)
-        root = group_root(producer)
-        if not _overwrites_unread_rows(_steps(root, group_root(consumer)),
-                                       window_attributes(root.attributes)[0][0]):
-            return False
-    return readers == 0
+def _output_over(graph: Graph, position: dict, fusion: LineBuffer) -> str | None:
+    """Where the loop can store D's output: "input" over P's input (row i
+    over row i, once no step reads it), "residual" over D's residual (row
+    by row), or None (a new tensor). Either must be a tensor of this
+    function that nothing reads after D."""
+    p, d = position[fusion.producer], position[fusion.consumer]
+    if len(graph.produces[d]) != 1:
+        return None
+    computed = set(graph.produces[p])
+    if fusion.shortcut is not None:
+        computed |= set(graph.produces[position[fusion.shortcut]])
+    residual = None if fusion.residual is None else fusion.consumer.operands[fusion.residual]
+    if residual is not None and residual != fusion.source and fusion.shortcut is None:
+        tensor = _tensor(graph, d, computed)
+        if tensor is not None and graph.users[tensor] >> (d + 1) == 0:
+            return "residual"
+        return None
+    source = _tensor(graph, p, set())
+    if source is not None and graph.users[source] >> (d + 1) == 0 and fusion.rows_fit() \
+            and fusion.overwrites_unread_rows():
+        return "input"
+    return None
 
 
-def _fused_graph(graph: Graph, p: int, d: int, buffer: int, in_place: bool) -> Graph:
-    """The scheduling graph once P runs inside D's step, its output
-    `buffer` bytes of the loop's (and D's output, `in_place`, its residual)."""
-    (p_out,) = graph.produces[p]
+def _fused_graph(graph: Graph, position: dict, fusion: LineBuffer,
+                 over: str | None) -> Graph:
+    """The scheduling graph once P (and S) run inside D's step, their
+    outputs the loop's bytes (and D's output stored `over` a tensor)."""
+    p, d = position[fusion.producer], position[fusion.consumer]
+    inner = [p] + ([position[fusion.shortcut]] if fusion.shortcut is not None else [])
     produces = [list(ts) for ts in graph.produces]
     consumes = [list(ts) for ts in graph.consumes]
     sizes, users = list(graph.sizes), list(graph.users)
-    produces[p], produces[d] = [], produces[d] + [p_out]
-    consumes[d] = [t for t in consumes[d] if t != p_out] + consumes[p]
-    for t in consumes[p]:
-        users[t] |= 1 << d
-    consumes[p] = []
-    sizes[p_out], users[p_out] = buffer, 1 << d
-    if in_place:
-        (out,) = graph.produces[d]
-        (residual,) = {t for t in graph.consumes[d] if t != p_out}
-        users[residual] |= users[out]
+    (out,) = graph.produces[d]
+    for op in inner:
+        (result,) = graph.produces[op]
+        produces[op], produces[d] = [], produces[d] + [result]
+        consumes[d] = [t for t in consumes[d] if t != result] + consumes[op]
+        for t in consumes[op]:
+            users[t] |= 1 << d
+        consumes[op] = []
+        sizes[result], users[result] = 0, 1 << d
+    sizes[graph.produces[p][0]] = fusion.loop_bytes()
+    if over is not None:
+        kept = _tensor(graph, p if over == "input" else d,
+                       set() if over == "input" else set(graph.produces[p]))
+        users[kept] |= users[out]
         sizes[out] = 0
     return dataclasses.replace(graph, produces=produces, consumes=consumes, sizes=sizes,
                                users=users)
 
 
-def _loop_bytes(producer: ir.Operation, consumer: ir.Operation) -> int:
-    """The bytes the loop holds besides its input and output: the rolling
-    buffer, and the temporaries bufferization gives it (a row the roll
-    moves, P's new rows and D's output row before they are stored)."""
+def fuse(fusion: LineBuffer, over: str | None) -> None:
+    """Replaces P, D (and S) by the loops over D's output rows."""
+    producer, consumer, shortcut = fusion.producer, fusion.consumer, fusion.shortcut
     p_root, d_root = group_root(producer), group_root(consumer)
-    kernel = shape_of(d_root.operands[1])[0]
-    p_row = tensor_bytes(producer.results[0]) // shape_of(producer.results[0])[1]
-    d_row = tensor_bytes(consumer.results[0]) // shape_of(consumer.results[0])[1]
-    new_rows = max(step.new_rows for step in _steps(p_root, d_root))
-    return p_row * (kernel + 1 + new_rows) + d_row
-
-
-def fuse_pair(producer: ir.Operation, consumer: ir.Operation, in_place: bool) -> None:
-    """Replaces the pair by its loops over the consumer's output rows."""
-    p_root, d_root = group_root(producer), group_root(consumer)
-    steps = _steps(p_root, d_root)
     p_stride = window_attributes(p_root.attributes)[0][0]
     _, _, (_, p_left, _, p_right) = window_attributes(p_root.attributes)
     _, _, (_, left, _, right) = window_attributes(d_root.attributes)
     kernel = shape_of(d_root.operands[1])[0]
-    p_index, d_index = overwritten_index(producer), overwritten_index(consumer)
-    residual = _residual(consumer)
-    source = producer.operands[p_index]
+    p_index, d_index, residual = overwritten_index(producer), overwritten_index(consumer), \
+        fusion.residual
+    source = fusion.source
+    _, height, width, in_channels = shape_of(source)
     _, _, p_width, p_channels = shape_of(producer.results[0])
     out_shape = shape_of(consumer.results[0])
-    _, _, out_width, out_channels = out_shape
+    _, out_height, out_width, out_channels = out_shape
     in_element = ir.RankedTensorType(source.type).element_type
     p_element = ir.RankedTensorType(producer.results[0].type).element_type
     out_element = ir.RankedTensorType(consumer.results[0].type).element_type
+    residual_element = None if residual is None else \
+        ir.RankedTensorType(consumer.operands[residual].type).element_type
 
     segments: list[list] = []  # [first output row, end row, step]
-    for i, step in enumerate(steps):
+    for i, step in enumerate(fusion.steps()):
         if segments and segments[-1][2] == step:
             segments[-1][1] = i + 1
         else:
             segments.append([i, i + 1, step])
 
     with ir.InsertionPoint(consumer), consumer.location:
+        # The loop carries D's output as rows of W * C elements: over P's
+        # input those are its rows (as many bytes, see rows_fit).
         stored_source = as_element(source, stored(in_element))
-        if in_place:
-            acc = as_element(consumer.operands[residual], stored(out_element))
+        if over == "input":
+            acc = collapse(stored_source, ROWS)
+        elif over == "residual":
+            acc = collapse(as_element(consumer.operands[residual], stored(out_element)), ROWS)
         else:
-            acc = tensor.empty(out_shape, stored(out_element))
-            if residual is not None:
-                stored_residual = as_element(consumer.operands[residual], stored(out_element))
+            acc = tensor.empty([1, out_height, out_width * out_channels], stored(out_element))
         buffer = tensor.empty([1, kernel, p_width, p_channels], stored(p_element))
         for first_row, end_row, step in segments:
             loop = scf.ForOp(index(first_row), index(end_row), index(1), [acc, buffer])
             with ir.InsertionPoint(loop.body):
                 i = loop.induction_variable
                 out, rows = loop.inner_iter_args
+
+                def input_rows(stride: int, first: int, count: int) -> ir.Value:
+                    start = arith.addi(arith.muli(i, index(stride)), index(first))
+                    if over == "input":
+                        read = expand(extract_rows(out, start, count),
+                                      [1, count, width, in_channels], ROWS)
+                    else:
+                        read = extract_rows(stored_source, start, count)
+                    return as_element(read, in_element)
+
                 if step.rolls:
-                    # Row by row: source and destination never overlap, so
-                    # bufferization moves them within the buffer.
+                    # Row by row: bufferization moves each within the buffer.
                     for row in range(kernel - 1):
                         rows = insert_rows(extract_rows(rows, row + 1, 1), rows, row)
                 if step.new_rows:
-                    # P reads its input from the loop-carried tensor where
-                    # the output overwrites it.
-                    read = out if in_place and source == consumer.operands[residual] \
-                        else stored_source
-                    start = arith.addi(arith.muli(i, index(p_stride)), index(step.window[0]))
-                    window = as_element(extract_rows(read, start, step.window[1]), in_element)
                     new = clone_on_rows(producer, ir.InsertionPoint(loop.body),
-                                        {p_index: window},
+                                        {p_index: input_rows(p_stride, *step.window)},
                                         [1, step.new_rows, p_width, p_channels],
                                         [step.p_padding[0], p_left, step.p_padding[1],
                                          p_right])
@@ -270,20 +355,37 @@ def fuse_pair(producer: ir.Operation, consumer: ir.Operation, in_place: bool) ->
                 above, below = step.d_padding
                 sources = {d_index: as_element(extract_rows(rows, above, kernel - above - below),
                                                p_element)}
-                if residual is not None:
-                    sources[residual] = as_element(
-                        extract_rows(out if in_place else stored_residual, i, 1),
-                        ir.RankedTensorType(consumer.operands[residual].type).element_type)
+                if shortcut is not None:
+                    s_root = group_root(shortcut)
+                    (s_stride, _), _, (_, s_left, _, s_right) = \
+                        window_attributes(s_root.attributes)
+                    s_first, s_count, s_above, s_below = step.shortcut
+                    sources[residual] = clone_on_rows(
+                        shortcut, ir.InsertionPoint(loop.body),
+                        {overwritten_index(shortcut): input_rows(s_stride, s_first, s_count)},
+                        [1, 1, out_width, out_channels],
+                        [s_above, s_left, s_below, s_right]).results[0]
+                elif residual is not None:
+                    if over is not None:
+                        row = expand(extract_rows(out, i, 1), [1, 1, out_width, out_channels],
+                                     ROWS)
+                    else:
+                        row = extract_rows(as_element(consumer.operands[residual],
+                                                      stored(residual_element)), i, 1)
+                    sources[residual] = as_element(row, residual_element)
                 row = clone_on_rows(consumer, ir.InsertionPoint(loop.body), sources,
                                     [1, 1, out_width, out_channels],
                                     [above, left, below, right])
-                scf.YieldOp([insert_rows(as_element(row.results[0], stored(out_element)),
-                                         out, i), rows])
+                stored_row = collapse(as_element(row.results[0], stored(out_element)), ROWS)
+                scf.YieldOp([insert_rows(stored_row, out, i), rows])
             acc, buffer = loop.results[0], loop.results[1]
-        result = as_element(acc, out_element)
+        if shape_of(acc)[1] != out_height:
+            acc = extract_rows(acc, 0, out_height)
+        result = as_element(expand(acc, out_shape, ROWS), out_element)
     consumer.results[0].replace_all_uses_with(result)
-    consumer.erase()
-    producer.erase()
+    for group in (consumer, producer, shortcut):
+        if group is not None:
+            group.erase()
 
 
 def fuse_function(func: ir.Operation) -> int:
@@ -297,15 +399,18 @@ def fuse_function(func: ir.Operation) -> int:
         during = live_during(graph, saved, marked)
         peak = max(during, default=0)
         position = {op: i for i, op in enumerate(graph.ops)}
-        for producer, consumer in candidate_pairs(func):
-            p, d = position[producer], position[consumer]
-            if len(graph.produces[p]) != 1 or peak not in during[p:d + 1]:
+        for fusion in candidates(func):
+            inner = [fusion.producer, fusion.consumer] + \
+                ([fusion.shortcut] if fusion.shortcut is not None else [])
+            first, d = min(position[op] for op in inner), position[fusion.consumer]
+            if any(len(graph.produces[position[op]]) != 1 for op in inner) \
+                    or peak not in during[first:d + 1]:
                 continue
-            buffer = _loop_bytes(producer, consumer)
-            in_place = _in_place(graph, position, producer, consumer)
-            fused_graph = _fused_graph(graph, p, d, buffer, in_place)
-            if max(live_during(fused_graph, saved, marked - {p, d})) < peak:
-                fuse_pair(producer, consumer, in_place)
+            over = _output_over(graph, position, fusion)
+            fused_graph = _fused_graph(graph, position, fusion, over)
+            if max(live_during(fused_graph, saved, marked - {position[op] for op in inner})) \
+                    < peak:
+                fuse(fusion, over)
                 fused += 1
                 break
         else:

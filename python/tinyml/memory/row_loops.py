@@ -97,19 +97,20 @@ def index(value: int) -> ir.Value:
 
 
 def extract_rows(source: ir.Value, first: ir.Value | int, rows: int) -> ir.Value:
-    """Rows [first, first + rows) of the NHWC tensor `source`."""
+    """Rows [first, first + rows) (dimension 1) of the batch-1 tensor
+    `source`."""
     t = ir.RankedTensorType(source.type)
     sizes = [1, rows] + list(t.shape[2:])
     dynamic = [first] if isinstance(first, ir.Value) else []
-    offset = DYNAMIC if dynamic else first
+    offsets = [0, DYNAMIC if dynamic else first] + [0] * (t.rank - 2)
     return tensor.ExtractSliceOp(ir.RankedTensorType.get(sizes, t.element_type), source,
-                                 dynamic, [], [], [0, offset, 0, 0], sizes, [1, 1, 1, 1]).result
+                                 dynamic, [], [], offsets, sizes, [1] * t.rank).result
 
 
 def insert_rows(rows: ir.Value, into: ir.Value, first: ir.Value | int) -> ir.Value:
-    """`into` with `rows` stored from row `first` on."""
+    """`into` with `rows` stored from row `first` (dimension 1) on."""
     sizes = list(ir.RankedTensorType(rows.type).shape)
     dynamic = [first] if isinstance(first, ir.Value) else []
-    offset = DYNAMIC if dynamic else first
-    return tensor.InsertSliceOp(rows, into, dynamic, [], [], [0, offset, 0, 0], sizes,
-                                [1, 1, 1, 1]).result
+    offsets = [0, DYNAMIC if dynamic else first] + [0] * (len(sizes) - 2)
+    return tensor.InsertSliceOp(rows, into, dynamic, [], [], offsets, sizes,
+                                [1] * len(sizes)).result

@@ -14,8 +14,8 @@ is live from the op that produces it to its last user, both included (an
 op's inputs and outputs are live together).
 Function arguments (caller-owned inputs), returned values (caller-owned
 outputs) and constants (flash) cost nothing; a reshape (`tinyml.reshape`,
-`tensor.expand_shape` / `collapse_shape`, `tensor.cast`) is a view of its
-input, so it costs nothing and extends its input's life; so is a storage
+`tensor.expand_shape` / `collapse_shape`, `tensor.cast`, a
+`tensor.extract_slice`) is a view of its input, so it costs nothing and extends its input's life; so is a storage
 cast (`quant.scast`) between a quantized tensor and its integers.
 
 Search: an exact dynamic program over the sets of executed ops (the peak
@@ -50,7 +50,7 @@ from ..pipeline.registry import Option, Pass, PassError, functions, register
 
 PURE_DIALECTS = ("tinyml", "arith", "math", "tensor", "quant")
 ALIAS_OPS = ("tinyml.reshape", "tensor.expand_shape", "tensor.collapse_shape", "tensor.cast",
-             "quant.scast")
+             "tensor.extract_slice", "quant.scast")
 
 
 #: The function attribute holding the peak of live bytes of its schedule.

@@ -4,7 +4,7 @@
 // padding all round, the second adding the block's input %x. The steps of
 // the second conv hold %x, %y and %z (three 768 B tensors, the peak); in
 // one loop %y is a buffer of three rows and %z is written over %x row by
-// row.
+// row. The loop carries %x as rows of 4 x 8 elements.
 //
 // Output row 0 needs rows 0 and 1 of %y (and padding above): the first
 // step computes both from rows 0..2 of %x. Rows 1 to 3 roll the buffer up
@@ -16,37 +16,42 @@
 // CHECK-LABEL: func.func @identity_block
 // CHECK-SAME:    tinyml.line_buffers = 1 : i64
 // CHECK:         %[[X:.*]] = tinyml.fused
+// CHECK:         %[[ROWS_OF_X:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1], [2, 3]] : tensor<1x6x4x8xf32> into tensor<1x6x32xf32>
 // CHECK:         %[[BUFFER:.*]] = tensor.empty() : tensor<1x3x4x8xf32>
-// CHECK:         %[[FIRST:.*]]:2 = scf.for %[[I:.*]] = %c0 to %c1 step %{{.*}} iter_args(%[[OUT:.*]] = %[[X]], %[[ROWS:.*]] = %[[BUFFER]])
-// CHECK:           %[[WINDOW:.*]] = tensor.extract_slice %[[OUT]][0, %{{.*}}, 0, 0] [1, 3, 4, 8]
-// CHECK:           %[[NEW:.*]] = tinyml.fused "conv_epilogue"(%[[WINDOW]]) {{.*}} -> tensor<1x2x4x8xf32>
+// CHECK:         %[[FIRST:.*]]:2 = scf.for %[[I:.*]] = %c0 to %c1 step %{{.*}} iter_args(%[[OUT:.*]] = %[[ROWS_OF_X]], %[[ROWS:.*]] = %[[BUFFER]])
+// CHECK:           %[[WINDOW:.*]] = tensor.extract_slice %[[OUT]][0, %{{.*}}, 0] [1, 3, 32]
+// CHECK:           %[[X_ROWS:.*]] = tensor.expand_shape %[[WINDOW]] {{.*}} output_shape [1, 3, 4, 8]
+// CHECK:           %[[NEW:.*]] = tinyml.fused "conv_epilogue"(%[[X_ROWS]]) {{.*}} -> tensor<1x2x4x8xf32>
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 1, 1, 0, 1>}
 // CHECK:           %[[KEPT:.*]] = tensor.insert_slice %[[NEW]] into %[[ROWS]][0, 1, 0, 0] [1, 2, 4, 8]
 // CHECK:           %[[READ:.*]] = tensor.extract_slice %[[KEPT]][0, 1, 0, 0] [1, 2, 4, 8]
-// CHECK:           %[[RESIDUAL:.*]] = tensor.extract_slice %[[OUT]][0, %[[I]], 0, 0] [1, 1, 4, 8]
-// CHECK:           %[[ROW:.*]] = tinyml.fused "conv_epilogue"(%[[READ]], %[[RESIDUAL]]) {{.*}} -> tensor<1x1x4x8xf32>
+// CHECK:           %[[RESIDUAL:.*]] = tensor.extract_slice %[[OUT]][0, %[[I]], 0] [1, 1, 32]
+// CHECK:           %[[X_ROW:.*]] = tensor.expand_shape %[[RESIDUAL]]
+// CHECK:           %[[ROW:.*]] = tinyml.fused "conv_epilogue"(%[[READ]], %[[X_ROW]]) {{.*}} -> tensor<1x1x4x8xf32>
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 1, 1, 0, 1>}
-// CHECK:           %[[WRITTEN:.*]] = tensor.insert_slice %[[ROW]] into %[[OUT]][0, %[[I]], 0, 0] [1, 1, 4, 8]
+// CHECK:           %[[FLAT:.*]] = tensor.collapse_shape %[[ROW]]
+// CHECK:           %[[WRITTEN:.*]] = tensor.insert_slice %[[FLAT]] into %[[OUT]][0, %[[I]], 0] [1, 1, 32]
 // CHECK:           scf.yield %[[WRITTEN]], %[[KEPT]]
 // CHECK:         %[[STEADY:.*]]:2 = scf.for %[[I:.*]] = %c1{{.*}} to %c4 step %{{.*}} iter_args(%[[OUT:.*]] = %[[FIRST]]#0, %[[ROWS:.*]] = %[[FIRST]]#1)
 // CHECK:           %[[ONE:.*]] = tensor.extract_slice %[[ROWS]][0, 1, 0, 0] [1, 1, 4, 8]
 // CHECK:           %[[UP1:.*]] = tensor.insert_slice %[[ONE]] into %[[ROWS]][0, 0, 0, 0] [1, 1, 4, 8]
 // CHECK:           %[[TWO:.*]] = tensor.extract_slice %[[UP1]][0, 2, 0, 0] [1, 1, 4, 8]
 // CHECK:           %[[UP2:.*]] = tensor.insert_slice %[[TWO]] into %[[UP1]][0, 1, 0, 0] [1, 1, 4, 8]
-// CHECK:           %[[WINDOW:.*]] = tensor.extract_slice %[[OUT]][0, %{{.*}}, 0, 0] [1, 3, 4, 8]
-// CHECK:           %[[NEW:.*]] = tinyml.fused "conv_epilogue"(%[[WINDOW]]) {{.*}} -> tensor<1x1x4x8xf32>
+// CHECK:           tensor.extract_slice %[[OUT]][0, %{{.*}}, 0] [1, 3, 32]
+// CHECK:           %[[NEW:.*]] = tinyml.fused "conv_epilogue"(%{{.*}}) {{.*}} -> tensor<1x1x4x8xf32>
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 0, 1, 0, 1>}
 // CHECK:           tensor.insert_slice %[[NEW]] into %[[UP2]][0, 2, 0, 0] [1, 1, 4, 8]
 // CHECK:           tinyml.fused "conv_epilogue"({{.*}}) {{.*}} : (tensor<1x3x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 0, 1, 0, 1>}
-// CHECK:           tensor.insert_slice {{.*}} into %[[OUT]][0, %[[I]], 0, 0] [1, 1, 4, 8]
+// CHECK:           tensor.insert_slice {{.*}} into %[[OUT]][0, %[[I]], 0] [1, 1, 32]
 // CHECK:         %[[FIFTH:.*]]:2 = scf.for %{{.*}} = %c4{{.*}} to %c5
-// CHECK:           tensor.extract_slice {{.*}} [1, 2, 4, 8]
+// CHECK:           tensor.extract_slice {{.*}} [1, 2, 32]
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 0, 1, 1, 1>} : (tensor<1x2x4x8xf32>
 // CHECK:         %[[LAST:.*]]:2 = scf.for %{{.*}} = %c5{{.*}} to %c6
 // CHECK-NOT:         tinyml.relu
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 0, 1, 1, 1>} : (tensor<1x2x4x8xf32>
-// CHECK:         tinyml.global_avg_pool %[[LAST]]#0
+// CHECK:         %[[Z:.*]] = tensor.expand_shape %[[LAST]]#0 {{.*}} output_shape [1, 6, 4, 8]
+// CHECK:         tinyml.global_avg_pool %[[Z]]
 func.func @identity_block(%arg: tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32> {
   %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
@@ -75,26 +80,33 @@ func.func @identity_block(%arg: tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32> {
 // -----
 
 // A downsampling block: a 3x3 stride-2 conv and a 1x1 stride-2 shortcut
-// read %x; the second 3x3 conv adds the shortcut %s. Output row i needs
-// rows 2i+1..2i+3 of %x for the new row of %y (row 0 rows 0..3 for the
-// first two, with padding above): read from %x itself, which
-// the loop does not write; the output is written over %s, read by nothing
-// else.
+// %s read %x (16x8x8); the second 3x3 conv adds %s. The shortcut is
+// computed in the loop too, a row at a time, so %x is all the block needs
+// whole: output row i (4 x 16 elements, as many as a row of %x) is stored
+// over row i of %x. Row i reads rows 2i+1..2i+3 of %x for the new row of
+// %y (row 0: rows 0..3 for the first two, with padding above) and row 2i
+// for the shortcut, never a row above i.
 // CHECK-LABEL: func.func @downsampling_block
 // CHECK-SAME:    tinyml.line_buffers = 1 : i64
 // CHECK:         %[[X:.*]] = tinyml.fused
-// CHECK:         %[[S:.*]] = tinyml.fused
-// CHECK:         scf.for %{{.*}} = %c0 to %c1 {{.*}} iter_args(%{{.*}} = %[[S]], %{{.*}} = %{{.*}})
-// CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 4, 8, 8]
+// CHECK-NOT:     tinyml.fused
+// CHECK:         %[[ROWS_OF_X:.*]] = tensor.collapse_shape %[[X]] {{.*}} into tensor<1x16x64xf32>
+// CHECK:         scf.for %{{.*}} = %c0 to %c1 {{.*}} iter_args(%[[OUT:.*]] = %[[ROWS_OF_X]], %{{.*}} = %{{.*}})
+// CHECK:           tensor.extract_slice %[[OUT]][0, %{{.*}}, 0] [1, 4, 64]
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 1, 1, 0, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x2x4x16xf32>
+// CHECK:           tensor.extract_slice %[[OUT]][0, %{{.*}}, 0] [1, 1, 64]
+// CHECK:           %[[SHORTCUT:.*]] = tinyml.fused
+// CHECK:             tinyml.conv2d {{.*}} {strides = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x1x4x16xf32>
+// CHECK:           tinyml.fused "conv_epilogue"(%{{.*}}, %[[SHORTCUT]])
 // CHECK:         scf.for %[[I:.*]] = %c1{{.*}} to %c7
 // CHECK:           %[[TWICE:.*]] = arith.muli %[[I]], %c2
 // CHECK:           %[[FROM:.*]] = arith.addi %[[TWICE]], %c1
-// CHECK:           tensor.extract_slice %[[X]][0, %[[FROM]], 0, 0] [1, 3, 8, 8]
+// CHECK:           tensor.extract_slice %{{.*}}[0, %[[FROM]], 0] [1, 3, 64]
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 0, 1, 0, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x1x4x16xf32>
-// CHECK:         scf.for %{{.*}} = %c7{{.*}} to %c8
-// CHECK-NOT:       tensor.extract_slice %[[X]]
-// CHECK:         tinyml.global_avg_pool
+// CHECK:         %[[LAST:.*]]:2 = scf.for %{{.*}} = %c7{{.*}} to %c8
+// CHECK:         %[[HALF:.*]] = tensor.extract_slice %[[LAST]]#0[0, 0, 0] [1, 8, 64]
+// CHECK:         %[[Z:.*]] = tensor.expand_shape %[[HALF]] {{.*}} output_shape [1, 8, 4, 16]
+// CHECK:         tinyml.global_avg_pool %[[Z]]
 func.func @downsampling_block(%arg: tensor<1x16x8x8xf32>) -> tensor<1x1x1x16xf32> {
   %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   ^bb0(%a: tensor<1x16x8x8xf32>):

@@ -91,7 +91,7 @@ func.func @not_at_the_peak(%arg: tensor<1x64x6x4xf32>) -> tensor<1x1x1x8xf32> {
 // CHECK-LABEL: func.func @residual_read_later
 // CHECK-SAME:    tinyml.line_buffers = 1 : i64
 // CHECK:         %[[X:.*]] = tinyml.fused
-// CHECK:         %[[NEW:.*]] = tensor.empty() : tensor<1x10x4x8xf32>
+// CHECK:         %[[NEW:.*]] = tensor.empty() : tensor<1x10x32xf32>
 // CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[NEW]], %{{.*}} = %{{.*}})
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 3, 4, 8]
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 1, 4, 8]
@@ -128,7 +128,7 @@ func.func @residual_read_later(%arg: tensor<1x10x4x8xf32>) -> (tensor<1x1x1x8xf3
 // CHECK-LABEL: func.func @window_above_the_written_row
 // CHECK-SAME:    tinyml.line_buffers = 1 : i64
 // CHECK:         %[[X:.*]] = tinyml.fused
-// CHECK:         %[[NEW:.*]] = tensor.empty() : tensor<1x10x4x8xf32>
+// CHECK:         %[[NEW:.*]] = tensor.empty() : tensor<1x10x32xf32>
 // CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[NEW]], %{{.*}} = %{{.*}})
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 4, 4, 8]
 func.func @window_above_the_written_row(%arg: tensor<1x10x4x8xf32>) -> tensor<1x1x1x8xf32> {
