@@ -1,0 +1,71 @@
+// RUN: tinyml-opt %s --tinyml-fuse-line-buffer | tinyml-opt --pass-pipeline="builtin.module( \
+// RUN:   tinyml-number-kernels,tinyml-lower-to-linalg,tinyml-attach-transform-script, \
+// RUN:   transform-interpreter,tinyml-read-in-place, \
+// RUN:   transform-interpreter{entry-point=tinyml_lower_contractions},tinyml-erase-transform-script, \
+// RUN:   canonicalize,cse,lower-affine,int-range-optimizations,canonicalize,tinyml-decompose-pads, \
+// RUN:   canonicalize,tinyml-split-empty-tensors,eliminate-empty-tensors, \
+// RUN:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, \
+// RUN:   func.func(buffer-loop-hoisting),cse,canonicalize, \
+// RUN:   buffer-results-to-out-params{modify-public-functions},canonicalize,tinyml-plan-memory)" \
+// RUN:   | FileCheck %s
+// RUN: tinyml-opt %s --pass-pipeline="builtin.module( \
+// RUN:   tinyml-number-kernels,tinyml-lower-to-linalg,tinyml-attach-transform-script, \
+// RUN:   transform-interpreter,tinyml-read-in-place, \
+// RUN:   transform-interpreter{entry-point=tinyml_lower_contractions},tinyml-erase-transform-script, \
+// RUN:   canonicalize,cse,lower-affine,int-range-optimizations,canonicalize,tinyml-decompose-pads, \
+// RUN:   canonicalize,tinyml-split-empty-tensors,eliminate-empty-tensors, \
+// RUN:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, \
+// RUN:   func.func(buffer-loop-hoisting),cse,canonicalize, \
+// RUN:   buffer-results-to-out-params{modify-public-functions},canonicalize,tinyml-plan-memory)" \
+// RUN:   | FileCheck %s --check-prefix=OUTOFPLACE
+
+// An identity residual block (two 3x3 convs, 16x16x8 f32 maps of 8 KiB)
+// from tinyml groups to the planned arena, with and without the line
+// buffer.
+//
+// With it, one whole map at offset 0 serves the block's input and output:
+// the loop reads three rows of it for the first conv's newest row, then
+// writes output row i over row i, through the same rows-of-128 view.
+// Beside it: the rolling buffer (3 rows, 1,536 B), the roll's and the
+// output row's temporaries and the padded windows the tiles stage.
+// CHECK-LABEL: func.func @identity_block
+// CHECK-SAME:    tinyml.arena_bytes = 11904 : i64
+// CHECK:         %[[MAP:.*]] = memref.view %arg2[%c0{{.*}}][] : memref<11904xi8> to memref<1x16x16x8xf32>
+// CHECK:         %[[ROWS:.*]] = memref.collapse_shape %[[MAP]] {{.*}} into memref<1x16x128xf32>
+// CHECK:         memref.view %arg2[%{{.*}}][] : memref<11904xi8> to memref<1x3x16x8xf32>
+// CHECK:         scf.for %[[I:.*]] = %c1 to %c14 step %c1 {
+// CHECK:           memref.subview %[[ROWS]][0, %[[I]], 0] [1, 3, 128]
+// CHECK:           memref.subview %[[ROWS]][0, %[[I]], 0] [1, 1, 128]
+// CHECK-NOT:     to memref<1x16x16x8xf32>
+// CHECK:         return
+//
+// Without it the first conv's whole output and the block's output are
+// live with its input: two more maps, less the temporaries.
+// OUTOFPLACE-LABEL: func.func @identity_block
+// OUTOFPLACE-SAME:    tinyml.arena_bytes = 16960 : i64
+
+func.func @identity_block(%arg: tensor<1x16x16x8xf32>) -> tensor<1x1x1x8xf32> {
+  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
+  ^bb0(%a: tensor<1x16x16x8xf32>):
+    %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
+    %c = tinyml.conv2d %a, %w : (tensor<1x16x16x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x16x16x8xf32>
+    tinyml.yield %c : tensor<1x16x16x8xf32>
+  }
+  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
+  ^bb0(%a: tensor<1x16x16x8xf32>):
+    %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x16x16x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x16x16x8xf32>
+    %r = tinyml.relu %c : tensor<1x16x16x8xf32>
+    tinyml.yield %r : tensor<1x16x16x8xf32>
+  }
+  %z = tinyml.fused "conv_epilogue"(%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x16x16x8xf32>, tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
+  ^bb0(%a: tensor<1x16x16x8xf32>, %e: tensor<1x16x16x8xf32>):
+    %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x16x16x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x16x16x8xf32>
+    %s = tinyml.add %e, %c : (tensor<1x16x16x8xf32>, tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32>
+    tinyml.yield %s : tensor<1x16x16x8xf32>
+  }
+  %p = tinyml.global_avg_pool %z : (tensor<1x16x16x8xf32>) -> tensor<1x1x1x8xf32>
+  return %p : tensor<1x1x1x8xf32>
+}
+
