@@ -99,14 +99,38 @@ def _window(root: ir.Operation, first: int, end: int) -> tuple[int, int, int, in
 
 @dataclass(frozen=True)
 class LineBuffer:
-    """A conv group `producer` (P) read only by `consumer` (D); the
-    `shortcut` group (S) computing D's residual from P's input, if it is
-    computed in the loop too; the index of D's residual operand."""
+    """A conv group `producer` (P) read only by `consumer` (D); the index
+    of D's residual operand, or the residual `add` reading D's output
+    alone (where D's epilogue does not hold it: an int8 add rescales both
+    operands); the `shortcut` group (S) computing that residual from P's
+    input, if it is computed in the loop too."""
 
     producer: ir.Operation
     consumer: ir.Operation
     shortcut: ir.Operation | None
     residual: int | None
+    add: ir.Operation | None = None
+
+    @property
+    def last(self) -> ir.Operation:
+        """The op whose result the loop computes."""
+        return self.add or self.consumer
+
+    @property
+    def output(self) -> ir.Value:
+        return self.last.results[0]
+
+    @property
+    def residual_value(self) -> ir.Value | None:
+        if self.add is not None:
+            return next(v for v in self.add.operands if v != self.consumer.results[0])
+        return None if self.residual is None else self.consumer.operands[self.residual]
+
+    @property
+    def inner(self) -> list[ir.Operation]:
+        """The ops the loop computes before its last."""
+        return [self.producer] + ([self.shortcut] if self.shortcut is not None else []) \
+            + ([self.consumer] if self.add is not None else [])
 
     @property
     def source(self) -> ir.Value:
@@ -153,7 +177,7 @@ class LineBuffer:
     def rows_fit(self) -> bool:
         """D's output rows take no more room than P's input rows, and are
         as many bytes each (they can be stored over them)."""
-        source, out = self.source, self.consumer.results[0]
+        source, out = self.source, self.output
         return tensor_bytes(source) // shape_of(source)[1] == \
             tensor_bytes(out) // shape_of(out)[1] and shape_of(out)[1] <= shape_of(source)[1]
 
@@ -163,11 +187,11 @@ class LineBuffer:
         the roll moves, P's new rows, the shortcut's row and D's output row
         before they are stored)."""
         kernel = shape_of(group_root(self.consumer).operands[1])[0]
-        p_out, d_out = self.producer.results[0], self.consumer.results[0]
+        p_out, d_out = self.producer.results[0], self.output
         p_row = tensor_bytes(p_out) // shape_of(p_out)[1]
         d_row = tensor_bytes(d_out) // shape_of(d_out)[1]
         new_rows = max(step.new_rows for step in self.steps())
-        return p_row * (kernel + 1 + new_rows) + d_row * (2 if self.shortcut else 1)
+        return p_row * (kernel + 1 + new_rows) + d_row * (1 + len(self.inner) - 1)
 
 
 def _residual(consumer: ir.Operation) -> int | None:
@@ -197,6 +221,21 @@ def _shortcut(residual: ir.Value, source: ir.Value) -> ir.Operation | None:
     return group
 
 
+def _residual_add(consumer: ir.Operation) -> ir.Operation | None:
+    """The `tinyml.add` that is the only reader of a residual-free D, adding
+    a tensor of D's output's shape."""
+    if row_conv(consumer) is None:
+        return None
+    uses = list(consumer.results[0].uses)
+    if len(uses) != 1 or uses[0].owner.operation.name != "tinyml.add":
+        return None
+    add = uses[0].owner.operation
+    if len(add.operands) != 2 or add.operands[0] == add.operands[1] or any(
+            shape_of(v) != shape_of(consumer.results[0]) for v in (*add.operands, add.results[0])):
+        return None
+    return add
+
+
 def candidates(func: ir.Operation) -> list[LineBuffer]:
     """P a conv group read only by D, as D's conv input; D a conv group of
     row stride 1 that reads besides only its weights and at most a
@@ -221,9 +260,12 @@ def candidates(func: ir.Operation) -> list[LineBuffer]:
         root = row_conv(consumer, *others)
         if root is None or window_attributes(root.attributes)[0][0] != 1:
             continue
-        source = op.operands[overwritten_index(op)]
-        shortcut = None if residual is None else _shortcut(consumer.operands[residual], source)
-        found.append(LineBuffer(op, consumer, shortcut, residual))
+        fusion = LineBuffer(op, consumer, None, residual, _residual_add(consumer))
+        residual_value = fusion.residual_value
+        if residual_value is not None:
+            fusion = dataclasses.replace(fusion,
+                                         shortcut=_shortcut(residual_value, fusion.source))
+        found.append(fusion)
     return found
 
 
@@ -239,13 +281,11 @@ def _output_over(graph: Graph, position: dict, fusion: LineBuffer) -> str | None
     over row i, once no step reads it), "residual" over D's residual (row
     by row), or None (a new tensor). Either must be a tensor of this
     function that nothing reads after D."""
-    p, d = position[fusion.producer], position[fusion.consumer]
+    p, d = position[fusion.producer], position[fusion.last]
     if len(graph.produces[d]) != 1:
         return None
-    computed = set(graph.produces[p])
-    if fusion.shortcut is not None:
-        computed |= set(graph.produces[position[fusion.shortcut]])
-    residual = None if fusion.residual is None else fusion.consumer.operands[fusion.residual]
+    computed = {t for op in fusion.inner for t in graph.produces[position[op]]}
+    residual = fusion.residual_value
     if residual is not None and residual != fusion.source and fusion.shortcut is None:
         tensor = _tensor(graph, d, computed)
         if tensor is not None and graph.users[tensor] >> (d + 1) == 0:
@@ -262,8 +302,8 @@ def _fused_graph(graph: Graph, position: dict, fusion: LineBuffer,
                  over: str | None) -> Graph:
     """The scheduling graph once P (and S) run inside D's step, their
     outputs the loop's bytes (and D's output stored `over` a tensor)."""
-    p, d = position[fusion.producer], position[fusion.consumer]
-    inner = [p] + ([position[fusion.shortcut]] if fusion.shortcut is not None else [])
+    p, d = position[fusion.producer], position[fusion.last]
+    inner = [position[op] for op in fusion.inner]
     produces = [list(ts) for ts in graph.produces]
     consumes = [list(ts) for ts in graph.consumes]
     sizes, users = list(graph.sizes), list(graph.users)
@@ -278,12 +318,25 @@ def _fused_graph(graph: Graph, position: dict, fusion: LineBuffer,
         sizes[result], users[result] = 0, 1 << d
     sizes[graph.produces[p][0]] = fusion.loop_bytes()
     if over is not None:
-        kept = _tensor(graph, p if over == "input" else d,
-                       set() if over == "input" else set(graph.produces[p]))
+        kept = _tensor(graph, p, set()) if over == "input" else \
+            _tensor(graph, d, {t for op in inner for t in graph.produces[op]})
         users[kept] |= users[out]
         sizes[out] = 0
     return dataclasses.replace(graph, produces=produces, consumes=consumes, sizes=sizes,
                                users=users)
+
+
+def _add_rows(add: ir.Operation, consumer_output: ir.Value, row: ir.Value,
+              residual_row: ir.Value) -> ir.Value:
+    """The residual `add` on one row: D's `row` where it read D's output,
+    `residual_row` for the other operand."""
+    clone = add.clone(ir.InsertionPoint.current)
+    for n, operand in enumerate(add.operands):
+        clone.operands[n] = row if operand == consumer_output else residual_row
+    out_type = ir.RankedTensorType(add.results[0].type)
+    clone.results[0].set_type(ir.RankedTensorType.get(
+        shape_of(row), out_type.element_type))
+    return clone.results[0]
 
 
 def fuse(fusion: LineBuffer, over: str | None) -> None:
@@ -299,13 +352,14 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
     source = fusion.source
     _, height, width, in_channels = shape_of(source)
     _, _, p_width, p_channels = shape_of(producer.results[0])
-    out_shape = shape_of(consumer.results[0])
+    residual_value, last = fusion.residual_value, fusion.last
+    out_shape = shape_of(fusion.output)
     _, out_height, out_width, out_channels = out_shape
     in_element = ir.RankedTensorType(source.type).element_type
     p_element = ir.RankedTensorType(producer.results[0].type).element_type
-    out_element = ir.RankedTensorType(consumer.results[0].type).element_type
-    residual_element = None if residual is None else \
-        ir.RankedTensorType(consumer.operands[residual].type).element_type
+    out_element = ir.RankedTensorType(fusion.output.type).element_type
+    residual_element = None if residual_value is None else \
+        ir.RankedTensorType(residual_value.type).element_type
 
     segments: list[list] = []  # [first output row, end row, step]
     for i, step in enumerate(fusion.steps()):
@@ -314,14 +368,14 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
         else:
             segments.append([i, i + 1, step])
 
-    with ir.InsertionPoint(consumer), consumer.location:
+    with ir.InsertionPoint(last), last.location:
         # The loop carries D's output as rows of W * C elements: over P's
         # input those are its rows (as many bytes, see rows_fit).
         stored_source = as_element(source, stored(in_element))
         if over == "input":
             acc = collapse(stored_source, ROWS)
         elif over == "residual":
-            acc = collapse(as_element(consumer.operands[residual], stored(out_element)), ROWS)
+            acc = collapse(as_element(residual_value, stored(out_element)), ROWS)
         else:
             acc = tensor.empty([1, out_height, out_width * out_channels], stored(out_element))
         buffer = tensor.empty([1, kernel, p_width, p_channels], stored(p_element))
@@ -355,37 +409,42 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
                 above, below = step.d_padding
                 sources = {d_index: as_element(extract_rows(rows, above, kernel - above - below),
                                                p_element)}
+                residual_row = None
                 if shortcut is not None:
                     s_root = group_root(shortcut)
                     (s_stride, _), _, (_, s_left, _, s_right) = \
                         window_attributes(s_root.attributes)
                     s_first, s_count, s_above, s_below = step.shortcut
-                    sources[residual] = clone_on_rows(
+                    residual_row = clone_on_rows(
                         shortcut, ir.InsertionPoint(loop.body),
                         {overwritten_index(shortcut): input_rows(s_stride, s_first, s_count)},
                         [1, 1, out_width, out_channels],
                         [s_above, s_left, s_below, s_right]).results[0]
-                elif residual is not None:
+                elif residual_value is not None:
                     if over is not None:
                         row = expand(extract_rows(out, i, 1), [1, 1, out_width, out_channels],
                                      ROWS)
                     else:
-                        row = extract_rows(as_element(consumer.operands[residual],
-                                                      stored(residual_element)), i, 1)
-                    sources[residual] = as_element(row, residual_element)
+                        row = extract_rows(as_element(residual_value, stored(residual_element)),
+                                           i, 1)
+                    residual_row = as_element(row, residual_element)
+                if residual is not None:
+                    sources[residual] = residual_row
                 row = clone_on_rows(consumer, ir.InsertionPoint(loop.body), sources,
                                     [1, 1, out_width, out_channels],
-                                    [above, left, below, right])
-                stored_row = collapse(as_element(row.results[0], stored(out_element)), ROWS)
+                                    [above, left, below, right]).results[0]
+                if fusion.add is not None:
+                    row = _add_rows(fusion.add, consumer.results[0], row, residual_row)
+                stored_row = collapse(as_element(row, stored(out_element)), ROWS)
                 scf.YieldOp([insert_rows(stored_row, out, i), rows])
             acc, buffer = loop.results[0], loop.results[1]
         if shape_of(acc)[1] != out_height:
             acc = extract_rows(acc, 0, out_height)
         result = as_element(expand(acc, out_shape, ROWS), out_element)
-    consumer.results[0].replace_all_uses_with(result)
-    for group in (consumer, producer, shortcut):
-        if group is not None:
-            group.erase()
+    fusion.output.replace_all_uses_with(result)
+    for op in (fusion.add, consumer, producer, shortcut):
+        if op is not None:
+            op.erase()
 
 
 def fuse_function(func: ir.Operation) -> int:
@@ -400,15 +459,14 @@ def fuse_function(func: ir.Operation) -> int:
         peak = max(during, default=0)
         position = {op: i for i, op in enumerate(graph.ops)}
         for fusion in candidates(func):
-            inner = [fusion.producer, fusion.consumer] + \
-                ([fusion.shortcut] if fusion.shortcut is not None else [])
-            first, d = min(position[op] for op in inner), position[fusion.consumer]
-            if any(len(graph.produces[position[op]]) != 1 for op in inner) \
+            ops = fusion.inner + [fusion.last]
+            first, d = min(position[op] for op in ops), position[fusion.last]
+            if any(len(graph.produces[position[op]]) != 1 for op in ops) \
                     or peak not in during[first:d + 1]:
                 continue
             over = _output_over(graph, position, fusion)
             fused_graph = _fused_graph(graph, position, fusion, over)
-            if max(live_during(fused_graph, saved, marked - {position[op] for op in inner})) \
+            if max(live_during(fused_graph, saved, marked - {position[op] for op in ops})) \
                     < peak:
                 fuse(fusion, over)
                 fused += 1
