@@ -3,8 +3,11 @@ code keeps down to the object file.
 
 A kernel is one top-level tinyml op of a function: a `tinyml.fused` group
 (its loop nests once lowered) or an op left alone (a pooling, a softmax, a
-concat, a reshape...); after bufferization also a `memref.copy` (a result
-copied into its out-parameter). The pass numbers those not numbered yet in
+concat, a reshape...); the loops over rows the memory passes build
+(tinyml-fuse-row-bands, tinyml-fuse-line-buffer: `scf.for` ops holding
+tinyml ops, each loop carrying the one before's result) are one kernel of
+the layers they compute, named after all of them; after bufferization also
+a `memref.copy` (a result copied into its out-parameter). The pass numbers those not numbered yet in
 execution order, after the function's highest number (from `first` when
 there is none), and sets the location of each and of every op nested in it to
 
@@ -108,7 +111,54 @@ def _member_locations(op: ir.Operation) -> list[ir.Location]:
 
 
 def _is_kernel(op: ir.Operation) -> bool:
-    return op.name.startswith("tinyml.") or op.name == "memref.copy"
+    return op.name.startswith("tinyml.") or op.name == "memref.copy" or _is_row_loop(op)
+
+
+def _is_row_loop(op: ir.Operation) -> bool:
+    return op.name == "scf.for" and bool(_nested_layers(op))
+
+
+def _nested_layers(loop: ir.Operation) -> list[ir.Operation]:
+    """The tinyml ops (groups and ops left alone) directly in a loop's body."""
+    return [inner.operation for inner in loop.regions[0].blocks[0].operations
+            if inner.operation.name.startswith("tinyml.")]
+
+
+def _trip_count(loop: ir.Operation) -> int:
+    bounds = []
+    for value in loop.operands[:3]:
+        owner = value.owner
+        if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
+            return 1
+        bounds.append(ir.IntegerAttr(owner.operation.attributes["value"]).value)
+    lower, upper, step = bounds
+    return max(0, -(-(upper - lower) // step))
+
+
+def _units(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
+    """The kernels among `ops`: one op each, or a chain of row loops (each
+    carrying the result of the one before)."""
+    units: list[list[ir.Operation]] = []
+    for op in ops:
+        if _is_row_loop(op) and units and _is_row_loop(units[-1][-1]) \
+                and op.operands[3] == units[-1][-1].results[0]:
+            units[-1].append(op)
+        else:
+            units.append([op])
+    return units
+
+
+def _describe(unit: list[ir.Operation]) -> tuple[list[ir.Location], str, int]:
+    """(member locations, kind, MACs) of a kernel."""
+    if not _is_row_loop(unit[0]):
+        op = unit[0]
+        return _member_locations(op), analysis.kernel_kind(op), analysis.group_macs(op)
+    layers = _nested_layers(unit[0])
+    members = [location for layer in layers for location in _member_locations(layer)]
+    kind = "+".join(dict.fromkeys(analysis.kernel_kind(layer) for layer in layers))
+    macs = sum(_trip_count(loop) * analysis.group_macs(layer)
+               for loop in unit for layer in _nested_layers(loop))
+    return members, kind, macs
 
 
 def _unmarked(location: ir.Location) -> list[ir.Location]:
@@ -154,11 +204,13 @@ class NumberKernels(Pass):
         numbers = [kernel_number(op.location) for op in top]
         ops = [op for op, number in zip(top, numbers) if number is None and _is_kernel(op)]
         last = max((n for n in numbers if n is not None), default=self.first - 1)
-        for number, op in enumerate(ops, start=last + 1):
-            members = [leaf for location in _member_locations(op)
-                       for leaf in _unmarked(location)]
+        for number, unit in enumerate(_units(ops), start=last + 1):
+            locations, kind, macs = _describe(unit)
+            members = [leaf for location in locations for leaf in _unmarked(location)]
             names = list(dict.fromkeys(filter(None, map(_node_name, members))))
-            kernels.append(Kernel(number, names, analysis.kernel_kind(op), analysis.group_macs(op)))
-            _mark_nested(op, number)
-            op.location = ir.Location.fused([ir.Location.file(MARKER_FILE, number, 0), *members])
+            kernels.append(Kernel(number, names, kind, macs))
+            for op in unit:
+                _mark_nested(op, number)
+                op.location = ir.Location.fused([ir.Location.file(MARKER_FILE, number, 0),
+                                                 *members])
         return kernels

@@ -77,3 +77,43 @@ func.func @undecodable_name(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tinyml.relu %a : tensor<4xf32> loc("R\FFelu")
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A chain of row loops (tinyml-fuse-line-buffer's, each carrying the
+// result of the one before) is one kernel, named after the layers inside:
+// both loops and their layers carry number 1, the softmax after them 2.
+// CHECK-LABEL: func.func @row_loops
+// CHECK:         scf.for
+// CHECK:           tinyml.relu {{.*}} loc(#[[KERNEL:loc[0-9]+]])
+// CHECK:         } loc(#[[KERNEL]])
+// CHECK:         scf.for
+// CHECK:           tinyml.relu {{.*}} loc(#[[KERNEL]])
+// CHECK:         } loc(#[[KERNEL]])
+// CHECK:         tinyml.softmax {{.*}} loc(#[[SOFTMAX:loc[0-9]+]])
+// CHECK-DAG:   #[[K1:loc[0-9]+]] = loc("tinyml.kernel":1:0)
+// CHECK-DAG:   #[[K2:loc[0-9]+]] = loc("tinyml.kernel":2:0)
+// CHECK-DAG:   #[[RELU_NAME:loc[0-9]+]] = loc("Relu_3")
+// CHECK-DAG:   #[[KERNEL]] = loc(fused[#[[K1]], #[[RELU_NAME]]])
+// CHECK-DAG:   #[[SOFTMAX]] = loc(fused[#[[K2]], #{{loc[0-9]+}}])
+func.func @row_loops(%a: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %e = tensor.empty() : tensor<1x4x4x2xf32>
+  %0 = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %e) -> (tensor<1x4x4x2xf32>) {
+    %row = tensor.extract_slice %a[0, %i, 0, 0] [1, 1, 4, 2] [1, 1, 1, 1] : tensor<1x4x4x2xf32> to tensor<1x1x4x2xf32>
+    %r = tinyml.relu %row : tensor<1x1x4x2xf32> loc("Relu_3")
+    %next = tensor.insert_slice %r into %acc[0, %i, 0, 0] [1, 1, 4, 2] [1, 1, 1, 1] : tensor<1x1x4x2xf32> into tensor<1x4x4x2xf32>
+    scf.yield %next : tensor<1x4x4x2xf32>
+  }
+  %1 = scf.for %i = %c2 to %c4 step %c1 iter_args(%acc = %0) -> (tensor<1x4x4x2xf32>) {
+    %row = tensor.extract_slice %a[0, %i, 0, 0] [1, 1, 4, 2] [1, 1, 1, 1] : tensor<1x4x4x2xf32> to tensor<1x1x4x2xf32>
+    %r = tinyml.relu %row : tensor<1x1x4x2xf32> loc("Relu_3")
+    %next = tensor.insert_slice %r into %acc[0, %i, 0, 0] [1, 1, 4, 2] [1, 1, 1, 1] : tensor<1x1x4x2xf32> into tensor<1x4x4x2xf32>
+    scf.yield %next : tensor<1x4x4x2xf32>
+  }
+  %2 = tinyml.softmax %1 {axis = 3 : i64} : tensor<1x4x4x2xf32> loc("Softmax_0")
+  return %2 : tensor<1x4x4x2xf32>
+}

@@ -137,3 +137,46 @@ func.func @downsampling_block(%arg: tensor<1x16x8x8xf32>) -> tensor<1x1x1x16xf32
   %p = tinyml.global_avg_pool %z : (tensor<1x8x4x16xf32>) -> tensor<1x1x1x16xf32>
   return %p : tensor<1x1x1x16xf32>
 }
+
+// -----
+
+// The identity block with its residual add outside the second conv's group
+// (how an int8 block arrives: the add rescales both of its operands): the
+// add is computed in the loop too, on row i of %x and the conv's row, and
+// its row stored over row i of %x.
+// CHECK-LABEL: func.func @residual_add_after_the_group
+// CHECK-SAME:    tinyml.line_buffers = 1 : i64
+// CHECK:         %[[X:.*]] = tinyml.fused
+// CHECK:         %[[ROWS_OF_X:.*]] = tensor.collapse_shape %[[X]]
+// CHECK:         scf.for %[[I:.*]] = %c0 to %c1 {{.*}} iter_args(%[[OUT:.*]] = %[[ROWS_OF_X]], %{{.*}} = %{{.*}})
+// CHECK:           %[[RESIDUAL:.*]] = tensor.extract_slice %[[OUT]][0, %[[I]], 0] [1, 1, 32]
+// CHECK:           %[[X_ROW:.*]] = tensor.expand_shape %[[RESIDUAL]]
+// CHECK:           %[[CONV:.*]] = tinyml.fused "conv_epilogue"(%{{.*}}) {{.*}} : (tensor<1x2x4x8xf32>) -> tensor<1x1x4x8xf32>
+// CHECK:           %[[SUM:.*]] = tinyml.add %[[X_ROW]], %[[CONV]] : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+// CHECK:           %[[FLAT:.*]] = tensor.collapse_shape %[[SUM]]
+// CHECK:           tensor.insert_slice %[[FLAT]] into %[[OUT]][0, %[[I]], 0] [1, 1, 32]
+// CHECK-NOT:     tinyml.add {{.*}} tensor<1x8x4x8xf32>
+// CHECK:         tinyml.global_avg_pool
+func.func @residual_add_after_the_group(%arg: tensor<1x8x4x8xf32>) -> tensor<1x1x1x8xf32> {
+  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32> {
+  ^bb0(%a: tensor<1x8x4x8xf32>):
+    %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
+    %c = tinyml.conv2d %a, %w : (tensor<1x8x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x8x4x8xf32>
+    tinyml.yield %c : tensor<1x8x4x8xf32>
+  }
+  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32> {
+  ^bb0(%a: tensor<1x8x4x8xf32>):
+    %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x8x4x8xf32>
+    tinyml.yield %c : tensor<1x8x4x8xf32>
+  }
+  %z = tinyml.fused "conv_epilogue"(%y) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32> {
+  ^bb0(%a: tensor<1x8x4x8xf32>):
+    %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
+    %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x8x4x8xf32>
+    tinyml.yield %c : tensor<1x8x4x8xf32>
+  }
+  %s = tinyml.add %x, %z : (tensor<1x8x4x8xf32>, tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32>
+  %p = tinyml.global_avg_pool %s : (tensor<1x8x4x8xf32>) -> tensor<1x1x1x8xf32>
+  return %p : tensor<1x1x1x8xf32>
+}
