@@ -4,19 +4,20 @@ lives as a rolling buffer of as many rows as the consumer's window is high.
 
 Below the op-by-op lower bound, without computing anything twice (the line
 buffer of image-processing pipelines; MCUNetV2, arXiv:2110.15352, computes
-overlapping patches again instead): a conv group `P` whose only reader is a conv group `D` of row
-stride 1 and kernel height k produces each of its output rows once, at the
-step of `D`'s first output row that needs it. The rolling buffer holds the
-k rows `D`'s window reads, position j = P's row i - pt + j at step i (pt:
-`D`'s top padding):
+overlapping patches again instead): a conv group `P` whose only reader is
+a conv group `D` of row stride 1 and kernel height k produces each of its
+output rows once, at the step of `D`'s first output row that needs it.
+The rolling buffer holds the k rows `D`'s window reads, position j = P's
+row i - pt + j at step i (pt: `D`'s top padding). The loop carries `D`'s
+output as rows of W * C elements:
 
     %out, %ring = scf.for %i = ... iter_args(%o = %init, %b = tensor.empty) {
       %b1 = (rows 1..k-1 of %b moved up a row, one row at a time)
-      %in = tensor.extract_slice %x[0, i*s + c, 0, 0] [...]   // P's window rows
+      %in = (rows i*s + c ... of P's input: of %x, or of %o, see below)
       %row = tinyml.fused P on %in                             // P's newest row
       %b2 = tensor.insert_slice %row into %b1[0, k-1, 0, 0]
       %o_i = tinyml.fused D on %b2 (and row i of its residual)
-      %o1 = tensor.insert_slice %o_i into %o[0, i, 0, 0]
+      %o1 = tensor.insert_slice (%o_i as one row) into %o[0, i, 0]
       scf.yield %o1, %b2
     }
 
@@ -25,28 +26,35 @@ none, and windows over the top or bottom edge read fewer rows of the
 buffer with `D`'s padding instead: each kind of step is a loop of its own
 (static shapes for the tiles).
 
-Where `D` adds a residual `E` of its output's shape (a ResNet block) that
-nothing else reads, the output is written over `E` row by row (`%init` is
-`E`; row i of the residual is read from `%o` just before row i is
-written). When `E` is also `P`'s input (an identity block), `P` reads it
-from `%o` too: that is safe because every row `P` reads at step i is at or
-below row i, which no step before i has overwritten; the pass checks this
-per step, else it writes a new tensor.
+Residual blocks. `D` may add a residual `E` of its output's shape, in its
+group or (int8, where the add rescales both operands) in a `tinyml.add`
+that is `D`'s only reader; the loop then computes the add's row too.
+- `E` computed elsewhere, read by nothing after the loop: `%init` is `E`,
+  and output row i is stored over row i of `E`, just after reading it.
+- `E` is `P`'s input (an identity block), or a conv group `S` computes it
+  from `P`'s input for `D` alone (a downsampling block's shortcut, then
+  computed in the loop a row at a time): `%init` is `P`'s input, which `P`
+  (and `S`) read from `%o`, and output row i is stored over its row i (an
+  output row of a downsampling block has as many bytes as an input row).
+  That is safe when every row read at step i is at or below row i, which
+  no step before i has overwritten: the pass checks it per step, else the
+  output is a new tensor.
 
 The groups inside the loop keep their lowering configuration: their
 transform scripts tile them there as anywhere else. The roll moves k-1
 rows of `P`'s output per output row of `D`, each twice: bufferization
 does not see that a row and the one above it are disjoint, and goes
-through a one-row temporary (ResNet-8: +1.4% instructions in all).
+through a one-row temporary.
 
 Cost model (tinyml-schedule-for-memory's live bytes per op, the groups
 tinyml-compute-in-place marked in place): a pair is fused when a step
 where `P`'s output is live is at the function's peak and the peak of the
-same schedule with `P`'s output as the rolling buffer at `D`'s step (and
-the loop's temporaries: a row the roll moves, the new rows and the output
-row before they are stored; `D`'s output in `E`) is lower; then again, with the peak recomputed, until
-no pair lowers it. The function gets `tinyml.line_buffers`, the number
-of pairs fused.
+same schedule once fused is lower: `P`'s output there is the loop's bytes
+(the rolling buffer, a row the roll moves, the new rows, the output row
+and the rows of `S` and `D` before they are stored), `P`'s input lives
+up to the loop, `D`'s output costs nothing over `E` or `P`'s input. Then
+again, with the peak recomputed, until no pair lowers it. The function
+gets `tinyml.line_buffers`, the number of pairs fused.
 """
 from __future__ import annotations
 
@@ -56,13 +64,13 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
+from ..conversion.lower_to_linalg import collapse, expand
 from ..ir.analysis import LINE_BUFFERS
 from ..ir.attributes import window_attributes
 from ..ir.values import shape_of
 from ..pipeline.registry import Pass, functions, register
 from ..transforms.fusion import group_root
 from .compute_in_place import live_during, marked_groups, overwritten_index, savings
-from ..conversion.lower_to_linalg import collapse, expand
 from .row_loops import (as_element, clone_on_rows, extract_rows, index, insert_rows,
                         row_conv, stored)
 from .schedule_for_memory import Graph, build_graph, tensor_bytes
@@ -191,7 +199,9 @@ class LineBuffer:
         p_row = tensor_bytes(p_out) // shape_of(p_out)[1]
         d_row = tensor_bytes(d_out) // shape_of(d_out)[1]
         new_rows = max(step.new_rows for step in self.steps())
-        return p_row * (kernel + 1 + new_rows) + d_row * (1 + len(self.inner) - 1)
+        # A row of output, and one of S's and D's where the loop goes on
+        # to compute from them (every inner op but P).
+        return p_row * (kernel + 1 + new_rows) + d_row * len(self.inner)
 
 
 def _residual(consumer: ir.Operation) -> int | None:
