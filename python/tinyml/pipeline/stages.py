@@ -111,6 +111,8 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
         # One subview per slice, so that the copies in-place bufferization
         # leaves between a slice and itself fold away.
         "cse",
+        # A row moved within a buffer through a temporary: moved directly.
+        "tinyml-forward-copies",
     ])
     if out_params:
         # Folding loop-carried buffers first lets a result computed by a loop
