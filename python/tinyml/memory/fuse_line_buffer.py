@@ -42,16 +42,16 @@ that is `D`'s only reader; the loop then computes the add's row too.
 
 The groups inside the loop keep their lowering configuration: their
 transform scripts tile them there as anywhere else. The roll moves k-1
-rows of `P`'s output per output row of `D`, each twice: bufferization
-does not see that a row and the one above it are disjoint, and goes
-through a one-row temporary.
+rows of `P`'s output per output row of `D`; bufferization does not see
+that a row and the one above it are disjoint and moves each through a
+one-row temporary, which tinyml-forward-copies removes.
 
 Cost model (tinyml-schedule-for-memory's live bytes per op, the groups
 tinyml-compute-in-place marked in place): a pair is fused when a step
 where `P`'s output is live is at the function's peak and the peak of the
 same schedule once fused is lower: `P`'s output there is the loop's bytes
-(the rolling buffer, a row the roll moves, the new rows, the output row
-and the rows of `S` and `D` before they are stored), `P`'s input lives
+(the rolling buffer, the new rows, the output row and the rows of `S`
+and `D` before they are stored, and a row to spare), `P`'s input lives
 up to the loop, `D`'s output costs nothing over `E` or `P`'s input. Then
 again, with the peak recomputed, until no pair lowers it. The function
 gets `tinyml.line_buffers`, the number of pairs fused.
@@ -191,9 +191,9 @@ class LineBuffer:
 
     def loop_bytes(self) -> int:
         """The bytes the loop holds besides its input and output: the
-        rolling buffer, and the temporaries bufferization gives it (a row
-        the roll moves, P's new rows, the shortcut's row and D's output row
-        before they are stored)."""
+        rolling buffer, and the temporaries bufferization gives it (P's new
+        rows, the shortcut's row and D's output row before they are
+        stored), with a row of P's to spare."""
         kernel = shape_of(group_root(self.consumer).operands[1])[0]
         p_out, d_out = self.producer.results[0], self.output
         p_row = tensor_bytes(p_out) // shape_of(p_out)[1]

@@ -5,7 +5,7 @@
 // RUN:   canonicalize,cse,lower-affine,int-range-optimizations,canonicalize,tinyml-decompose-pads, \
 // RUN:   canonicalize,tinyml-split-empty-tensors,eliminate-empty-tensors, \
 // RUN:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, \
-// RUN:   func.func(buffer-loop-hoisting),cse,canonicalize, \
+// RUN:   func.func(buffer-loop-hoisting),cse,tinyml-forward-copies,canonicalize, \
 // RUN:   buffer-results-to-out-params{modify-public-functions},canonicalize,tinyml-plan-memory)" \
 // RUN:   | FileCheck %s
 // RUN: tinyml-opt %s --pass-pipeline="builtin.module( \
@@ -15,7 +15,7 @@
 // RUN:   canonicalize,cse,lower-affine,int-range-optimizations,canonicalize,tinyml-decompose-pads, \
 // RUN:   canonicalize,tinyml-split-empty-tensors,eliminate-empty-tensors, \
 // RUN:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, \
-// RUN:   func.func(buffer-loop-hoisting),cse,canonicalize, \
+// RUN:   func.func(buffer-loop-hoisting),cse,tinyml-forward-copies,canonicalize, \
 // RUN:   buffer-results-to-out-params{modify-public-functions},canonicalize,tinyml-plan-memory)" \
 // RUN:   | FileCheck %s --check-prefix=OUTOFPLACE
 
@@ -26,13 +26,14 @@
 // With it, one whole map at offset 0 serves the block's input and output:
 // the loop reads three rows of it for the first conv's newest row, then
 // writes output row i over row i, through the same rows-of-128 view.
-// Beside it: the rolling buffer (3 rows, 1,536 B), the roll's and the
-// output row's temporaries and the padded windows the tiles stage.
+// Beside it: the rolling buffer (3 rows, 1,536 B), the output row's
+// temporary and the padded windows the tiles stage (the roll moves rows
+// within the buffer: tinyml-forward-copies drops its temporaries).
 // CHECK-LABEL: func.func @identity_block
-// CHECK-SAME:    tinyml.arena_bytes = 11904 : i64
-// CHECK:         %[[MAP:.*]] = memref.view %arg2[%c0{{.*}}][] : memref<11904xi8> to memref<1x16x16x8xf32>
+// CHECK-SAME:    tinyml.arena_bytes = 11328 : i64
+// CHECK:         %[[MAP:.*]] = memref.view %arg2[%c0{{.*}}][] : memref<11328xi8> to memref<1x16x16x8xf32>
 // CHECK:         %[[ROWS:.*]] = memref.collapse_shape %[[MAP]] {{.*}} into memref<1x16x128xf32>
-// CHECK:         memref.view %arg2[%{{.*}}][] : memref<11904xi8> to memref<1x3x16x8xf32>
+// CHECK:         memref.view %arg2[%{{.*}}][] : memref<11328xi8> to memref<1x3x16x8xf32>
 // CHECK:         scf.for %[[I:.*]] = %c1 to %c14 step %c1 {
 // CHECK:           memref.subview %[[ROWS]][0, %[[I]], 0] [1, 3, 128]
 // CHECK:           memref.subview %[[ROWS]][0, %[[I]], 0] [1, 1, 128]
