@@ -71,8 +71,8 @@ from ..ir.values import shape_of
 from ..pipeline.registry import Pass, functions, register
 from ..transforms.fusion import group_root
 from .compute_in_place import live_during, marked_groups, overwritten_index, savings
-from .row_loops import (as_element, clone_on_rows, extract_rows, index, insert_rows,
-                        row_conv, stored)
+from .row_loops import (as_element, clone_on_rows, extract_rows, index, input_window,
+                        insert_rows, row_conv, stored)
 from .schedule_for_memory import Graph, build_graph, tensor_bytes
 
 #: NHWC as rows of W * C elements.
@@ -92,17 +92,6 @@ class Step:
     d_padding: tuple[int, int]   # D's padding above and below the rows it reads
     shortcut: tuple[int, int, int, int]  # the shortcut's input rows: first - i * its
                                          # row stride, count, padding above and below
-
-
-def _window(root: ir.Operation, first: int, end: int) -> tuple[int, int, int, int]:
-    """The input rows the conv `root` reads for its output rows [first,
-    end): (first, count) clipped to its input and the padding above and
-    below in their place."""
-    (stride, _), _, (top, _, _, _) = window_attributes(root.attributes)
-    kernel, height = shape_of(root.operands[1])[0], shape_of(root.operands[0])[1]
-    in_first, in_end = first * stride - top, (end - 1) * stride - top + kernel
-    above, below = max(0, -in_first), max(0, in_end - height)
-    return in_first + above, in_end - below - in_first - above, above, below
 
 
 @dataclass(frozen=True)
@@ -156,10 +145,11 @@ class LineBuffer:
         for i in range(shape_of(d_root.results[0])[1]):
             first, end = max(0, i - top), min(rows, i - top + kernel)
             new = end - computed
-            in_first, count, above, below = _window(p_root, computed, end) if new else (0, 0, 0, 0)
+            in_first, count, above, below = \
+                input_window(p_root, computed, end) if new else (0, 0, 0, 0)
             shortcut = (0, 0, 0, 0)
             if s_root is not None:
-                s_first, *rest = _window(s_root, i, i + 1)
+                s_first, *rest = input_window(s_root, i, i + 1)
                 shortcut = (s_first - i * s_stride, *rest)
             steps.append(Step(
                 rolls=i > 0 and kernel > 1, new_rows=new,

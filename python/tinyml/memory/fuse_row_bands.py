@@ -51,8 +51,8 @@ from ..pipeline.registry import Option, Pass, functions, register
 from ..transforms.fusion import group_root
 from .compute_in_place import (live_during, marked_groups, overwritten_index,
                                overwritten_input, savings)
-from .row_loops import (as_element, clone_on_rows, extract_rows, index, insert_rows,
-                        row_conv, stored)
+from .row_loops import (as_element, clone_on_rows, extract_rows, index, input_window,
+                        insert_rows, row_conv, stored)
 from .schedule_for_memory import build_graph, tensor_bytes
 
 
@@ -100,7 +100,6 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -
     of the consumer; returns the MACs computed again."""
     root = group_root(consumer)
     strides, _, padding = window_attributes(root.attributes)
-    # The padding below is where a window passes the last row of P's output.
     stride, (top, left, _, right) = strides[0], padding
     kernel = shape_of(root.operands[1])[0]
     p_index, d_index = overwritten_index(pointwise), overwritten_index(consumer)
@@ -115,8 +114,7 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -
     segments: list[list[int]] = []  # [first row, end row, rows, pad above, pad below]
     for r in range(0, out_height, band_rows):
         rows = min(band_rows, out_height - r)
-        first, end = r * stride - top, (r + rows - 1) * stride - top + kernel
-        above, below = max(0, -first), max(0, end - height)
+        _, _, above, below = input_window(root, r, r + rows)
         if segments and segments[-1][1] == r and segments[-1][2:] == [rows, above, below]:
             segments[-1][1] = r + rows
         else:

@@ -50,6 +50,17 @@ def row_conv(group: ir.Operation, *others: ir.Value) -> ir.Operation | None:
     return root
 
 
+def input_window(root: ir.Operation, first: int, end: int) -> tuple[int, int, int, int]:
+    """The input rows the conv `root` reads for its output rows [first,
+    end): (first, count) clipped to its input and the padding above and
+    below in their place."""
+    (stride, _), _, (top, _, _, _) = window_attributes(root.attributes)
+    kernel, height = shape_of(root.operands[1])[0], shape_of(root.operands[0])[1]
+    in_first, in_end = first * stride - top, (end - 1) * stride - top + kernel
+    above, below = max(0, -in_first), max(0, in_end - height)
+    return in_first + above, in_end - below - in_first - above, above, below
+
+
 def clone_on_rows(group: ir.Operation, at: ir.InsertionPoint,
                   sources: dict[int, ir.Value], out_shape: list[int],
                   padding: list[int] | None = None) -> ir.Operation:

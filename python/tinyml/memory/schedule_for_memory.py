@@ -15,8 +15,9 @@ op's inputs and outputs are live together).
 Function arguments (caller-owned inputs), returned values (caller-owned
 outputs) and constants (flash) cost nothing; a reshape (`tinyml.reshape`,
 `tensor.expand_shape` / `collapse_shape`, `tensor.cast`, a
-`tensor.extract_slice`) is a view of its input, so it costs nothing and extends its input's life; so is a storage
-cast (`quant.scast`) between a quantized tensor and its integers.
+`tensor.extract_slice`) is a view of its input, so it costs nothing and
+extends its input's life; so is a storage cast (`quant.scast`) between a
+quantized tensor and its integers.
 
 Search: an exact dynamic program over the sets of executed ops (the peak
 after a set depends only on the set), layer by layer, while the number of
