@@ -11,8 +11,9 @@ column or two and the rows a tile's window overhangs.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, tensor
 
+from ..ir.lazy_modules import linalg
 from ..pipeline.registry import Pass, ops_named, register
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()

@@ -3,8 +3,8 @@ a loop nest like every other kernel. A copy into a strided view (a padded
 buffer, a concat slot) would otherwise become a call to `memrefCopy`, a
 host runtime function that no Cortex-M image has."""
 from mlir import ir
-from mlir.dialects import linalg
 
+from ..ir.lazy_modules import linalg
 from ..pipeline.registry import Pass, functions, ops_named, register
 
 

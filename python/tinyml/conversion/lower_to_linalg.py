@@ -40,9 +40,10 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, bufferization, linalg, math, memref, tensor
+from mlir.dialects import arith, bufferization, math, memref, tensor
 
 from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints, window_attributes
+from ..ir.lazy_modules import linalg
 from ..ir.lowering_config import ATTRIBUTE
 from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of

@@ -44,9 +44,10 @@ from typing import Sequence
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, quant, tensor, tosa
+from mlir.dialects import arith, quant, tensor, tosa
 
 from ..ir.attributes import window_attributes
+from ..ir.lazy_modules import linalg
 from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
                               quantize_multiplier, softmax_tables)
 from ..ir.patterns import attributes_of, create
