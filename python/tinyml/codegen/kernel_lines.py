@@ -31,16 +31,19 @@ class KernelLines(Pass):
     def apply(self, module):
         outside = ir.Location.file(self.file, 0, 0)
         lines: dict[int, ir.Location] = {}
+        # Reading a location's kernel number prints it; neighbouring ops
+        # mostly share one location, and comparing locations is cheap.
+        previous: list[ir.Location] = []
 
         def visit(op):
             op = op.operation
-            number = kernel_number(op.location)
-            if number is None:
-                op.location = outside
-            else:
-                if number not in lines:
+            location = op.location
+            if not previous or location != previous[0]:
+                number = kernel_number(location)
+                if number is not None and number not in lines:
                     lines[number] = ir.Location.file(self.file, number, 0)
-                op.location = lines[number]
+                previous[:] = [location, outside if number is None else lines[number]]
+            op.location = previous[1]
             return ir.WalkResult.ADVANCE
 
         module.walk(visit, ir.WalkOrder.PRE_ORDER)
