@@ -47,9 +47,9 @@ from mlir import ir
 from mlir.dialects import arith, quant, tensor, tosa
 
 from ..ir.attributes import window_attributes
-from ..ir.lazy_modules import linalg
 from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
                               quantize_multiplier, softmax_tables)
+from ..ir.lazy_modules import linalg
 from ..ir.patterns import attributes_of, create
 from ..ir.quant import is_per_axis, scales, storage_cast, storage_type, zero_points
 from ..ir.values import element_of, producer, shape_of
