@@ -32,6 +32,7 @@ from mlir import ir
 from mlir.dialects import quant
 
 from .conversion.number_kernels import NumberKernels, kernel_number
+from .frontend import BATCH_ATTRIBUTE
 from .ir.context import make_context
 from .ir.diagnostics import format_mlir_error, location_prefix
 from .ir.parser_traps import parser_traps
@@ -176,9 +177,9 @@ def _import_onnx(model, context: ir.Context, batch: int) -> ir.Module:
     return _imported(lambda: import_onnx(model, batch=batch, context=context), context)
 
 
-def _import_tflite(path: Path, context: ir.Context) -> ir.Module:
+def _import_tflite(path: Path, context: ir.Context, batch: int) -> ir.Module:
     from .frontend.tflite import import_tflite
-    return _imported(lambda: import_tflite(str(path), context=context), context)
+    return _imported(lambda: import_tflite(str(path), context=context, batch=batch), context)
 
 
 def _imported(run_frontend, context: ir.Context) -> ir.Module:
@@ -238,10 +239,7 @@ def load_model(model, context: ir.Context, batch: int = 1) -> tuple[ir.Module, s
                 except ir.MLIRError as error:
                     raise _mlir_error(f"cannot parse '{path}': ", error, str(path)) from None
         if _is_tflite_file(path):
-            if batch != 1:
-                raise CompileError(f"'{path}' is a TFLite model, whose shapes are static: "
-                                   f"--batch {batch} does not apply")
-            return _import_tflite(path, context), name
+            return _import_tflite(path, context, batch), name
         return _import_onnx(str(path), context, batch), name
     raise CompileError(f"cannot compile a {type(model).__name__}: expected a path, "
                        "an onnx.ModelProto or an ir.Module")
@@ -992,6 +990,9 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
     with context, ir.Location.unknown(context):
         func = entry_function(module, entry)
         function, inputs, outputs = signature(func)
+        if BATCH_ATTRIBUTE in func.attributes:
+            # The model's batch dimension is dynamic: say which one was built.
+            report["dynamic_batch"] = ir.IntegerAttr(func.attributes[BATCH_ATTRIBUTE]).value
         name = function = _name_entry(module, func, name, default_name or function)
         if spec.is_host:
             func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
@@ -1121,7 +1122,8 @@ def _build_cortex_m(llvm_mlir: str, translation_input: str, name: str, function:
                      f"{name}.mlir": llvm_mlir,
                      f"{name}.h": cortexm.header(function, inputs, outputs,
                                                  report["arena_bytes"],
-                                                 report["arena_alignment"])}
+                                                 report["arena_alignment"],
+                                                 report.get("dynamic_batch"))}
         if files.assembly is not None:
             artefacts[f"{name}.s"] = files.assembly.read_text()
     return artefacts

@@ -240,3 +240,22 @@ def reducer_options(keep_dims: bool):
         tflite.ReducerOptionsAddKeepDims(b, keep_dims)
         return tflite.ReducerOptionsEnd(b)
     return tflite.BuiltinOptions.ReducerOptions, table
+
+
+def strided_slice_options(shrink_axis_mask: int = 0, begin_mask: int = 0, end_mask: int = 0):
+    def table(b):
+        tflite.StridedSliceOptionsStart(b)
+        tflite.StridedSliceOptionsAddBeginMask(b, begin_mask)
+        tflite.StridedSliceOptionsAddEndMask(b, end_mask)
+        tflite.StridedSliceOptionsAddShrinkAxisMask(b, shrink_axis_mask)
+        return tflite.StridedSliceOptionsEnd(b)
+    return tflite.BuiltinOptions.StridedSliceOptions, table
+
+
+def pack_options(values_count: int, axis: int = 0):
+    def table(b):
+        tflite.PackOptionsStart(b)
+        tflite.PackOptionsAddValuesCount(b, values_count)
+        tflite.PackOptionsAddAxis(b, axis)
+        return tflite.PackOptionsEnd(b)
+    return tflite.BuiltinOptions.PackOptions, table

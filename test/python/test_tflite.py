@@ -9,14 +9,17 @@
   their tf2onnx `.onnx`) imports the same way, and it and float models
   written with test/models/tflite_builder.py match tflite-micro to float
   rounding on the host and the M4.
+- A dynamic batch (TFLiteConverter's default) compiles at batch 1, or
+  `batch`, its shape computation folded at compile time.
 - A file is recognised by its content; names come from the file and the
   tensors; bad input (an unsupported operator, activation or type, a
-  dynamic shape, several subgraphs, a hybrid model, a corrupt or truncated
+  dynamic dimension other than the batch, several subgraphs, a hybrid model, a corrupt or truncated
   file) is one line and exit code 1.
 """
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 from pathlib import Path
 
@@ -28,8 +31,9 @@ from tflite_micro.python.tflite_micro import runtime
 import tinyml
 from conftest import assert_one_line_error, cli
 from tflite_builder import (TfliteModel, add_options, concatenation_options, conv_options,
-                            depthwise_options, fully_connected_options, pool_options,
-                            reducer_options, softmax_options)
+                            depthwise_options, fully_connected_options, pack_options,
+                            pool_options, reducer_options, softmax_options,
+                            strided_slice_options)
 from tinyml import make_context
 from tinyml.compiler import CompileError
 from tinyml.frontend import import_onnx
@@ -235,8 +239,10 @@ def _bad_models() -> dict[str, tuple[bytes, str]]:
     x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4])
     m.operator("ABS", [x], [y])
     cases["unsupported operator"] = (m.build([x], [y]), r"operator 0 \(ABS\): is not supported")
-    cases["dynamic shape"] = (conv_model(signature=[-1, 4, 4, 2]).build([0], [2]),
-                              r"input 'input': has a dynamic shape")
+    cases["dynamic shape"] = (conv_model(signature=[1, 4, -1, 2]).build([0], [2]),
+                              r"input 'input': has a dynamic dimension 2 \(shape signature "
+                              r"\[1, 4, -1, 2\]\); only the batch dimension \(0\) may be "
+                              r"dynamic")
     cases["unsupported type"] = (conv_model(dtype=np.float16).build([0], [2]),
                                  r"input 'input': has element type FLOAT16")
     cases["two subgraphs"] = (conv_model().build([0], [2], subgraphs=2),
@@ -298,7 +304,75 @@ def test_a_hybrid_model_computes_with_its_weights_dequantized(tmp_path):
     np.testing.assert_allclose(got, inputs @ real.T, rtol=1e-6, atol=1e-6)
 
 
-def test_batch_does_not_apply_to_a_tflite_model():
-    with pytest.raises(CompileError, match=r"TFLite model, whose shapes are static: "
-                                           r"--batch 2 does not apply"):
-        tinyml.compile(str(INT8_ZOO / "op_conv.tflite"), target="host", batch=2)
+def _flatten_model(batch_signature: bool) -> bytes:
+    """conv -> Flatten -> dense as TFLiteConverter writes it from a Keras model
+    whose batch is dynamic: the new shape of the RESHAPE is computed at run
+    time by SHAPE -> STRIDED_SLICE -> PACK from the conv output's batch."""
+    rng = np.random.default_rng(7)
+    sig = (lambda *dims: [-1, *dims]) if batch_signature else (lambda *dims: None)
+    m = TfliteModel()
+    x = m.tensor("input", [1, 4, 4, 2], signature=sig(4, 4, 2))
+    c = m.tensor("conv", [1, 4, 4, 3], signature=sig(4, 4, 3))
+    m.operator("CONV_2D", [x, m.tensor("w", [3, 1, 1, 2], data=_weights(rng, 3, 1, 1, 2))],
+               [c], conv_options())
+    shape = m.tensor("shape", [4], np.int32)
+    m.operator("SHAPE", [c], [shape])
+    batch = m.tensor("batch", [], np.int32)
+    m.operator("STRIDED_SLICE", [shape, m.tensor("begin", [1], np.int32, data=[0]),
+                                 m.tensor("end", [1], np.int32, data=[1]),
+                                 m.tensor("strides", [1], np.int32, data=[1])], [batch],
+               strided_slice_options(shrink_axis_mask=1))
+    new_shape = m.tensor("new_shape", [2], np.int32)
+    m.operator("PACK", [batch, m.tensor("rest", [], np.int32, data=48)], [new_shape],
+               pack_options(values_count=2, axis=0))
+    flat = m.tensor("flat", [1, 48], signature=sig(48))
+    m.operator("RESHAPE", [c, new_shape], [flat])
+    y = m.tensor("output", [1, 5], signature=sig(5))
+    m.operator("FULLY_CONNECTED", [flat, m.tensor("fc", [5, 48], data=_weights(rng, 5, 48))],
+               [y], fully_connected_options())
+    return m.build([x], [y])
+
+
+def test_a_dynamic_batch_compiles_at_batch_1_with_its_shape_computation_folded(tmp_path):
+    """TFLM runs a dynamic-batch model at batch 1; so does tinyml, with the
+    SHAPE -> STRIDED_SLICE -> PACK chain evaluated at compile time (none of
+    it in the IR), and the report and header say the batch is dynamic."""
+    path = tmp_path / "flat.tflite"
+    path.write_bytes(_flatten_model(batch_signature=True))
+    x = np.random.default_rng(1).standard_normal((1, 4, 4, 2)).astype(np.float32)
+    want = _run_reference(path.read_bytes(), x)
+    model = tinyml.compile(str(path), target="cortex-m4")
+    got = model.run(x).outputs[0]
+    assert np.abs(got - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max()))
+    assert model.report()["dynamic_batch"] == 1
+    assert "batch dimension is dynamic: this object computes batch 1" in \
+        model.artefacts["flat.h"]
+    imported = tinyml.compile(str(path), target="host", emit_stages=True).stages["input"]
+    assert "tinyml.batch = 1" in imported and "tinyml.reshape" in imported
+    assert not re.search(r"shape|slice|pack", imported.split("func.func")[1].split("{")[0])
+
+
+def test_a_model_with_a_static_batch_has_no_batch_in_its_report(tmp_path):
+    path = tmp_path / "flat.tflite"
+    path.write_bytes(_flatten_model(batch_signature=False))
+    model = tinyml.compile(str(path), target="cortex-m4")
+    assert "dynamic_batch" not in model.report()
+    assert "dynamic" not in model.artefacts["flat.h"]
+
+
+def test_batch_sets_a_dynamic_tflite_batch(tmp_path):
+    """`--batch 3` computes three samples, each what batch 1 computes."""
+    path = tmp_path / "flat.tflite"
+    path.write_bytes(_flatten_model(batch_signature=True))
+    x = np.random.default_rng(2).standard_normal((3, 4, 4, 2)).astype(np.float32)
+    model = tinyml.compile(str(path), target="host", batch=3)
+    assert list(model.inputs[0].shape) == [3, 4, 4, 2] and model.report()["dynamic_batch"] == 3
+    got = model.run(x).outputs[0]
+    single = tinyml.compile(str(path), target="host")
+    want = np.concatenate([single.run(x[i:i + 1]).outputs[0] for i in range(3)])
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_batch_does_not_change_a_static_tflite_model():
+    model = tinyml.compile(str(INT8_ZOO / "op_conv.tflite"), target="host", batch=2)
+    assert model.inputs[0].shape[0] == 1 and "dynamic_batch" not in model.report()

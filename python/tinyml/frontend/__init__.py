@@ -37,6 +37,16 @@ def function_name(name: str) -> str:
     return f"m_{name}" if name[0].isdigit() else name
 
 
+#: The function attribute a frontend sets when the model's batch dimension is
+#: dynamic: the batch it was compiled for (`--batch`, default 1).
+BATCH_ATTRIBUTE = "tinyml.batch"
+
+def mark_batch(fn, batch: int) -> None:
+    """Records on the imported function that its dynamic batch is `batch`."""
+    from mlir import ir
+    fn.attributes[BATCH_ATTRIBUTE] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), batch)
+
+
 #: The file identifier of a TFLite flatbuffer, at byte 4.
 TFLITE_IDENTIFIER = b"TFL3"
 

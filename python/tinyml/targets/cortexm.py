@@ -157,9 +157,11 @@ def c_identifier(text: str, prefix: str, taken: Collection[str] = ()) -> str:
     return unique
 
 
-def header(name: str, inputs, outputs, arena_bytes: int, alignment: int) -> str:
+def header(name: str, inputs, outputs, arena_bytes: int, alignment: int,
+           dynamic_batch: int | None = None) -> str:
     """The C declaration of the model function `name` (a C identifier, see
-    `c_identifier`), with its arena size. Parameters are the tensors' names
+    `c_identifier`), with its arena size; `dynamic_batch`, the batch a
+    model with a dynamic one was compiled for, is said in its comment. Parameters are the tensors' names
     made C identifiers distinct from each other, from `arena`, from the
     function and from every macro here; a comment keeps a renamed tensor's
     ONNX name."""
@@ -211,6 +213,8 @@ def header(name: str, inputs, outputs, arena_bytes: int, alignment: int) -> str:
         "",
         "/* Runs one inference. Tensors are row-major, in the model's own layout",
         "   and types; no heap, no global state, reentrant with distinct arenas. */",
+        *([f"/* The model's batch dimension is dynamic: this object computes batch "
+           f"{dynamic_batch}. */"] if dynamic_batch is not None else []),
         f"void {name}(" + ",\n    ".join(params) + ");",
         "",
         "/* For code that runs any model (a test harness, examples/firmware): the",

@@ -17,7 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from ...ir.builders import attribute, build
 from ...ir.quant import dequantize, storage_cast, uniform_type
-from .. import FrontendError, function_name
+from .. import FrontendError, function_name, mark_batch
 
 # A Cortex-M target has a 32-bit address space: no tensor can reach 2 GiB.
 MAX_TENSOR_BYTES = 2 ** 31
@@ -199,6 +199,7 @@ class Importer:
         self.graph = model.graph
         self.filename = filename
         self.batch = batch
+        self.has_dynamic_batch = False
         self.name = name
         self.func_name = ""  # set once the graph name is known to be text
         self.base_dir = base_dir
@@ -278,6 +279,8 @@ class Importer:
         fn.attributes["res_attrs"] = ir.ArrayAttr.get(
             [ir.DictAttr.get({"tinyml.name": ir.StringAttr.get(o.name)}) for o in graph.output])
         fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        if self.has_dynamic_batch:
+            mark_batch(fn, self.batch)
         return module
 
     # -- validation: nothing is built from a model that is not valid ONNX ----
@@ -348,6 +351,7 @@ class Importer:
                 shape.append(dim.dim_value)
             elif axis == 0:
                 shape.append(self.batch)
+                self.has_dynamic_batch = True
             else:
                 what = f"'{dim.dim_param}'" if dim.HasField("dim_param") else "unknown"
                 raise self.fail(f"{where} has a dynamic dimension {axis} ({what}); only "

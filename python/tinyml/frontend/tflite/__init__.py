@@ -17,6 +17,13 @@ What comes out:
 - One public `func.func` named after the model (the file name up to its
   first dot, or `name`), its arguments and results the subgraph's inputs
   and outputs, each carrying `tinyml.name = "<tensor name>"`.
+- A dynamic batch (-1 first in a tensor's shape signature, as
+  TFLiteConverter writes every Keras model) is fixed to `batch` (TFLM runs
+  such a model at 1; the function records it as `tinyml.batch`). The shape
+  computations a dynamic batch brings (Keras's `Flatten`: SHAPE ->
+  STRIDED_SLICE -> PACK -> RESHAPE) are then evaluated at import time
+  (`shape_folding.py`). Any other unknown dimension is refused, naming the
+  tensor.
 - NHWC stays NHWC: no transposes. Conv weights (OHWI) become HWCF,
   depthwise weights (1HWC) HWCM, FULLY_CONNECTED weights ([out, in]) the
   right operand of a matmul with `transpose_rhs`, at import time.

@@ -21,8 +21,9 @@ from onnx import TensorProto
 
 from ...ir.context import make_context
 from ...ir.quant import dequantize, quantize, storage_cast, uniform_type
-from .. import TFLITE_IDENTIFIER, FrontendError, function_name, is_tflite
+from .. import TFLITE_IDENTIFIER, FrontendError, function_name, is_tflite, mark_batch
 from ..onnx.importer import Const, Importer, QuantConst, shape_text
+from .shape_folding import fold_shape_computation
 
 #: TFLite tensor types tinyml reads, as numpy dtypes.
 DTYPES = {"FLOAT32": np.float32, "INT8": np.int8, "INT32": np.int32, "INT64": np.int64}
@@ -42,10 +43,21 @@ class Tensor:
     index: int
     name: str
     shape: tuple[int, ...]
-    dynamic: bool  # its shape signature has an unknown (-1) dimension
+    signature: tuple[int, ...]  # the shape signature: -1 for an unknown dimension
     type_name: str
     data: np.ndarray | None  # a constant's value (its buffer)
     quantization: Quantization | None
+
+    @property
+    def dynamic_batch(self) -> bool:
+        """Whether the first dimension is the converter's dynamic batch (-1
+        in the signature; `shape` holds the batch-1 instance, TFLM's)."""
+        return bool(self.signature) and self.signature[0] < 0
+
+    @property
+    def dynamic(self) -> bool:
+        """Whether a dimension other than the batch is unknown."""
+        return any(d < 0 for d in self.signature[1:])
 
 
 @dataclass
@@ -78,6 +90,10 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "SOFTMAX": ("SoftmaxOptions", ("Beta",)),
     "MEAN": ("ReducerOptions", ("KeepDims",)),
     "SQUEEZE": ("SqueezeOptions", ("SqueezeDimsAsNumpy",)),
+    "STRIDED_SLICE": ("StridedSliceOptions", ("BeginMask", "EndMask", "EllipsisMask",
+                                              "NewAxisMask", "ShrinkAxisMask", "Offset")),
+    "PACK": ("PackOptions", ("ValuesCount", "Axis")),
+    "GATHER": ("GatherOptions", ("Axis", "BatchDims")),
 }
 
 
@@ -144,10 +160,10 @@ def _read(tflite, data: bytes, filename: str):
         t = graph.Tensors(index)
         name = t.Name().decode("utf-8") if t.Name() is not None else f"tensor_{index}"
         shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
-        signature = [int(d) for d in t.ShapeSignatureAsNumpy()] if t.ShapeSignatureLength() \
-            else []
+        signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) \
+            if t.ShapeSignatureLength() else ()
         type_name = type_names.get(t.Type(), f"type {t.Type()}")
-        tensors.append(Tensor(index, name, shape, any(d < 0 for d in signature), type_name,
+        tensors.append(Tensor(index, name, shape, signature, type_name,
                               _buffer(model, t, type_name, shape, data), _quantization(t)))
     read_operators = []
     for index in range(graph.OperatorsLength()):
@@ -226,10 +242,20 @@ class TfliteImporter(Importer):
     the ONNX importer's; what differs is where values come from: tensors
     by index, int8 ones through dequantize, results quantized back."""
 
-    def __init__(self, filename: str, name: str, graph):
+    def __init__(self, filename: str, name: str, graph, batch: int = 1):
         self.filename = filename
         self.func_name = function_name(name)
         self.tensors, self.operators, self.inputs, self.outputs = graph
+        if batch < 1:
+            raise self.fail(f"batch must be at least 1, got {batch}")
+        self.batch = batch
+        # A converter writes a dynamic batch as -1 in the signature and the
+        # batch-1 instance in the shape; batch N scales that first dimension
+        # (a flattened [-1] tensor holds N times its batch-1 elements).
+        self.has_dynamic_batch = any(t.dynamic_batch for t in self.tensors)
+        for tensor in self.tensors:
+            if tensor.dynamic_batch and tensor.shape and tensor.data is None:
+                tensor.shape = (tensor.shape[0] * batch, *tensor.shape[1:])
         self.values: dict[int, ir.Value] = {}
         self.float_values: dict[int, ir.Value] = {}
         self.cache: dict[str, ir.Value] = {}
@@ -271,13 +297,14 @@ class TfliteImporter(Importer):
             [ir.DictAttr.get({"tinyml.name": ir.StringAttr.get(self.tensors[i].name)})
              for i in self.outputs])
         fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        if self.has_dynamic_batch:
+            mark_batch(fn, self.batch)
         return module
 
     def _io_type(self, tensor: Tensor, what: str) -> ir.Type:
         self.where = f"{what} '{tensor.name}'"
         if tensor.dynamic:
-            raise self.fail("has a dynamic shape (signature with -1); only static shapes "
-                            "are supported")
+            raise self.fail(self.dynamic_dimension(tensor))
         if tensor.type_name not in ("FLOAT32", "INT8"):
             raise self.fail(f"has element type {tensor.type_name}; only float32 and int8 "
                             "inputs and outputs are supported")
@@ -287,6 +314,13 @@ class TfliteImporter(Importer):
         element = ir.F32Type.get() if tensor.type_name == "FLOAT32" \
             else ir.IntegerType.get_signless(8)
         return ir.RankedTensorType.get(list(tensor.shape), element)
+
+    @staticmethod
+    def dynamic_dimension(tensor: Tensor) -> str:
+        axis = next(a for a, d in enumerate(tensor.signature) if a and d < 0)
+        return (f"has a dynamic dimension {axis} (shape signature "
+                f"{shape_text(tensor.signature)}); only the batch dimension (0) may be "
+                "dynamic")
 
     def fail(self, message: str, where: str | None = None) -> FrontendError:
         where = self.where if where is None else where
@@ -298,13 +332,15 @@ class TfliteImporter(Importer):
         self.where = f"operator {operator.index} ({operator.kind})"
         first = self.tensors[operator.outputs[0]].name if operator.outputs else operator.kind
         self.loc = ir.Location.name(first)
-        handler = HANDLERS.get(operator.kind)
-        if handler is None:
-            raise self.fail("is not supported")
         for index in operator.outputs:
             tensor = self.tensors[index]
             if tensor.dynamic:
-                raise self.fail(f"output '{tensor.name}' has a dynamic shape")
+                raise self.fail(f"output '{tensor.name}' {self.dynamic_dimension(tensor)}")
+        if fold_shape_computation(self, operator):
+            return
+        handler = HANDLERS.get(operator.kind)
+        if handler is None:
+            raise self.fail("is not supported")
         results = handler(self, operator)
         # A data-movement operator on int8 returns (results, True): they are
         # the stored int8 values themselves.
@@ -326,7 +362,7 @@ class TfliteImporter(Importer):
             raise self.fail(f"input {position} is missing")
         tensor = self.tensors[index]
         if tensor.dynamic:
-            raise self.fail(f"input '{tensor.name}' has a dynamic shape")
+            raise self.fail(f"input '{tensor.name}' {self.dynamic_dimension(tensor)}")
         if tensor.data is not None:
             return self._constant(tensor)
         if index not in self.values:
@@ -391,11 +427,12 @@ class TfliteImporter(Importer):
 
 
 def import_tflite(model, context: ir.Context | None = None,
-                  name: str | None = None) -> ir.Module:
+                  name: str | None = None, batch: int = 1) -> ir.Module:
     """Imports a `.tflite` file (a path) into a verified module of one
-    `func.func`, named `name` or after the file (a TFLite model's shapes
-    are static: there is no batch to set). Raises `FrontendError` on bad
-    input."""
+    `func.func`, named `name` or after the file. `batch` is the value of a
+    dynamic batch dimension (-1 first in a shape signature, as
+    TFLiteConverter writes Keras models; TFLM runs them at 1). Raises
+    `FrontendError` on bad input."""
     filename = os.fspath(model)
     try:
         data = Path(filename).read_bytes()
@@ -403,7 +440,7 @@ def import_tflite(model, context: ir.Context | None = None,
         raise FrontendError(f"{filename}: cannot read: {error.strerror}") from None
     context = context or ir.Context.current or make_context()
     module = import_tflite_bytes(data, filename, context,
-                                 name or Path(filename).name.split(".")[0])
+                                 name or Path(filename).name.split(".")[0], batch)
     with context:
         try:
             module.operation.verify()
@@ -416,10 +453,11 @@ def import_tflite(model, context: ir.Context | None = None,
 
 
 def import_tflite_bytes(data: bytes, filename: str, context: ir.Context,
-                        name: str | None = None) -> ir.Module:
+                        name: str | None = None, batch: int = 1) -> ir.Module:
     """Imports a TFLite flatbuffer; the module is not verified (the caller
     does it). Raises `FrontendError` on bad input."""
     graph = read_model(data, filename)
     with context, ir.Location.unknown(context):
-        return TfliteImporter(filename, name or Path(filename).name.split(".")[0], graph).run()
+        return TfliteImporter(filename, name or Path(filename).name.split(".")[0], graph,
+                              batch).run()
 
