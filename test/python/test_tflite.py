@@ -376,3 +376,26 @@ def test_batch_sets_a_dynamic_tflite_batch(tmp_path):
 def test_batch_does_not_change_a_static_tflite_model():
     model = tinyml.compile(str(INT8_ZOO / "op_conv.tflite"), target="host", batch=2)
     assert model.inputs[0].shape[0] == 1 and "dynamic_batch" not in model.report()
+
+
+def test_an_int32_bias_is_read_as_tflm_reads_it_whatever_its_own_quantization(tmp_path):
+    """TFLM's person-detection model gives every conv bias per-channel
+    parameters along a dimension the bias does not have; TFLM never reads
+    them (the bias's scale is the input's times the filter's), nor does
+    tinyml: bit-exact to tflite-micro."""
+    rng = np.random.default_rng(11)
+    m = TfliteModel()
+    x = m.tensor("input", [1, 4, 4, 3], np.int8, quantization=([0.05], [3], 0))
+    w = m.tensor("w", [2, 3, 3, 3], np.int8, data=rng.integers(-127, 128, (2, 3, 3, 3)),
+                 quantization=([0.01, 0.02], [0, 0], 0))
+    b = m.tensor("b", [2], np.int32, data=rng.integers(-500, 500, 2),
+                 quantization=([0.7, 0.3], [0, 0], 3))
+    y = m.tensor("output", [1, 4, 4, 2], np.int8, quantization=([0.1], [-5], 0))
+    m.operator("CONV_2D", [x, w, b], [y], conv_options(activation="RELU"))
+    path = tmp_path / "bias.tflite"
+    path.write_bytes(m.build([x], [y]))
+    sample = rng.integers(-128, 128, (1, 4, 4, 3)).astype(np.int8)
+    want = _run_reference(path.read_bytes(), sample)
+    for target in ("host", "cortex-m0"):
+        got = tinyml.compile(str(path), target=target).run(sample).outputs[0]
+        np.testing.assert_array_equal(got, want, err_msg=target)

@@ -19,6 +19,7 @@ import pytest
 from tflite_micro.python.tflite_micro import runtime
 
 import tinyml
+from tinyml.frontend.tflite.importer import dequantized, read_model
 
 USERS = Path(__file__).resolve().parents[1] / "models" / "users"
 NETWORKS = sorted({p.name.split(".")[0] for p in USERS.glob("*.tflite")})
@@ -60,3 +61,41 @@ def test_a_converted_keras_model_matches_tflite_micro(network, mode):
         else:
             # int8 inside: float outputs are a DEQUANTIZE of the same int8.
             np.testing.assert_array_equal(got, want, err_msg=target)
+
+
+def _dense_reference(path: Path, x: np.ndarray) -> np.ndarray:
+    """A chain of FULLY_CONNECTED layers in numpy, with each int8 weight
+    dequantized (scale * q) and the fused activation applied."""
+    tensors, operators, _, _ = read_model(path.read_bytes(), str(path))
+    for op in operators:
+        assert op.kind == "FULLY_CONNECTED"
+        w = tensors[op.inputs[1]]
+        weights = dequantized(w) if w.type_name == "INT8" else w.data
+        x = x @ weights.T + tensors[op.inputs[2]].data
+        if op.options["FusedActivationFunction"] == 1:  # RELU
+            x = np.maximum(x, 0)
+    return x
+
+
+@pytest.mark.parametrize("network", NETWORKS)
+def test_a_dynamic_range_model_computes_in_float_with_its_weights_in_flash(network):
+    """A hybrid model costs what its float twin costs: the same arena (no
+    weights expanded at run time) and no dequantize left in the code; its
+    outputs are its float twin's up to the weights' quantization."""
+    hybrid, twin = USERS / f"{network}.dynamic_range.tflite", USERS / f"{network}.float.tflite"
+    x = _sample(twin)
+    want = _reference(twin, x)
+    for target in ("host", "cortex-m4"):
+        model = tinyml.compile(str(hybrid), target=target, emit_stages=True)
+        assert "tinyml.dequantize" not in model.stages["input"]
+        assert model.arena_bytes == tinyml.compile(str(twin), target=target).arena_bytes
+        got = model.run(x).outputs[0]
+        assert np.abs(got - want).max() <= 0.02 * max(1.0, float(np.abs(want).max())), target
+
+
+def test_a_dynamic_range_dense_model_is_exact_to_its_dequantized_weights():
+    path = USERS / "dense_autoencoder.dynamic_range.tflite"
+    x = _sample(USERS / "dense_autoencoder.float.tflite", seed=3)
+    want = _dense_reference(path, x.astype(np.float64))
+    got = tinyml.compile(str(path), target="cortex-m4").run(x).outputs[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max()))

@@ -128,10 +128,25 @@ def read_model(data: bytes, filename: str):
     return graph
 
 
+def dequantized(tensor: Tensor) -> np.ndarray:
+    """A quantized constant's real values, as TFLite's DEQUANTIZE computes
+    them: scale * (q - zero point) in float32."""
+    q = tensor.quantization
+    shape = [1] * tensor.data.ndim
+    if q.axis is not None:
+        shape[q.axis] = -1
+    scales = q.scales.astype(np.float32).reshape(shape)
+    zero_points = q.zero_points.reshape(shape)
+    return ((tensor.data.astype(np.int64) - zero_points).astype(np.float32) * scales)
+
+
 def _quantization_problem(tensor: Tensor) -> str | None:
     """What is wrong with a tensor's quantization parameters, if anything."""
     q = tensor.quantization
-    if q is None:
+    if q is None or tensor.type_name == "INT32":
+        # An int32 tensor is a bias, whose own parameters TFLM never reads
+        # (its scale is the input's times the filter's, see `operators.bias`);
+        # converters write some that do not fit its shape.
         return None
     if q.zero_points.shape != q.scales.shape:
         return f"{q.zero_points.size} zero points for {q.scales.size} scales"
@@ -383,6 +398,11 @@ class TfliteImporter(Importer):
     def _constant(self, tensor: Tensor):
         if tensor.type_name == "FLOAT32":
             return Const(tensor.data.astype(np.float32), f"tensor_{tensor.index}")
+        if tensor.type_name == "INT8" and tensor.quantization is not None \
+                and self._computes_in_float():
+            # A hybrid (dynamic-range) operator: float activations, int8
+            # weights. Its weights are their real values, in flash.
+            return Const(dequantized(tensor), f"tensor_{tensor.index}")
         if tensor.type_name in ("INT8", "INT32") and tensor.quantization is not None:
             q = tensor.quantization
             return QuantConst(tensor.data, q.scales, q.zero_points, q.axis,
@@ -393,6 +413,13 @@ class TfliteImporter(Importer):
                         f"{' without quantization' if tensor.type_name == 'INT8' else ''}; "
                         "only float32 constants and quantized int8/int32 ones are "
                         "supported")
+
+    def _computes_in_float(self) -> bool:
+        """Whether the current operator's data input is a float32 tensor
+        computed at run time."""
+        inputs = self.operator.inputs if self.operator is not None else []
+        data = self.tensors[inputs[0]] if inputs and inputs[0] >= 0 else None
+        return data is not None and data.type_name == "FLOAT32" and data.data is None
 
     def int_input(self, position: int, what: str) -> np.ndarray:
         """A constant integer input read at import time (a shape, axes)."""

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
 from ..onnx.importer import Const, QuantConst, shape_text
-from .importer import Operator, TfliteImporter, handles
+from .importer import Operator, TfliteImporter, dequantized, handles
 
 #: tflite.ActivationFunctionType -> the clamp it is ((low, high); None: a relu).
 ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
@@ -81,6 +81,26 @@ def weights(im: TfliteImporter, position: int, rank: int):
     return w
 
 
+def bias(im: TfliteImporter, op: Operator, w, channels: int):
+    """A contraction's bias (input 2; None when omitted). An int32 bias is
+    read as TFLM reads it: its scale is the input's times the filter's
+    (per output channel), its zero point 0, whatever parameters the file
+    gives it."""
+    index = op.inputs[2] if len(op.inputs) > 2 else -1
+    tensor = im.tensors[index] if index >= 0 else None
+    if tensor is None or tensor.type_name != "INT32" or tensor.data is None:
+        return im.input(2, optional=True)
+    data = im.tensors[op.inputs[0]].quantization
+    if data is None or not isinstance(w, QuantConst):
+        raise im.fail(f"an int32 bias '{tensor.name}' needs a quantized input and filter")
+    scales = np.float64(data.scales[0]) * np.asarray(w.scales, np.float64)
+    if tensor.data.shape != (channels,) or len(w.scales) not in (1, channels):
+        raise im.fail(f"bias '{tensor.name}' of shape {shape_text(tensor.data.shape)} does "
+                      f"not fit {channels} output channels")
+    return QuantConst(tensor.data, scales.astype(np.float32), np.zeros(scales.size, np.int64),
+                      0 if scales.size > 1 else None, f"tensor_{tensor.index}")
+
+
 @handles("CONV_2D")
 def _conv(im: TfliteImporter, op: Operator) -> list:
     x = nhwc_input(im)
@@ -91,7 +111,7 @@ def _conv(im: TfliteImporter, op: Operator) -> list:
                       "input channels")
     strides, dilations, padding, out = window(im, im.shape(x), (kh, kw), op.options)
     y = im.emit("tinyml.conv2d", [im.shape(x)[0], *out, filters],
-                [x, im.transpose(w, (1, 2, 3, 0)), im.input(2, optional=True)],
+                [x, im.transpose(w, (1, 2, 3, 0)), bias(im, op, w, filters)],
                 **window_attributes(strides, dilations, padding))
     return [activation(im, y, op.options["FusedActivationFunction"])]
 
@@ -107,7 +127,7 @@ def _depthwise(im: TfliteImporter, op: Operator) -> list:
     strides, dilations, padding, out = window(im, im.shape(x), (kh, kw), op.options)
     filt = im.reshape(w, (kh, kw, channels, filters // channels))  # HWCM
     y = im.emit("tinyml.depthwise_conv2d", [im.shape(x)[0], *out, filters],
-                [x, filt, im.input(2, optional=True)],
+                [x, filt, bias(im, op, w, filters)],
                 **window_attributes(strides, dilations, padding))
     return [activation(im, y, op.options["FusedActivationFunction"])]
 
@@ -125,7 +145,7 @@ def _fully_connected(im: TfliteImporter, op: Operator) -> list:
                       f"{shape_text(w.array.shape)}")
     rows = math.prod(x_shape) // k
     y = im.emit("tinyml.matmul", (rows, n),
-                [im.reshape(x, (rows, k)), im.transpose(w, (1, 0)), im.input(2, optional=True)])
+                [im.reshape(x, (rows, k)), im.transpose(w, (1, 0)), bias(im, op, w, n)])
     if op.options.get("KeepNumDims"):
         y = im.reshape(y, (*x_shape[:-1], n))
     return [activation(im, y, op.options["FusedActivationFunction"])]
@@ -197,6 +217,10 @@ def _relu6(im: TfliteImporter, op: Operator) -> list:
 def _requantize(im: TfliteImporter, op: Operator) -> list:
     # The input reads as float and the result is stored as the output
     # tensor's type: a dequantize, a quantize, or both (a requantization).
+    source = im.tensors[op.inputs[0]] if op.inputs and op.inputs[0] >= 0 else None
+    if op.kind == "DEQUANTIZE" and source is not None and source.data is not None \
+            and source.type_name == "INT8" and source.quantization is not None:
+        return [Const(dequantized(source), f"tensor_{source.index}")]  # weights, at compile time
     return [im.tensor(im.input(0))]
 
 
