@@ -111,6 +111,40 @@ def _dense_autoencoder():
     return inputs, L.Dense(64)(x)
 
 
+@network
+def _grayscale_cnn():
+    """A DepthwiseConv2D with a channel multiplier on a one-channel image,
+    ZeroPadding2D before a strided valid conv (an explicit PAD), and a
+    Permute (a TRANSPOSE) in front of a conv."""
+    L = _layers()
+    x = inputs = L.Input((12, 12, 1))
+    x = L.DepthwiseConv2D(3, depth_multiplier=8, padding="same")(x)
+    x = L.ReLU()(x)
+    x = L.ZeroPadding2D(1)(x)
+    x = L.Conv2D(8, 3, strides=2)(x)
+    x = L.Permute((2, 1, 3))(x)
+    x = L.Conv2D(8, 3, padding="same", activation="relu")(x)
+    x = L.GlobalAveragePooling2D()(x)
+    return inputs, L.Dense(3)(x)
+
+
+@network
+def _activations_mlp():
+    """The activations whose TFLM kernels are integer: LOGISTIC, TANH,
+    LEAKY_RELU, HARD_SWISH, and an element-wise MUL."""
+    import tensorflow as tf
+    L = _layers()
+    x = inputs = L.Input((24,))
+    a = L.Dense(16, activation="sigmoid")(x)
+    b = L.Dense(16, activation="tanh")(x)
+    x = L.Multiply()([a, b])
+    x = L.Dense(16)(x)
+    x = L.LeakyReLU(0.2)(x)
+    x = L.Dense(16)(x)
+    x = L.Activation(tf.keras.activations.hard_swish)(x)
+    return inputs, L.Dense(4)(x)
+
+
 MODES = ("float", "dynamic_range", "int8", "int8_float_io")
 
 

@@ -7,6 +7,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::tinyml;
 
@@ -217,16 +219,21 @@ static LogicalResult verifyBroadcast(Operation *op) {
   return expectShape(op, shape);
 }
 
-LogicalResult AddOp::verify() {
-  SmallVector<Type> elements = {elementOf(getLhs()), elementOf(getRhs()),
-                                elementOf(getResult())};
+/// A binary op is all float32 or all int8 per tensor (TFLite's add and mul).
+template <typename BinaryOp>
+static LogicalResult verifyNumericBinary(BinaryOp op, StringRef name) {
+  SmallVector<Type> elements = {elementOf(op.getLhs()), elementOf(op.getRhs()),
+                                elementOf(op.getResult())};
   int quantized = llvm::count_if(elements, isQuantized);
   if (quantized != 0 && (quantized != 3 || !llvm::all_of(elements, isInt8PerTensor)))
-    return emitOpError("a quantized add needs int8 per-tensor operands and result");
-  return verifyBroadcast(*this);
+    return op.emitOpError("a quantized ")
+           << name << " needs int8 per-tensor operands and result";
+  return verifyBroadcast(op);
 }
+
+LogicalResult AddOp::verify() { return verifyNumericBinary(*this, "add"); }
 LogicalResult SubOp::verify() { return verifyBroadcast(*this); }
-LogicalResult MulOp::verify() { return verifyBroadcast(*this); }
+LogicalResult MulOp::verify() { return verifyNumericBinary(*this, "mul"); }
 LogicalResult DivOp::verify() { return verifyBroadcast(*this); }
 LogicalResult MaximumOp::verify() { return verifyBroadcast(*this); }
 LogicalResult MinimumOp::verify() { return verifyBroadcast(*this); }
@@ -418,10 +425,53 @@ LogicalResult PadOp::verify() {
   if (llvm::any_of(pads, [](int64_t p) { return p < 0; }))
     return emitOpError("padding must be non-negative, got ")
            << shapeString(pads);
+  if (isa<quant::QuantizedType>(elementOf(getInput()))) {
+    auto type = dyn_cast<quant::UniformQuantizedType>(elementOf(getInput()));
+    if (!type)
+      return emitOpError("a quantized pad needs a per-tensor quantized type");
+    double steps = getValue().convertToDouble() / type.getScale();
+    double stored = steps + type.getZeroPoint();
+    if (steps != std::nearbyint(steps) || stored < type.getStorageTypeMin() ||
+        stored > type.getStorageTypeMax())
+      return emitOpError("value ") << getValue().convertToDouble()
+                                   << " is not stored exactly by " << type;
+  }
   SmallVector<int64_t> shape;
   for (auto [i, dim] : llvm::enumerate(in))
     shape.push_back(dim + pads[i] + pads[i + in.size()]);
   return expectShape(*this, shape);
+}
+
+LogicalResult LookupOp::verify() {
+  if (getTable().size() != 256)
+    return emitOpError("table needs 256 entries, one per int8 value, got ")
+           << getTable().size();
+  if (!isInt8PerTensor(elementOf(getInput())) || !isInt8PerTensor(elementOf(getResult())))
+    return emitOpError("input and result must be int8, per tensor");
+  return success();
+}
+
+LogicalResult SliceOp::verify() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  ArrayRef<int64_t> out = shapeOf(getResult());
+  ArrayRef<int64_t> offsets = getOffsets();
+  ArrayRef<int64_t> strides = getStrides();
+  if (out.size() != in.size() || offsets.size() != in.size() ||
+      strides.size() != in.size())
+    return emitOpError("offsets, strides and the result need the input's rank ")
+           << in.size();
+  for (auto [d, dim] : llvm::enumerate(in)) {
+    if (strides[d] == 0)
+      return emitOpError("strides must be non-zero, got ")
+             << shapeString(strides);
+    int64_t last = offsets[d] + (out[d] - 1) * strides[d];
+    if (out[d] > 0 && (offsets[d] < 0 || offsets[d] >= dim || last < 0 ||
+                       last >= dim))
+      return emitOpError("dimension ")
+             << d << " reads indices " << offsets[d] << " to " << last
+             << " of an extent of " << dim;
+  }
+  return success();
 }
 
 LogicalResult ConcatOp::verify() {

@@ -36,7 +36,8 @@ from .frontend import BATCH_ATTRIBUTE
 from .ir.context import make_context
 from .ir.diagnostics import format_mlir_error, location_prefix
 from .ir.parser_traps import parser_traps
-from .ir.values import producer
+from .ir.quant import is_per_axis
+from .ir.values import element_of, producer
 from .memory.plan_memory import PlanMemory
 from .pipeline.builder import Pipeline
 from .pipeline.registry import PassError, PipelineError, lookup
@@ -398,20 +399,42 @@ def _read_quantization(func: ir.Operation, inputs: list[TensorInfo],
             info.scale, info.zero_point = float(element.scale), int(element.zero_point)
 
 
+def _computes_in_float(op: ir.Operation) -> bool:
+    return op.name != "arith.constant" and any(
+        isinstance(v.type, ir.RankedTensorType) and isinstance(v.type.element_type, ir.F32Type)
+        for v in list(op.operands) + list(op.results))
+
+
 def _refuse_float_layers(func: ir.Operation, target: str) -> None:
     """A target without an FPU runs integer models only: the first op that
     computes in float32 (a float model, or a layer of a quantized model
-    with no integer kernel yet) is the error."""
+    with no integer kernel yet) is the error. Per-tensor quantize and
+    dequantize (a float-edged model's edges) lower with integers there."""
     for op in func.regions[0].blocks[0].operations:
         op = op.operation
-        if op.name == "arith.constant":
-            continue
-        if any(isinstance(v.type, ir.RankedTensorType)
-               and isinstance(v.type.element_type, ir.F32Type)
-               for v in list(op.operands) + list(op.results)):
+        conversion = op.name == "tinyml.quantize" or (
+            op.name == "tinyml.dequantize" and not is_per_axis(element_of(op.operands[0])))
+        if _computes_in_float(op) and not conversion and op.name != "func.return":
             raise CompileError(f"{target} has no FPU: only int8 models whose every layer "
                                f"has an integer kernel compile for it; '{op.name}' at "
                                f"{location_prefix(op.location)} computes in float32")
+
+
+#: Ops that compute in float32 in a quantized model exactly as TFLite and
+#: onnxruntime do: the conversions at a float-edged model's boundary.
+_EXACT_CONVERSIONS = ("tinyml.quantize", "tinyml.dequantize")
+
+
+def float_layers(func: ir.Operation) -> list[dict[str, str]]:
+    """The layers of a quantized model that compute in float32 where its
+    reference (TFLM's int8 kernels) computes in integers: each op with no
+    integer kernel left between a dequantize and a quantize, by layer (its
+    location) and op. Empty for a float model."""
+    ops = [op.operation for op in func.regions[0].blocks[0].operations]
+    if not any(op.name in _EXACT_CONVERSIONS for op in ops):
+        return []
+    return [{"layer": location_prefix(op.location).strip('"'), "op": op.name} for op in ops
+            if _computes_in_float(op) and op.name not in (*_EXACT_CONVERSIONS, "func.return")]
 
 
 def signature(func: ir.Operation) -> tuple[str, list[TensorInfo], list[TensorInfo]]:
@@ -1004,11 +1027,13 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
         for stage in compile_stages(
                 spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory,
                 max_accumulators=spec.max_accumulators, int_tile=spec.int_tile, dsp=spec.dsp,
-                in_place=in_place):
+                in_place=in_place, fpu=spec.fpu):
             stage_start = time.perf_counter()
             _run_stage(stage.name, stage.pipeline, module)
-            if stage.name == "cleanup" and not spec.fpu:
-                _refuse_float_layers(func, spec.name)
+            if stage.name == "cleanup":
+                if not spec.fpu:
+                    _refuse_float_layers(func, spec.name)
+                report["float_layers"] = float_layers(func)
             stage_seconds[stage.name] = round(time.perf_counter() - stage_start, 4)
             if emit_stages:
                 stages[stage.name] = str(module)

@@ -356,6 +356,22 @@ func.func @pad_result(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+func.func @pad_quantized_value(%x: tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<3x!quant.uniform<i8:f32, 5.000000e-01:-3>> {
+  // expected-error @+1 {{value 2.500000e-01 is not stored exactly by '!quant.uniform<i8:f32, 5.000000e-01:-3>'}}
+  %0 = tinyml.pad %x {padding = array<i64: 1, 0>, value = 0.25 : f32} : (tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<3x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+  return %0 : tensor<3x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+}
+
+// -----
+
+func.func @pad_element_type(%x: tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<3xf32> {
+  // expected-error @+1 {{requires the same element type for all operands and results}}
+  %0 = tinyml.pad %x {padding = array<i64: 1, 0>} : (tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
 func.func @concat_empty() -> tensor<2x3xf32> {
   // expected-error @+1 {{expected 1 or more operands, but found 0}}
   %0 = tinyml.concat {axis = 0} : () -> tensor<2x3xf32>
@@ -457,4 +473,44 @@ func.func @fused_isolated(%a: tensor<4xf32>) -> tensor<4xf32> {
 func.func @yield_outside(%a: tensor<4xf32>) {
   // expected-error @+1 {{expects parent op 'tinyml.fused'}}
   tinyml.yield %a : tensor<4xf32>
+}
+
+// -----
+
+func.func @slice_rank(%x: tensor<2x8xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{offsets, strides and the result need the input's rank 2}}
+  %0 = tinyml.slice %x {offsets = array<i64: 0>, strides = array<i64: 1, 1>} : (tensor<2x8xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @slice_zero_stride(%x: tensor<2x8xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{strides must be non-zero, got [1, 0]}}
+  %0 = tinyml.slice %x {offsets = array<i64: 0, 0>, strides = array<i64: 1, 0>} : (tensor<2x8xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @slice_out_of_range(%x: tensor<2x8xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{dimension 1 reads indices 4 to 8 of an extent of 8}}
+  %0 = tinyml.slice %x {offsets = array<i64: 0, 4>, strides = array<i64: 1, 2>} : (tensor<2x8xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @lookup_table_size(%x: tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>> {
+  // expected-error @+1 {{table needs 256 entries, one per int8 value, got 3}}
+  %0 = tinyml.lookup %x {table = array<i8: 1, 2, 3>} : (tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+  return %0 : tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+}
+
+// -----
+
+func.func @lookup_per_axis(%x: tensor<2x!quant.uniform<i8:f32:0, {5.000000e-01,2.500000e-01}>>) -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>> {
+  // expected-error @+1 {{input and result must be int8, per tensor}}
+  %0 = tinyml.lookup %x {table = array<i8: -128, -127, -126, -125, -124, -123, -122, -121, -120, -119, -118, -117, -116, -115, -114, -113, -112, -111, -110, -109, -108, -107, -106, -105, -104, -103, -102, -101, -100, -99, -98, -97, -96, -95, -94, -93, -92, -91, -90, -89, -88, -87, -86, -85, -84, -83, -82, -81, -80, -79, -78, -77, -76, -75, -74, -73, -72, -71, -70, -69, -68, -67, -66, -65, -64, -63, -62, -61, -60, -59, -58, -57, -56, -55, -54, -53, -52, -51, -50, -49, -48, -47, -46, -45, -44, -43, -42, -41, -40, -39, -38, -37, -36, -35, -34, -33, -32, -31, -30, -29, -28, -27, -26, -25, -24, -23, -22, -21, -20, -19, -18, -17, -16, -15, -14, -13, -12, -11, -10, -9, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127>} : (tensor<2x!quant.uniform<i8:f32:0, {5.000000e-01,2.500000e-01}>>) -> tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+  return %0 : tensor<2x!quant.uniform<i8:f32, 5.000000e-01:-3>>
 }

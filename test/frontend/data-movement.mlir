@@ -3,7 +3,7 @@
 
 // Reshape [0, -1, 2], Flatten(axis=2), Unsqueeze([0, -1]) as input,
 // Transpose, Squeeze([1]).
-// RUN: %build_zoo %t shape_ops shape_arith pad_input_form pad_attr_form concat_misc
+// RUN: %build_zoo %t shape_ops shape_arith pad_input_form pad_attr_form concat_misc slice_gather
 // RUN: tinyml-opt %t/shape_ops.onnx | FileCheck %s --check-prefix=SHAPE
 // SHAPE-LABEL: func.func @shape_ops
 // SHAPE-NEXT:    %[[R:.*]] = tinyml.reshape %arg0 : (tensor<2x3x4xf32>) -> tensor<2x6x2xf32>
@@ -37,3 +37,14 @@
 // MISC-NEXT:    %[[K:.*]] = arith.constant dense<1.000000e+00> : tensor<1x2xf32>
 // MISC-NEXT:    %[[C:.*]] = tinyml.concat %arg0, %[[K]] {axis = 1 : i64} : (tensor<1x3xf32>, tensor<1x2xf32>) -> tensor<1x5xf32>
 // MISC-NEXT:    return %[[C]]
+
+// Slice and Gather of an activation (constant starts, ends, steps, indices):
+// x[:, :, -1:0:-2] is a reversed strided tinyml.slice; Gather of [3, 2, 0]
+// is the runs [3, 2] and [0], two slices and a concat.
+// RUN: tinyml-opt %t/slice_gather.onnx | FileCheck %s --check-prefix=SLICE
+// SLICE-LABEL: func.func @slice_gather
+// SLICE-NEXT:    %[[S:.*]] = tinyml.slice %arg0 {offsets = array<i64: 0, 0, 5>, strides = array<i64: 1, 1, -2>} : (tensor<1x4x6xf32>) -> tensor<1x4x3xf32>
+// SLICE-NEXT:    %[[A:.*]] = tinyml.slice %[[S]] {offsets = array<i64: 0, 3, 0>, strides = array<i64: 1, -1, 1>} : (tensor<1x4x3xf32>) -> tensor<1x2x3xf32>
+// SLICE-NEXT:    %[[B:.*]] = tinyml.slice %[[S]] {offsets = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x4x3xf32>) -> tensor<1x1x3xf32>
+// SLICE-NEXT:    %[[C:.*]] = tinyml.concat %[[A]], %[[B]] {axis = 1 : i64} : (tensor<1x2x3xf32>, tensor<1x1x3xf32>) -> tensor<1x3x3xf32>
+// SLICE-NEXT:    return %[[C]]

@@ -1,7 +1,7 @@
 // Element-wise ops: numpy broadcasting with constants as they are, and the
 // activations built from tinyml ops.
 
-// RUN: %build_zoo %t binary_broadcast activations clip_input_form clip_attr_form
+// RUN: %build_zoo %t binary_broadcast activations clip_input_form clip_attr_form clip_min_above_max
 // RUN: tinyml-opt %t/binary_broadcast.onnx | FileCheck %s --check-prefix=BINARY
 // BINARY-LABEL: func.func @binary_broadcast(%arg0: tensor<1x3x4x4xf32> {tinyml.name = "x"}, %arg1: tensor<4xf32> {tinyml.name = "y"}) -> (tensor<1x3x4x4xf32> {tinyml.name = "out"})
 // BINARY-NEXT:    %[[C:.*]] = arith.constant dense<{{.*}}> : tensor<3x1x1xf32>
@@ -46,3 +46,8 @@
 // RUN: tinyml-opt %t/clip_attr_form.onnx | FileCheck %s --check-prefix=CLIP6
 // CLIP6-LABEL: func.func @clip_attr_form
 // CLIP6-NEXT:    tinyml.clamp %arg0 {max = 1.000000e+00 : f32, min = -1.000000e+00 : f32} : tensor<1x8xf32>
+
+// Clip with min > max: min(max(x, 2), 1) is 1 everywhere.
+// RUN: tinyml-opt %t/clip_min_above_max.onnx | FileCheck %s --check-prefix=CLIP-EMPTY
+// CLIP-EMPTY-LABEL: func.func @clip_min_above_max
+// CLIP-EMPTY-NEXT:    tinyml.clamp %arg0 {max = 1.000000e+00 : f32, min = 1.000000e+00 : f32} : tensor<1x8xf32>

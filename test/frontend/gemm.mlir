@@ -2,7 +2,7 @@
 
 // torch Linear: Gemm transB=1 with constant weights is stored as [K, N]
 // (the canonical form, the same as tf2onnx's MatMul); C [N] is the bias.
-// RUN: %build_zoo %t gemm_torch gemm_alpha_beta gemm_dynamic matmul_add matmul_3d
+// RUN: %build_zoo %t gemm_torch gemm_alpha_beta gemm_dynamic matmul_add matmul_3d matmul_batched matmul_vector
 // RUN: tinyml-opt %t/gemm_torch.onnx | FileCheck %s --check-prefix=TORCH
 // TORCH-LABEL: func.func @gemm_torch
 // TORCH-NEXT:    %[[W:.*]] = arith.constant dense_resource<__elided__> : tensor<6x4xf32>
@@ -41,3 +41,20 @@
 // MATMUL3D-NEXT:    tinyml.reshape %arg0 : (tensor<2x5x8xf32>) -> tensor<10x8xf32>
 // MATMUL3D:         tinyml.matmul {{.*}} -> tensor<10x3xf32>
 // MATMUL3D-NEXT:    tinyml.reshape {{.*}} : (tensor<10x3xf32>) -> tensor<2x5x3xf32>
+
+// Batched MatMul of two activations: one matmul per batch of sliced
+// matrices, joined by a concat.
+// RUN: tinyml-opt %t/matmul_batched.onnx | FileCheck %s --check-prefix=BATCHED
+// BATCHED-LABEL: func.func @matmul_batched
+// BATCHED-NEXT:    %[[A0:.*]] = tinyml.slice %arg0 {offsets = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<2x5x8xf32>) -> tensor<1x5x8xf32>
+// BATCHED:         %[[M0:.*]] = tinyml.matmul {{.*}} : (tensor<5x8xf32>, tensor<8x3xf32>) -> tensor<5x3xf32>
+// BATCHED:         tinyml.slice %arg1 {offsets = array<i64: 1, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<2x8x3xf32>) -> tensor<1x8x3xf32>
+// BATCHED:         %[[M1:.*]] = tinyml.matmul {{.*}} : (tensor<5x8xf32>, tensor<8x3xf32>) -> tensor<5x3xf32>
+// BATCHED:         %[[Y:.*]] = tinyml.concat {{.*}} {axis = 0 : i64} : (tensor<1x5x3xf32>, tensor<1x5x3xf32>) -> tensor<2x5x3xf32>
+// BATCHED-NEXT:    return %[[Y]]
+
+// A 1-D right operand is a [K, 1] column, dropped from the result.
+// RUN: tinyml-opt %t/matmul_vector.onnx | FileCheck %s --check-prefix=VECTOR
+// VECTOR-LABEL: func.func @matmul_vector
+// VECTOR:         tinyml.matmul {{.*}} : (tensor<6x4xf32>, tensor<4x1xf32>) -> tensor<6x1xf32>
+// VECTOR-NEXT:    tinyml.reshape {{.*}} : (tensor<6x1xf32>) -> tensor<2x3xf32>

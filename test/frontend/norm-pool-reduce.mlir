@@ -2,7 +2,7 @@
 
 // BatchNormalization on NCHW runs channel-last between transposes; on
 // [N, C] the channel is last already.
-// RUN: %build_zoo %t batchnorm pools reduces reduce_opset18 softmax_opset11 softmax_opset13
+// RUN: %build_zoo %t batchnorm pools reduces reduce_opset18 softmax_opset11 softmax_opset13 pools_ceil_dilated
 // RUN: tinyml-opt %t/batchnorm.onnx | FileCheck %s --check-prefix=BN
 // BN-LABEL: func.func @batchnorm
 // BN:         %[[X:.*]] = tinyml.transpose %arg0 {permutation = array<i64: 0, 2, 3, 1>}
@@ -51,3 +51,22 @@
 // RUN: tinyml-opt %t/softmax_opset13.onnx | FileCheck %s --check-prefix=SOFTMAX13
 // SOFTMAX13-LABEL: func.func @softmax_opset13
 // SOFTMAX13-NEXT:    tinyml.softmax %arg0 {axis = 1 : i64} : tensor<2x3x4xf32>
+
+// ceil_mode=1 (PyTorch's ceil_mode=True): the last window runs past the end,
+// which is more end padding; with count_include_pad=1 the counted padding
+// is a tinyml.pad first. A dilated MaxPool: one strided slice per tap,
+// padded with the lowest float, and their maximum.
+// RUN: tinyml-opt %t/pools_ceil_dilated.onnx | FileCheck %s --check-prefix=CEIL
+// CEIL-LABEL: func.func @pools_ceil_dilated
+// CEIL:         tinyml.max_pool2d %{{.*}} {kernel = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x5x5x2xf32>) -> tensor<1x3x3x2xf32>
+// CEIL:         %[[P:.*]] = tinyml.pad %arg0 {padding = array<i64: 0, 0, 0, 0, 0, 0, 1, 1>} : (tensor<1x2x5x5xf32>) -> tensor<1x2x6x6xf32>
+// CEIL:         tinyml.avg_pool2d %{{.*}} {kernel = array<i64: 3, 3>, padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x6x6x2xf32>) -> tensor<1x3x3x2xf32>
+// CEIL:         %[[D:.*]] = tinyml.pad %{{.*}} {padding = array<i64: 0, 1, 1, 0, 0, 0, 0, 0>, value = -3.40282347E+38 : f32} : (tensor<1x5x5x2xf32>) -> tensor<1x6x6x2xf32>
+// CEIL-NEXT:    %[[T0:.*]] = tinyml.slice %[[D]] {offsets = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x2xf32>) -> tensor<1x4x4x2xf32>
+// CEIL-NEXT:    %[[T1:.*]] = tinyml.slice %[[D]] {offsets = array<i64: 0, 0, 2, 0>, strides = array<i64: 1, 1, 1, 1>}
+// CEIL-NEXT:    tinyml.maximum %[[T0]], %[[T1]]
+// CEIL-NEXT:    tinyml.slice %[[D]] {offsets = array<i64: 0, 2, 0, 0>
+// CEIL-NEXT:    tinyml.maximum
+// CEIL-NEXT:    tinyml.slice %[[D]] {offsets = array<i64: 0, 2, 2, 0>
+// CEIL-NEXT:    tinyml.maximum
+// CEIL-NOT:     tinyml.max_pool2d

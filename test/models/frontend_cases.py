@@ -3,8 +3,8 @@ frontend's lit tests (test/frontend/) check line by line. They imitate what
 real exporters emit: tf2onnx (NHWC input + Transpose, symbolic batch,
 MatMul + Add, Reshape with a shape initializer), tflite2onnx (opset 11,
 NCHW) and torch.onnx.export (NCHW, Gemm, Flatten, shape arithmetic). Some
-are refused on purpose (`bad_*`, `conv_grouped`, `matmul_batched`): the
-lit tests and test_frontend.py check their errors.
+are refused on purpose (`bad_*`, `conv_grouped`): the lit tests and
+test_frontend.py check their errors.
 
 `zoo.py` registers `CASES` as its "frontend" kind; `tools/build_zoo.py DIR
 NAME...` writes them.
@@ -163,8 +163,18 @@ def matmul_3d():
 
 @case
 def matmul_batched():
+    """Two activations: one product per batch, each operand's matrix a slice."""
     return make([helper.make_node("MatMul", ["a", "b"], ["y"], name="bmm")],
                 [tin("a", [2, 5, 8]), tin("b", [2, 8, 3])], [tout("y")], name="matmul_batched")
+
+
+@case
+def matmul_vector():
+    """A 1-D right operand is a column dropped from the result."""
+    rng = np.random.default_rng(13)
+    return make([helper.make_node("MatMul", ["x", "v"], ["y"], name="mv")],
+                [tin("x", [2, 3, 4])], [tout("y")], [init("v", rand(rng, 4))],
+                name="matmul_vector")
 
 
 @case
@@ -209,6 +219,15 @@ def clip_attr_form():
 
 
 @case
+def clip_min_above_max():
+    """ONNX's Clip is min(max(x, min), max): with min > max, every output is max."""
+    return make([helper.make_node("Clip", ["x", "lo", "hi"], ["y"], name="clip")],
+                [tin("x", [1, 8])], [tout("y")],
+                [init("lo", np.array(2.0, np.float32)), init("hi", np.array(1.0, np.float32))],
+                name="clip_min_above_max")
+
+
+@case
 def batchnorm():
     rng = np.random.default_rng(13)
     c = 3
@@ -232,6 +251,22 @@ def pools():
                               kernel_shape=[2, 2], pads=[0, 0, 1, 1]),
              helper.make_node("GlobalAveragePool", ["e"], ["y"], name="gap")]
     return make(nodes, [tin("x", [1, 2, 8, 8])], [tout("y")], opset=11, name="pools")
+
+
+@case
+def pools_ceil_dilated():
+    """PyTorch's ceil_mode=True: the last windows run past the input (extra
+    end padding; count_include_pad=1 then pads the input first); a dilated
+    MaxPool is the maximum of one strided slice per kernel tap."""
+    nodes = [helper.make_node("MaxPool", ["x"], ["m"], name="max_ceil", kernel_shape=[2, 2],
+                              strides=[2, 2], ceil_mode=1),
+             helper.make_node("AveragePool", ["x"], ["a"], name="avg_ceil", kernel_shape=[3, 3],
+                              strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=1,
+                              count_include_pad=1),
+             helper.make_node("MaxPool", ["x"], ["d"], name="max_dilated", kernel_shape=[2, 2],
+                              dilations=[2, 2], pads=[1, 1, 0, 0])]
+    return make(nodes, [tin("x", [1, 2, 5, 5])], [tout("m"), tout("a"), tout("d")], opset=12,
+                name="pools_ceil_dilated")
 
 
 @case
@@ -294,6 +329,19 @@ def shape_arith():
     return make(nodes, [tin("x", ["batch", 2, 3, 3])], [tout("y")],
                 [init("a0", np.array([0], np.int64)), init("minus1", np.array([-1], np.int64))],
                 name="shape_arith")
+
+
+@case
+def slice_gather():
+    """Slice and Gather of an activation with constant starts and indices:
+    a reversed strided slice, then indices in two runs (a concat)."""
+    nodes = [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["s"],
+                              name="slice"),
+             helper.make_node("Gather", ["s", "indices"], ["y"], name="gather", axis=1)]
+    return make(nodes, [tin("x", [1, 4, 6])], [tout("y")],
+                [init("starts", np.array([-1], np.int64)), init("ends", np.array([0], np.int64)),
+                 init("axes", np.array([2], np.int64)), init("steps", np.array([-2], np.int64)),
+                 init("indices", np.array([3, 2, 0], np.int64))], name="slice_gather")
 
 
 @case
@@ -495,6 +543,14 @@ def bad_int_input():
     return make([helper.make_node("Relu", ["x"], ["y"], name="relu")],
                 [tin("x", [1, 4], TensorProto.INT32)], [tout("y", None, TensorProto.INT32)],
                 name="bad_int_input")
+
+
+@case
+def bad_int8_add():
+    """Arithmetic on int8 tensors with no DequantizeLinear: not a QDQ model."""
+    return make([helper.make_node("Add", ["a", "b"], ["y"], name="add_i8")],
+                [tin("a", [1, 4], TensorProto.INT8), tin("b", [1, 4], TensorProto.INT8)],
+                [tout("y", [1, 4], TensorProto.INT8)], opset=14, name="bad_int8_add")
 
 
 @case

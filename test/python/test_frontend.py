@@ -156,6 +156,9 @@ def evaluate(op, args):
                       constant_values=_float(op, "value", 0.0))
     if name == "tinyml.concat":
         return np.concatenate(args, axis=_int(op, "axis"))
+    if name == "tinyml.slice":
+        return args[0][np.ix_(*[o + s * np.arange(n) for o, s, n in zip(
+            _ints(op, "offsets", []), _ints(op, "strides", []), shape)])]
     if name == "quant.scast":
         return args[0]
     if name == "tinyml.dequantize":
@@ -217,7 +220,7 @@ def ops_of(module: ir.Module) -> list:
 # ---------------------------------------------------------------------------
 
 GOOD_MODELS = [n for n in zoo.names("frontend")
-               if not n.startswith("bad_") and n not in ("conv_grouped", "matmul_batched")]
+               if not n.startswith("bad_") and n != "conv_grouped"]
 
 
 def _check_against_onnxruntime(model: onnx.ModelProto, cleanup: bool):
@@ -419,7 +422,8 @@ def _write_bad(tmp_path, kind) -> tuple[Path, str]:
     builders = {
         "unsupported_op": (r"unsupported_op\.onnx: node 'my_erf' \(Erf\): unsupported op; "
                            r"supported ops: Add, AveragePool, BatchNormalization, .*Conv, .*"
-                           r"Unsqueeze$", "bad_unsupported_op"),
+                           r"Unsqueeze, com\.microsoft\.QGemm, .*com\.microsoft\.QLinearSigmoid$",
+                           "bad_unsupported_op"),
         "dynamic_dim": (r"dynamic_dim\.onnx: input 'x' has a dynamic dimension 2 \('height'\); "
                         r"only the batch dimension \(0\) may be dynamic", "bad_dynamic_dim"),
         "int32_input": (r"int32_input\.onnx: input 'x' has element type INT32; only float32 "
@@ -429,8 +433,8 @@ def _write_bad(tmp_path, kind) -> tuple[Path, str]:
                               r"inconsistent type tensor\(int64\)", "bad_int_initializer"),
         "grouped_conv": (r"node 'grouped' \(Conv\): grouped convolution \(group=2, 4 "
                          r"channels\) is not supported", "conv_grouped"),
-        "batched_matmul": (r"node 'bmm' \(MatMul\): only a \[\.\.\., K\] x \[K, N\] product",
-                           "matmul_batched"),
+        "int8_add": (r"node 'add_i8' \(Add\): input 'a' is an integer \(i8\) tensor; Add "
+                     r"computes on float32 only", "bad_int8_add"),
     }
     pattern, builder = builders[kind]
     onnx.save(zoo.build(builder), path)
@@ -438,7 +442,7 @@ def _write_bad(tmp_path, kind) -> tuple[Path, str]:
 
 
 BAD_KINDS = ["not_onnx", "empty", "truncated", "unsupported_op", "dynamic_dim", "int32_input",
-             "no_outputs", "int64_initializer", "grouped_conv", "batched_matmul"]
+             "no_outputs", "int64_initializer", "grouped_conv", "int8_add"]
 
 
 @pytest.mark.parametrize("kind", BAD_KINDS)

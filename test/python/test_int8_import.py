@@ -50,25 +50,31 @@ def test_int8_model_imports_like_onnxruntime(name):
 # What the importer and the compiler refuse in a quantized model, in one line
 # ---------------------------------------------------------------------------
 
-def _qdq_model(nodes, inputs, inits, output_type=onnx.TensorProto.FLOAT):
+def _qdq_model(nodes, inputs, inits, output_type=onnx.TensorProto.FLOAT, opset=13):
     graph = onnx.helper.make_graph(
         nodes, "qdq", [onnx.helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
         [onnx.helper.make_tensor_value_info("y", output_type, None)],
         [onnx.numpy_helper.from_array(np.asarray(v), n) for n, v in inits.items()])
-    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 13)])
-    model.ir_version = 8
+    model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", opset)])
+    model.ir_version = 8 if opset < 21 else 10
     return model
 
 
 I8, F32 = onnx.TensorProto.INT8, onnx.TensorProto.FLOAT
 REFUSED = {
-    "uint8_constant": (
+    # uint8 data inside the graph is read as int8; at its edges it is not.
+    "uint8_output": (
+        _qdq_model([onnx.helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"])],
+                   [("x", F32, [1, 4])], {"s": np.float32(0.5), "z": np.uint8(128)},
+                   onnx.TensorProto.UINT8),
+        r"output 'y' has element type UINT8; only float32 and int8 are supported"),
+    "int16_constant": (
         _qdq_model([onnx.helper.make_node("DequantizeLinear", ["c", "s", "z"], ["d"]),
                     onnx.helper.make_node("Add", ["x", "d"], ["y"])],
-                   [("x", F32, [1, 4])], {"c": np.uint8([1, 2, 3, 4]), "s": np.float32(0.5),
-                                          "z": np.uint8(128)}),
+                   [("x", F32, [1, 4])], {"c": np.int16([1, 2, 3, 4]), "s": np.float32(0.5),
+                                          "z": np.int16(0)}, opset=21),
         r"node 'DequantizeLinear_0' \(DequantizeLinear\): dequantizes a constant of type "
-        r"uint8; only int8 \(and int32 biases\) are supported"),
+        r"int16; only int8 and uint8 \(and int32 biases\) are supported"),
     "per_axis_quantize": (
         _qdq_model([onnx.helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], axis=1)],
                    [("x", F32, [1, 2])],

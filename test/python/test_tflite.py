@@ -399,3 +399,20 @@ def test_an_int32_bias_is_read_as_tflm_reads_it_whatever_its_own_quantization(tm
     for target in ("host", "cortex-m0"):
         got = tinyml.compile(str(path), target=target).run(sample).outputs[0]
         np.testing.assert_array_equal(got, want, err_msg=target)
+
+
+def test_quantize_rounds_halves_away_from_zero_as_tflite_does(tmp_path):
+    """TFLite's QUANTIZE rounds with std::round: x / scale = +-0.5, +-1.5,
+    +-2.5 go away from zero, where ONNX's QuantizeLinear goes to even."""
+    m = TfliteModel()
+    x = m.tensor("input", [1, 8])
+    y = m.tensor("output", [1, 8], np.int8, quantization=([0.5], [1], 0))
+    m.operator("QUANTIZE", [x], [y])
+    path = tmp_path / "quantize.tflite"
+    path.write_bytes(m.build([x], [y]))
+    ties = np.array([[0.25, -0.25, 0.75, -0.75, 1.25, -1.25, 0.3, -0.3]], np.float32)
+    want = _run_reference(path.read_bytes(), ties)
+    np.testing.assert_array_equal(want, [[2, 0, 3, -1, 4, -2, 2, 0]])
+    for target in ("host", "cortex-m4"):
+        got = tinyml.compile(str(path), target=target).run(ties).outputs[0]
+        np.testing.assert_array_equal(got, want, err_msg=target)

@@ -171,7 +171,15 @@ def Tinyml_AddOp : Tinyml_BinaryOp<"add", "lhs + rhs", Tinyml_NumericTensor, [{
     point added and the value saturated to int8.
   }]>;
 def Tinyml_SubOp : Tinyml_BinaryOp<"sub", "lhs - rhs">;
-def Tinyml_MulOp : Tinyml_BinaryOp<"mul", "lhs * rhs">;
+def Tinyml_MulOp : Tinyml_BinaryOp<"mul", "lhs * rhs", Tinyml_NumericTensor, [{
+
+    Quantized form (operands and result int8 per tensor, each its own
+    scale and zero point): TFLite's integer mul. The product of the
+    operands offset by their zero points is scaled by
+    `MultiplyByQuantizedMultiplier` to `lhs_scale * rhs_scale /
+    result_scale`, the result zero point added and the value saturated to
+    int8.
+  }]>;
 def Tinyml_DivOp : Tinyml_BinaryOp<"div", "lhs / rhs">;
 def Tinyml_MaximumOp : Tinyml_BinaryOp<"maximum", "max(lhs, rhs)">;
 def Tinyml_MinimumOp : Tinyml_BinaryOp<"minimum", "min(lhs, rhs)">;
@@ -360,14 +368,36 @@ def Tinyml_TransposeOp : Tinyml_Op<"transpose",
   let hasFolder = 1;
 }
 
-def Tinyml_PadOp : Tinyml_Op<"pad", [Pure]> {
+def Tinyml_PadOp : Tinyml_Op<"pad", [Pure, SameOperandsAndResultElementType]> {
   let summary = "pad every dimension with a constant";
   let description = [{
     `padding` holds `rank` low amounts followed by `rank` high amounts (the
-    ONNX `pads` order), all non-negative; new elements take `value`.
+    ONNX `pads` order), all non-negative; new elements take `value`. On a
+    quantized tensor they take `value` quantized to its type, which for 0
+    is the zero point: TFLite's int8 PAD. The verifier checks that the
+    quantized value is stored exactly.
   }];
-  let arguments = (ins Tinyml_Tensor:$input, DenseI64ArrayAttr:$padding,
+  let arguments = (ins Tinyml_NumericTensor:$input, DenseI64ArrayAttr:$padding,
                    DefaultValuedAttr<F32Attr, "0.0">:$value);
+  let results = (outs Tinyml_NumericTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tinyml_SliceOp : Tinyml_Op<"slice", [Pure]> {
+  let summary = "take every `stride`-th element from `offset`, per dimension";
+  let description = [{
+    `result[i0, i1, ...] = input[offsets[0] + i0 * strides[0], ...]`, the
+    sizes being the result's. A negative stride walks backwards from the
+    offset (a reversed slice); every index read lies inside the input.
+
+    ```mlir
+    %y = tinyml.slice %x {offsets = array<i64: 0, 3>, strides = array<i64: 1, -2>}
+         : (tensor<2x8xf32>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins Tinyml_Tensor:$input, DenseI64ArrayAttr:$offsets,
+                   DenseI64ArrayAttr:$strides);
   let results = (outs Tinyml_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -397,17 +427,42 @@ def Tinyml_QuantizeOp : Tinyml_Op<"quantize", [Pure, SameOperandsAndResultShape]
   let summary = "round float32 values to a uniform quantized type";
   let description = [{
     `q = clamp(round_half_to_even(x / scale) + zero_point, storage range)`,
-    with a float32 division: ONNX's `QuantizeLinear`, per tensor. Unlike
-    upstream's `quant.qcast`, a quantize followed by a dequantize does not
-    fold away: the rounding is part of the model.
+    with a float32 division: ONNX's `QuantizeLinear`, per tensor. With
+    `ties_away_from_zero`, halves round away from zero instead (TFLite's
+    QUANTIZE, whose `TfLiteRound` is `std::round`). Unlike upstream's
+    `quant.qcast`, a quantize followed by a dequantize does not fold away:
+    the rounding is part of the model.
 
     ```mlir
     %q = tinyml.quantize %x : tensor<1x10xf32> to tensor<1x10x!quant.uniform<i8:f32, 0.1:-3>>
+    %t = tinyml.quantize %x {ties_away_from_zero} : tensor<1x10xf32> to tensor<1x10x!quant.uniform<i8:f32, 0.1:-3>>
     ```
   }];
-  let arguments = (ins Tinyml_Tensor:$input);
+  let arguments = (ins Tinyml_Tensor:$input, UnitAttr:$ties_away_from_zero);
   let results = (outs Tinyml_QuantizedTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+}
+
+def Tinyml_LookupOp : Tinyml_Op<"lookup", [Pure, SameOperandsAndResultShape]> {
+  let summary = "an int8 element-wise function as a table of its 256 values";
+  let description = [{
+    `result = table[input + 128]` on the stored int8 values (the semantics
+    of TOSA's `tosa.table` for int8). A function of one int8 value has
+    only 256 results, so the table computed at compile time by the
+    reference kernel's integer arithmetic is the kernel, bit for bit:
+    TFLite's int8 LOGISTIC, TANH, LEAKY_RELU and HARD_SWISH
+    (`tinyml.ir.fixed_point`). Input and result are int8 per tensor, each
+    with its own scale and zero point.
+
+    ```mlir
+    %y = tinyml.lookup %x {table = array<i8: -128, ..., 127>}
+         : (tensor<1x8x!quant.uniform<i8:f32, 0.1:3>>) -> tensor<1x8x!quant.uniform<i8:f32, 3.906250e-03:-128>>
+    ```
+  }];
+  let arguments = (ins Tinyml_QuantizedTensor:$input, DenseI8ArrayAttr:$table);
+  let results = (outs Tinyml_QuantizedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
 }
 
 def Tinyml_DequantizeOp : Tinyml_Op<"dequantize", [Pure, SameOperandsAndResultShape]> {

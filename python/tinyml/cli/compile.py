@@ -111,6 +111,10 @@ def compile_command(argv: list[str]) -> int:
     except Exception as error:  # a defect in tinyml itself, not bad input
         return internal_error("tinyml-compile", error)
     report = compiled.report()
+    for layer in report.get("float_layers", []):
+        print(f"tinyml-compile: warning: layer '{layer['layer']}' ({layer['op']}) computes in "
+              "float32: no integer kernel reproduces the reference's int8 arithmetic",
+              file=sys.stderr)
     summary = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
                                             "flash", "compile_seconds") if key in report}
     summary["output"] = str(Path(args.output))

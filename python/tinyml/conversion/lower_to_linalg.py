@@ -624,6 +624,27 @@ def lower_transpose(op) -> ir.Value:
                             permutation=perm).result
 
 
+def lower_slice(op) -> ir.Value:
+    """`tensor.extract_slice` of the elements read (forwards), then a copy
+    into a tensor of its own that reverses the dimensions of a negative
+    stride: the kernels' bare-pointer arguments carry no strided views."""
+    (x,) = _operands(op)
+    offsets = attr_ints(op.attributes, "offsets")
+    strides = attr_ints(op.attributes, "strides")
+    result_type = _result_type(op)
+    sizes = list(result_type.shape)
+    firsts = [o if s > 0 else o + (n - 1) * s for o, n, s in zip(offsets, sizes, strides)]
+    window = tensor.ExtractSliceOp(result_type, x, [], [], [], firsts, sizes,
+                                   [abs(s) for s in strides]).result
+    rank = len(sizes)
+    in_map = ir.AffineMap.get(rank, 0, [
+        ir.AffineDimExpr.get(d) if s > 0 else n - 1 - ir.AffineDimExpr.get(d)
+        for d, (n, s) in enumerate(zip(sizes, strides))])
+    (result,) = build_generic([(window, in_map)], [(empty(sizes), identity_map(rank))],
+                              ["parallel"] * rank, lambda b, a: a[0])
+    return result
+
+
 def lower_pad(op) -> ir.Value:
     (x,) = _operands(op)
     attrs = op.attributes
@@ -736,21 +757,24 @@ LOWERINGS: dict[str, Lowering] = {
     "tinyml.reshape": lower_reshape,
     "tinyml.transpose": lower_transpose,
     "tinyml.pad": lower_pad,
+    "tinyml.slice": lower_slice,
     "tinyml.concat": lower_concat,
     "tinyml.fused": _lower_group,
 }
 
 
 
-def lower_op(op: ir.Operation) -> list[ir.Value]:
-    """Lowers one tinyml op in place: builds the replacement before it,
+def lower_op(op: ir.Operation, lowering=None) -> list[ir.Value]:
+    """Lowers one tinyml op in place with `lowering` (default: the op's in
+    LOWERINGS, or QUANTIZED_LOWERINGS): builds the replacement before it,
     redirects its uses and erases it. Returns the replacement values."""
     name = op.name
-    lowering = LOWERINGS.get(name)
-    if has_quantized_data(op):
-        # Built on this module's helpers: imported when first needed.
-        from .quantized_lowering import QUANTIZED_LOWERINGS
-        lowering = QUANTIZED_LOWERINGS.get(name)
+    if lowering is None:
+        lowering = LOWERINGS.get(name)
+        if has_quantized_data(op):
+            # Built on this module's helpers: imported when first needed.
+            from .quantized_lowering import QUANTIZED_LOWERINGS
+            lowering = QUANTIZED_LOWERINGS.get(name)
     if lowering is None:
         raise PassError(f"no lowering to linalg for '{name}'", op.location)
     with ir.InsertionPoint(op), op.location:

@@ -46,7 +46,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, quant, tensor, tosa
 
-from ..ir.attributes import window_attributes
+from ..ir.attributes import attr_float, attr_ints, window_attributes
 from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
                               quantize_multiplier, softmax_tables)
 from ..ir.lazy_modules import linalg
@@ -56,7 +56,8 @@ from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
 from .lower_to_linalg import (LOWERINGS, ScalarBuilder, broadcast_to, build_elementwise,
                               build_generic, collapse, dense_const, empty, identity_map, lower_op,
-                              pad_nhwc, pool_window, projection_map, reshape, window_counts)
+                              pad, pad_nhwc, pool_window, projection_map, reshape,
+                              window_counts)
 
 INT8_MIN, INT8_MAX = -128, 127
 
@@ -290,6 +291,25 @@ def lower_quantized_add(op) -> ir.Value:
     return _with_quantized_result(op, stored)
 
 
+def lower_quantized_mul(op) -> ir.Value:
+    """TFLite's integer mul (reference/integer_ops/mul.h, mul_common.cc's
+    Prepare): the product of the offset inputs scaled by s1 * s2 / s_out."""
+    lhs, rhs = op.operands[0], op.operands[1]
+    types = [element_of(lhs), element_of(rhs), element_of(op.results[0])]
+    s1, s2, s_out = (float(np.float32(quant.UniformQuantizedType(t).scale)) for t in types)
+    z1, z2, z_out = (_zero_point(t) for t in types)
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
+
+    def body(_, args):
+        a, b = (arith.addi(arith.extsi(_i(32), value), _scalar(-zero_point, 32))
+                for value, zero_point in ((args[0], z1), (args[1], z2)))
+        out = _apply_scale(arith.muli(a, b), s1 * s2 / s_out)
+        return _saturate(arith.addi(out, _scalar(z_out, 32)), types[2])
+
+    stored = build_elementwise(result_type, [_stored(lhs), _stored(rhs)], body)
+    return _with_quantized_result(op, stored)
+
+
 def lower_quantized_avg_pool2d(op) -> ir.Value:
     """TFLite's integer average pool (reference/integer_ops/pooling.h):
     padding not counted, the quotient rounded half away from zero."""
@@ -492,10 +512,13 @@ def lower_quantized_clamp(op) -> ir.Value:
 
 
 def lower_quantize(op) -> ir.Value:
-    """ONNX QuantizeLinear: clamp(round_half_even(x / scale) + zp), float32."""
+    """ONNX QuantizeLinear: clamp(round_half_even(x / scale) + zp), float32;
+    TFLite's QUANTIZE rounds halves away from zero."""
     element = element_of(op.results[0])
     scale, zero_point = float(_scales(element)[0]), _zero_point(element)
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
+    round_to_integer = _round_half_away if "ties_away_from_zero" in op.attributes \
+        else _round_half_even
 
     def body(_, args):
         b = ScalarBuilder()  # float32: the generic's own builder is int8
@@ -505,7 +528,7 @@ def lower_quantize(op) -> ir.Value:
         low, high = b.const(INT8_MIN - zero_point), b.const(INT8_MAX - zero_point)
         bounded = b.select(b.cmp("olt", scaled, low), low,
                            b.select(b.cmp("ogt", scaled, high), high, scaled))
-        rounded = arith.fptosi(_i(32), _round_half_even(b, bounded))
+        rounded = arith.fptosi(_i(32), round_to_integer(b, bounded))
         return arith.trunci(_i(8), arith.addi(rounded, _scalar(zero_point, 32)))
 
     return _with_quantized_result(op, build_elementwise(result_type, [op.operands[0]], body))
@@ -517,6 +540,17 @@ def _round_half_even(b, value: ir.Value) -> ir.Value:
     ties to even), which needs no libm `roundevenf` on a Cortex-M."""
     magic = b.const(12582912.0)
     return b.sub(b.add(value, magic), magic)
+
+
+def _round_half_away(b, value: ir.Value) -> ir.Value:
+    """Ties away from zero (std::round) for |value| < 2^22: a tie is where
+    rounding to even moved by exactly one half; then value + sign(value)/2
+    is the integer away from zero, exactly."""
+    even = _round_half_even(b, value)
+    moved = b.sub(value, even)
+    tie = arith.ori(b.cmp("oeq", moved, b.const(0.5)), b.cmp("oeq", moved, b.const(-0.5)))
+    half = b.select(b.cmp("olt", value, b.const(0.0)), b.const(-0.5), b.const(0.5))
+    return b.select(tie, b.add(value, half), even)
 
 
 def lower_dequantize(op) -> ir.Value:
@@ -547,6 +581,32 @@ def lower_dequantize(op) -> ir.Value:
     return result
 
 
+def lower_quantized_pad(op) -> ir.Value:
+    """TFLite's int8 PAD: new elements hold `value` quantized (the verifier
+    checks it is stored exactly; the zero point for 0)."""
+    (x,) = op.operands
+    element = element_of(x)
+    amounts = attr_ints(op.attributes, "padding")
+    rank = len(shape_of(x))
+    fill = _zero_point(element) + round(attr_float(op.attributes, "value", 0.0)
+                                        / float(_scales(element)[0]))
+    return _with_quantized_result(op, pad(_stored(x), amounts[:rank], amounts[rank:], fill))
+
+
+def lower_lookup(op) -> ir.Value:
+    """`table[x + 128]` for every stored x (what tosa-to-linalg makes of an
+    int8 `tosa.table`): a load from a 256-byte constant in flash."""
+    table = _int_constant(np.asarray(ir.DenseI8ArrayAttr(op.attributes["table"]), np.int8), 8)
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
+
+    def body(_, args):
+        offset = arith.addi(arith.extsi(_i(32), args[0]), _scalar(128, 32))
+        return tensor.extract(table, [arith.index_cast(ir.IndexType.get(), offset)])
+
+    return _with_quantized_result(op, build_elementwise(result_type, [_stored(op.operands[0])],
+                                                        body))
+
+
 def lower_on_storage(op) -> ir.Value:
     """Data movement of quantized tensors (reshape, transpose, concat): the
     same op on their integer storage."""
@@ -564,12 +624,15 @@ QUANTIZED_LOWERINGS = {
     "tinyml.matmul": lower_quantized_matmul,
     "tinyml.clamp": lower_quantized_clamp,
     "tinyml.add": lower_quantized_add,
+    "tinyml.mul": lower_quantized_mul,
     "tinyml.avg_pool2d": lower_quantized_avg_pool2d,
     "tinyml.max_pool2d": lower_quantized_max_pool2d,
     "tinyml.softmax": lower_quantized_softmax,
     "tinyml.reduce_mean": lower_quantized_reduce_mean,
     "tinyml.quantize": lower_quantize,
     "tinyml.dequantize": lower_dequantize,
+    "tinyml.pad": lower_quantized_pad,
+    "tinyml.lookup": lower_lookup,
     "tinyml.reshape": lower_on_storage,
     "tinyml.transpose": lower_on_storage,
     "tinyml.concat": lower_on_storage,

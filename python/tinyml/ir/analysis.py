@@ -112,7 +112,8 @@ def group_macs(op: ir.Operation) -> int:
 _POOLS = frozenset({"tinyml.avg_pool2d", "tinyml.max_pool2d", "tinyml.global_avg_pool"})
 _KINDS = {"tinyml.depthwise_conv2d": "depthwise", "tinyml.matmul": "fc",
           "tinyml.softmax": "softmax", "tinyml.reshape": "reshape", "tinyml.pad": "pad",
-          "tinyml.transpose": "transpose", "tinyml.concat": "concat", "memref.copy": "copy",
+          "tinyml.transpose": "transpose", "tinyml.concat": "concat", "tinyml.slice": "slice",
+          "memref.copy": "copy",
           **dict.fromkeys(_POOLS, "pool"),
           **dict.fromkeys(("tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max"),
                           "reduction")}
@@ -122,8 +123,8 @@ def kernel_kind(op: ir.Operation) -> str:
     """What a top-level op (a kernel) computes, for the profile: `pointwise`
     (1x1 conv), `conv3x3` (any KxK conv), `depthwise`, `fc` (matmul), `pool`,
     `reduction`, `softmax`, `elementwise`, or the data movement it is
-    (`reshape`, `pad`, `transpose`, `concat`, `copy`). A fused group is the kind of
-    its contraction or reduction, else `elementwise`."""
+    (`reshape`, `pad`, `transpose`, `concat`, `slice`, `copy`). A fused group is
+    the kind of its contraction or reduction, else `elementwise`."""
     root = group_root(op) if op.name == "tinyml.fused" else op
     if root is None:
         return "elementwise"

@@ -293,3 +293,190 @@ def softmax_tables(input_scale: float, beta: float = 1.0) -> tuple[list[int], li
         exps.append(value)
         accumulated.append(rescale(value, 0, ACCUMULATION_INTEGER_BITS))
     return exps, accumulated
+
+
+# ---------------------------------------------------------------------------
+# int8 element-wise kernels as tables: a function of one int8 value has 256
+# results, so evaluating TFLite's integer kernel on each is the kernel.
+# ---------------------------------------------------------------------------
+
+INT8_VALUES = range(-128, 128)
+
+
+def multiply_by_quantized_multiplier(x, quantized_multiplier, shift):
+    """common.h MultiplyByQuantizedMultiplier (double rounding): SRDHM of
+    x shifted left by a positive `shift`, then a rounding right shift by a
+    negative one."""
+    left_shift, right_shift = max(shift, 0), max(-shift, 0)
+    return rounding_divide_by_pot(
+        saturating_rounding_doubling_high_mul(wrap32(x * wrap32(1 << left_shift)),
+                                              quantized_multiplier), right_shift)
+
+
+def rounding_half_sum(a, b):
+    """fixedpoint.h RoundingHalfSum<int32>: (a + b + sign) / 2 in int64."""
+    total = a + b
+    return wrap32(c_div(total + (1 if total >= 0 else -1), 2))
+
+
+def _newton_reciprocal_of_half_denominator(a):
+    """The Newton-Raphson iteration of fixedpoint.h's one_over_one_plus_x_
+    for_x_in_0_1 and one_minus_x_over_one_plus_x_for_x_in_0_1: 1 / ((1 + a)
+    / 2) in Q2.29, for a Q0.31 `a`."""
+    half_denominator = rounding_half_sum(a, fp_one(0))
+    x = add(1515870810, fp_mul(half_denominator, -1010580540))  # 48/17 - 32/17 * d
+    for _ in range(3):
+        one_minus = sub(fp_one(2), fp_mul(half_denominator, x))
+        x = add(x, rescale(fp_mul(x, one_minus), 4, 2))
+    return x
+
+
+def one_over_one_plus_x_for_x_in_0_1(a):
+    """fixedpoint.h one_over_one_plus_x_for_x_in_0_1 (Q0.31 in and out)."""
+    return rescale(_newton_reciprocal_of_half_denominator(a), 1, 0)  # ExactMulByPot<-1>
+
+
+def one_minus_x_over_one_plus_x_for_x_in_0_1(a):
+    """fixedpoint.h one_minus_x_over_one_plus_x_for_x_in_0_1 (Q0.31)."""
+    return rescale(sub(_newton_reciprocal_of_half_denominator(a), fp_one(2)), 2, 0)
+
+
+def fixed_point_logistic(a, integer_bits):
+    """fixedpoint.h logistic: FixedPoint<int32, integer_bits> -> Q0.31."""
+    positive = mask_if_greater_than(a, 0)
+    absolute = select_using_mask(positive, a, wrap32(-a))
+    if_positive = one_over_one_plus_x_for_x_in_0_1(
+        exp_on_negative_values(wrap32(-absolute), integer_bits))
+    if_negative = sub(fp_one(0), if_positive)
+    return select_using_mask(mask_if_zero(a), 1 << 30,
+                             select_using_mask(positive, if_positive, if_negative))
+
+
+def fixed_point_tanh(a, integer_bits):
+    """fixedpoint.h tanh: FixedPoint<int32, integer_bits> -> Q0.31; the exp
+    of 2x is the same raw value with one more integer bit."""
+    negative = mask_if_less_than(a, 0)
+    n = select_using_mask(negative, a, wrap32(-a))
+    t = one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(n, integer_bits + 1))
+    return select_using_mask(mask_if_zero(a), 0, select_using_mask(negative, wrap32(-t), t))
+
+
+def _squashing_input(input_scale: float) -> tuple[int, int, int]:
+    """logistic_common.cc / tanh.cc: the int8 input's (multiplier, left
+    shift, range radius) onto Q4.27."""
+    real = float(np.float32(input_scale)) * float(1 << (31 - 4))
+    fraction, left_shift = math.frexp(real)
+    multiplier = wrap32(round_half_away(fraction * (1 << 31)))
+    return multiplier, left_shift, calculate_input_radius(4, left_shift, 31)
+
+
+def logistic_table(input_scale: float, input_zero_point: int) -> list[int]:
+    """reference_integer_ops/logistic.h: the int8 LOGISTIC of every input
+    (output scale 1/256, zero point -128)."""
+    multiplier, left_shift, radius = _squashing_input(input_scale)
+    table = []
+    for q in INT8_VALUES:
+        x = q - input_zero_point
+        if x <= -radius:
+            table.append(-128)
+        elif x >= radius:
+            table.append(127)
+        else:
+            q4 = multiply_by_quantized_multiplier(x, multiplier, left_shift)
+            q23 = rounding_divide_by_pot(fixed_point_logistic(q4, 4), 31 - 8)
+            table.append(min(max(q23 - 128, -128), 127))
+    return table
+
+
+def tanh_table(input_scale: float, input_zero_point: int) -> list[int]:
+    """reference_integer_ops/tanh.h: the int8 TANH of every input (output
+    scale 1/128, zero point 0)."""
+    multiplier, left_shift, radius = _squashing_input(input_scale)
+    table = []
+    for q in INT8_VALUES:
+        x = q - input_zero_point
+        if x <= -radius:
+            table.append(-128)
+        elif x >= radius:
+            table.append(127)
+        else:
+            q4 = multiply_by_quantized_multiplier(x, multiplier, left_shift)
+            q24 = rounding_divide_by_pot(fixed_point_tanh(q4, 4), 31 - 7)
+            table.append(min(max(q24, -128), 127))
+    return table
+
+
+def leaky_relu_table(input_scale: float, input_zero_point: int, alpha: float,
+                     output_scale: float, output_zero_point: int) -> list[int]:
+    """leaky_relu_common.cc + reference/leaky_relu.h QuantizeLeakyRelu: the
+    identity or alpha multiplier by the input's sign."""
+    s_in, s_out = float(np.float32(input_scale)), float(np.float32(output_scale))
+    alpha_multiplier = quantize_multiplier(s_in * float(np.float32(alpha)) / s_out)
+    identity_multiplier = quantize_multiplier(s_in / s_out)
+    table = []
+    for q in INT8_VALUES:
+        x = q - input_zero_point
+        y = output_zero_point + multiply_by_quantized_multiplier(
+            x, *(identity_multiplier if x >= 0 else alpha_multiplier))
+        table.append(min(max(y, -128), 127))
+    return table
+
+
+def _wrap16(x):
+    return ((x + (1 << 15)) & 0xFFFF) - (1 << 15)
+
+
+def _saturating_rounding_doubling_high_mul16(a, b):
+    """fixedpoint.h SaturatingRoundingDoublingHighMul<int16>."""
+    if a == b == -(1 << 15):
+        return (1 << 15) - 1
+    product = a * b
+    nudge = (1 << 14) if product >= 0 else 1 - (1 << 14)
+    return _wrap16(c_div(product + nudge, 1 << 15))
+
+
+def _saturating_doubling_high_mul16(a, b):
+    """hard_swish.h SaturatingDoublingHighMul: SQDMULH, truncating."""
+    if a == b == -(1 << 15):
+        return (1 << 15) - 1
+    return _wrap16(c_div(a * b, 1 << 15))
+
+
+def _saturating_left_shift16(value, amount):
+    return min(max(value * (1 << amount), -(1 << 15)), (1 << 15) - 1)
+
+
+def _int16_multiplier(real: float) -> tuple[int, int]:
+    """QuantizeMultiplier, then DownScaleInt32ToInt16Multiplier."""
+    multiplier, exponent = quantize_multiplier(real)
+    if multiplier >= INT32_MAX - (1 << 15):
+        return (1 << 15) - 1, exponent
+    return (multiplier + (1 << 15)) >> 16, exponent
+
+
+def hard_swish_table(input_scale: float, input_zero_point: int, output_scale: float,
+                     output_zero_point: int) -> list[int]:
+    """hard_swish_common.cc + reference/hard_swish.h: the int8 HARD_SWISH
+    of every input, in TFLite's 16-bit fixed point."""
+    hires_input_scale = np.float32(1.0 / 128.0) * np.float32(input_scale)
+    output_multiplier, output_exponent = _int16_multiplier(
+        float(hires_input_scale / np.float32(output_scale)))
+    reluish_multiplier, reluish_exponent = _int16_multiplier(
+        float(hires_input_scale / np.float32(3.0 / 32768.0)))
+    table = []
+    for q in INT8_VALUES:
+        hires = _wrap16((q - input_zero_point) * (1 << 7))
+        preshift_output = _saturating_rounding_doubling_high_mul16(hires, output_multiplier)
+        reluish = hires
+        if reluish_exponent > 0:
+            reluish = _saturating_left_shift16(reluish, reluish_exponent - 1)
+        reluish = _saturating_rounding_doubling_high_mul16(reluish, reluish_multiplier)
+        if reluish_exponent > 0:
+            reluish = _saturating_left_shift16(reluish, 1)
+        if reluish_exponent < 0:
+            reluish = rounding_divide_by_pot(reluish, -reluish_exponent)
+        reluish = (reluish + (1 << 15)) >> 1
+        output = rounding_divide_by_pot(_saturating_doubling_high_mul16(reluish, preshift_output),
+                                        -output_exponent)
+        table.append(min(max(_wrap16(output + output_zero_point), -128), 127))
+    return table

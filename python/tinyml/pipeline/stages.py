@@ -61,13 +61,16 @@ def fusion() -> Pipeline:
                      "tinyml-fuse-elementwise", "tinyml-dce"])
 
 
-def lower_to_linalg() -> Pipeline:
+def lower_to_linalg(fpu: bool = True) -> Pipeline:
     """Every tinyml op (each a kernel, numbered in its location for the
     profile) to linalg/tensor/arith/math, then a tidy-up; the requantizing
     `tosa.apply_scale` of the int8 kernels becomes arith with 64-bit
     products (`use-32-bit` would leave `arith.mulsi_extended`, which has no
-    LLVM lowering once vectorized)."""
-    return Pipeline(["tinyml-number-kernels", "tinyml-lower-to-linalg",
+    LLVM lowering once vectorized). Without an `fpu`, quantize and
+    dequantize first lower with integers only (tinyml-integer-conversions)."""
+    return Pipeline(["tinyml-number-kernels",
+                     *([] if fpu else ["tinyml-integer-conversions"]),
+                     "tinyml-lower-to-linalg",
                      "func.func(tosa-to-arith{include-apply-rescale=true})",
                      "canonicalize", "cse"])
 
@@ -227,13 +230,15 @@ class Stage:
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
                    memory: dict | None = None, max_accumulators: int = 20,
                    int_tile: tuple[int, int, int] = (8, 16, 4),
-                   dsp: bool = False, in_place: bool = True) -> list[Stage]:
+                   dsp: bool = False, in_place: bool = True, fpu: bool = True) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
     DSP extension's SIMD multiply-accumulates; `memory` holds the
     planner's options; `in_place`: groups at the peak may write their
-    output over their input (tinyml-compute-in-place). No allocation is left: the planner turns every
+    output over their input (tinyml-compute-in-place); `fpu`: the target
+    computes in float (without, the edges of a float-edged int8 model
+    convert with integers). No allocation is left: the planner turns every
     intermediate into a view of the arena argument."""
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
@@ -244,7 +249,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
               lambda module: {"in_place_groups": analysis.in_place_groups(module),
                               "recomputed_macs": analysis.recomputed_macs(module),
                               "line_buffers": analysis.line_buffers(module)}),
-        Stage("lower-to-linalg", lower_to_linalg()),
+        Stage("lower-to-linalg", lower_to_linalg(fpu)),
         Stage("tile-and-vectorize", tile_and_vectorize(dsp)),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),

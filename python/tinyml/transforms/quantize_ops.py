@@ -8,12 +8,12 @@ integer op, whose semantics (TFLite's, see each op's ODS description) the
 lowering implements:
 
     quantize(op(dequantize(x), dequantize(w), ...)) -> op(x, w, ...)
-    quantize(relu(op(...)))          -> op(...) : i8<lo:hi>    conv, depthwise, matmul, add
+    quantize(relu(op(...)))          -> op(...) : i8<lo:hi>    conv, depthwise, matmul, add, mul
     quantize(clamp[a, b](op(...)))   -> op(...) : i8<lo:hi>
     quantize(relu(op(...)))          -> clamp[0, inf](op(...))  the other ops
 
-for op in conv2d, depthwise_conv2d, matmul, add, avg_pool2d, max_pool2d, softmax,
-reduce_mean,
+for op in conv2d, depthwise_conv2d, matmul, add, mul, avg_pool2d, max_pool2d, pad,
+softmax, reduce_mean,
 where every operand and the result keep their quantized types. An
 activation is TFLite's fused activation range: the stored range [lo, hi]
 of the op's result type (`!quant.uniform<i8<lo:hi>:f32, ...>`, cast back to
@@ -22,17 +22,21 @@ else the quantized clamp.
 The float intermediates must have one user each, and the types must be a
 quantization TFLite uses: int8 data per tensor; for a contraction int8
 weights per tensor or per output channel and an int32 bias with zero
-point 0; for a pool one type in and out; for softmax the last axis and
-TFLite's output type (scale 1/256, zero point -128). A pattern that does
+point 0; for a pool, and a pad whose value the type stores exactly, one
+type in and out; for softmax the last axis and TFLite's output type
+(scale 1/256, zero point -128). A pattern that does
 not fit leaves the dequantize and quantize ops: they stay explicit,
 computed in float on the target.
 
-A reshape between a cast and the op (tf2onnx writes the transpose of a
-one-channel input as a reshape) first moves above the cast, where it meets
-the reshape on the other side of the cast and folds:
+A reshape or transpose between a cast and the op first moves above the
+cast (tf2onnx writes the transpose of a one-channel input as a reshape,
+where it meets the reshape on the other side of the cast and folds;
+`tinyml-cancel-transposes` leaves an int8 TRANSPOSE below its dequantize),
+so that the op reads a dequantize again and the data moves as int8:
 
     reshape(dequantize(x)) -> dequantize(reshape(x))     per-tensor types
     reshape(quant.scast(x)) -> quant.scast(reshape(x))
+    transpose(dequantize(x)) -> dequantize(transpose(x)), and through quant.scast
 
 Run after `tinyml-cancel-transposes` (the layout transposes sit between the
 casts and the op until then), followed by `tinyml-dce`, which removes the
@@ -53,7 +57,7 @@ from ..pipeline.registry import Pass, register
 
 CONTRACTIONS = ("tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul")
 #: Ops whose integer kernel saturates its result: an activation narrows that.
-SATURATING = (*CONTRACTIONS, "tinyml.add")
+SATURATING = (*CONTRACTIONS, "tinyml.add", "tinyml.mul")
 F32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -97,8 +101,8 @@ def _contraction_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] |
     if sources is None:
         return None
     data, weights = element_of(sources[0]), element_of(sources[1])
-    if not _int8_per_tensor(data) or _storage_bits(weights) != 8:
-        return None
+    if not _int8_per_tensor(data) or _storage_bits(weights) != 8 or any(zero_points(weights)):
+        return None  # TFLite's kernels take symmetric weights (zero point 0)
     if op.name == "tinyml.depthwise_conv2d" and shape_of(op.operands[1])[3] != 1:
         return None  # a channel multiplier: no quantized form
     if len(sources) > 2:
@@ -117,7 +121,19 @@ def _pool_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
     return sources
 
 
-def _add_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
+def _pad_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
+    sources = _dequantized(op)
+    if sources is None or element_of(sources[0]) != result or not _int8_per_tensor(result):
+        return None  # TFLite's PAD keeps the input's scale and zero point
+    params = quant.UniformQuantizedType(result)
+    steps = ir.FloatAttr(op.attributes["value"]).value / params.scale \
+        if "value" in op.attributes else 0.0
+    if steps != round(steps) or not -128 <= params.zero_point + steps <= 127:
+        return None  # a pad value the int8 type does not hold
+    return sources
+
+
+def _binary_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
     sources = _dequantized(op)
     if sources is None or not all(_int8_per_tensor(element_of(s)) for s in sources):
         return None
@@ -149,7 +165,9 @@ QUANTIZED_OPERANDS = {
     **dict.fromkeys(CONTRACTIONS, _contraction_operands),
     "tinyml.avg_pool2d": _pool_operands,
     "tinyml.max_pool2d": _pool_operands,
-    "tinyml.add": _add_operands,
+    "tinyml.pad": _pad_operands,
+    "tinyml.add": _binary_operands,
+    "tinyml.mul": _binary_operands,
     "tinyml.softmax": _softmax_operands,
     "tinyml.reduce_mean": _mean_operands,
 }
@@ -189,9 +207,9 @@ def quantize_op(op, rewriter):
         rewriter.replace_op(op, [y])
 
 
-def reshape_above_cast(op, rewriter):
-    """reshape(cast(x)) -> cast(reshape(x)) for dequantize and quant.scast of
-    per-tensor types"""
+def move_above_cast(op, rewriter):
+    """reshape(cast(x)) -> cast(reshape(x)), and the same for a transpose,
+    for dequantize and quant.scast of per-tensor types"""
     op = op.operation
     cast = producer(op.operands[0])
     if cast is None or cast.name not in ("tinyml.dequantize", "quant.scast") \
@@ -201,8 +219,8 @@ def reshape_above_cast(op, rewriter):
     if is_per_axis(element_of(source)) or is_per_axis(element_of(op.results[0])):
         return NO_MATCH
     with rewriter.ip:
-        moved = create("tinyml.reshape", shape_of(op.results[0]), [source], {}, op.location,
-                       element_of(source))
+        moved = create(op.name, shape_of(op.results[0]), [source], attributes_of(op),
+                       op.location, element_of(source))
         rewriter.replace_op(op, [quant_cast(cast.name, moved, element_of(op.results[0]),
                                             cast.location)])
 
@@ -214,5 +232,6 @@ class QuantizeOps(Pass):
     options = ()
 
     def apply(self, module):
-        rewrite_greedily(module, [("tinyml.reshape", reshape_above_cast),
+        rewrite_greedily(module, [("tinyml.reshape", move_above_cast),
+                                  ("tinyml.transpose", move_above_cast),
                                   ("tinyml.quantize", quantize_op)])

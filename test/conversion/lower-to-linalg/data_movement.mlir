@@ -1,5 +1,8 @@
 // RUN: tinyml-opt --tinyml-lower-to-linalg %s | FileCheck %s
 
+// The map of @slice_reversed's copy.
+// CHECK-DAG: #[[REV:.*]] = affine_map<(d0, d1) -> (d0, -d1 + 1)>
+
 // CHECK-LABEL: func.func @reshape_collapse
 // CHECK:         %[[R:.*]] = tensor.collapse_shape %arg0 {{\[}}[0], [1, 2, 3]] : tensor<1x2x3x4xf32> into tensor<1x24xf32>
 // CHECK:         return %[[R]]
@@ -85,4 +88,17 @@ func.func @concat_of_computed(%a: tensor<1x3xf32>) -> tensor<2x3xf32> {
 func.func @transpose_int8(%x: tensor<1x2x3x4xi8>) -> tensor<1x4x2x3xi8> {
   %y = tinyml.transpose %x {permutation = array<i64: 0, 3, 1, 2>} : (tensor<1x2x3x4xi8>) -> tensor<1x4x2x3xi8>
   return %y : tensor<1x4x2x3xi8>
+}
+
+// A slice reads its window with tensor.extract_slice (forwards) and copies
+// it into a tensor of its own, reversing a dimension of negative stride.
+// CHECK-LABEL: func.func @slice_reversed
+// CHECK:         %[[W:.*]] = tensor.extract_slice %arg0[0, 1] [2, 2] [1, 3] : tensor<2x8xf32> to tensor<2x2xf32>
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2x2xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[REV]], #{{.*}}], iterator_types = ["parallel", "parallel"]} ins(%[[W]] : tensor<2x2xf32>) outs(%[[E]] : tensor<2x2xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      linalg.yield %[[IN]] : f32
+func.func @slice_reversed(%x: tensor<2x8xf32>) -> tensor<2x2xf32> {
+  %y = tinyml.slice %x {offsets = array<i64: 0, 4>, strides = array<i64: 1, -3>} : (tensor<2x8xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
 }

@@ -95,6 +95,38 @@ func.func @quantize(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>
 
 // -----
 
+// TFLite's QUANTIZE rounds halves away from zero: where rounding to even
+// moved the value by exactly one half, the value plus its sign's half.
+// CHECK-LABEL: func.func @quantize_ties_away_from_zero
+// CHECK:         linalg.generic
+// CHECK:           %[[UP:.*]] = arith.addf %{{.*}}, %[[MAGIC:.*]] : f32
+// CHECK:           %[[EVEN:.*]] = arith.subf %[[UP]], %[[MAGIC]] : f32
+// CHECK:           %[[MOVED:.*]] = arith.subf %[[V:.*]], %[[EVEN]] : f32
+// CHECK:           arith.cmpf oeq, %[[MOVED]]
+// CHECK:           arith.cmpf oeq, %[[MOVED]]
+// CHECK:           %[[TIE:.*]] = arith.ori
+// CHECK:           %[[HALF:.*]] = arith.select
+// CHECK:           %[[AWAY:.*]] = arith.addf %[[V]], %[[HALF]] : f32
+// CHECK:           arith.select %[[TIE]], %[[AWAY]], %[[EVEN]] : f32
+func.func @quantize_ties_away_from_zero(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>> {
+  %y = tinyml.quantize %x {ties_away_from_zero} : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.5:1>>
+  return %y : tensor<4x!quant.uniform<i8:f32, 0.5:1>>
+}
+
+// -----
+
+// TFLite's int8 PAD pads the int8 storage with the zero point (-3 for 0).
+// CHECK-LABEL: func.func @pad
+// CHECK:         %[[ZP:.*]] = arith.constant -3 : i8
+// CHECK:         tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:           tensor.yield %[[ZP]] : i8
+func.func @pad(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>) -> tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:-3>> {
+  %y = tinyml.pad %x {padding = array<i64: 0, 1, 1, 0, 0, 1, 1, 0>} : (tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>) -> tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:-3>>
+  return %y : tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:-3>>
+}
+
+// -----
+
 // TFLite's int8 softmax: the row maximum, the sum of the exps looked up in
 // a table made at compile time, per row the reciprocal (gemmlowp's
 // Newton-Raphson, three steps of high multiplies), then each output the
@@ -159,4 +191,38 @@ func.func @mean(%x: tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:3>>)
     -> tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>> {
   %m = tinyml.reduce_mean %x {axes = array<i64: 1, 2>} : (tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:3>>) -> tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>>
   return %m : tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>>
+}
+
+// -----
+
+// A lookup loads table[x + 128] from a 256-byte constant.
+// CHECK-LABEL: func.func @lookup
+// CHECK:         %[[T:.*]] = arith.constant dense<{{.*}}> : tensor<256xi8>
+// CHECK:         linalg.generic
+// CHECK:           %[[X:.*]] = arith.extsi %{{.*}} : i8 to i32
+// CHECK:           %[[I:.*]] = arith.addi %[[X]], %{{.*}} : i32
+// CHECK:           %[[INDEX:.*]] = arith.index_cast %[[I]] : i32 to index
+// CHECK:           tensor.extract %[[T]][%[[INDEX]]] : tensor<256xi8>
+func.func @lookup(%x: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<4x!quant.uniform<i8:f32, 3.906250e-03:-128>> {
+  %y = tinyml.lookup %x {table = array<i8: -128, -127, -126, -125, -124, -123, -122, -121, -120, -119, -118, -117, -116, -115, -114, -113, -112, -111, -110, -109, -108, -107, -106, -105, -104, -103, -102, -101, -100, -99, -98, -97, -96, -95, -94, -93, -92, -91, -90, -89, -88, -87, -86, -85, -84, -83, -82, -81, -80, -79, -78, -77, -76, -75, -74, -73, -72, -71, -70, -69, -68, -67, -66, -65, -64, -63, -62, -61, -60, -59, -58, -57, -56, -55, -54, -53, -52, -51, -50, -49, -48, -47, -46, -45, -44, -43, -42, -41, -40, -39, -38, -37, -36, -35, -34, -33, -32, -31, -30, -29, -28, -27, -26, -25, -24, -23, -22, -21, -20, -19, -18, -17, -16, -15, -14, -13, -12, -11, -10, -9, -8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127>} : (tensor<4x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<4x!quant.uniform<i8:f32, 3.906250e-03:-128>>
+  return %y : tensor<4x!quant.uniform<i8:f32, 3.906250e-03:-128>>
+}
+
+// -----
+
+// TFLite's integer mul: the offset operands' product (zero points 3 and -1
+// subtracted) scaled by 0.5 * 0.25 / 0.1, with the scales as the float32
+// they are stored as (0.1 is 0.100000001): 1.2499999814, QuantizeMultiplier
+// 1342177260 and shift 1; plus the result zero point, saturated.
+// CHECK-LABEL: func.func @mul
+// CHECK:         linalg.generic
+// CHECK:           %[[A:.*]] = arith.addi %{{.*}}, %c-3_i32 : i32
+// CHECK:           %[[B:.*]] = arith.addi %{{.*}}, %c1_i32 : i32
+// CHECK:           %[[P:.*]] = arith.muli %[[A]], %[[B]] : i32
+// CHECK:           %[[SHIFTED:.*]] = arith.shli %[[P]], %{{.*}} : i32
+// CHECK:           tosa.apply_scale %[[SHIFTED]], %c1342177260_i32
+// CHECK:           arith.trunci %{{.*}} : i32 to i8
+func.func @mul(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 1.000000e-01:2>> {
+  %y = tinyml.mul %a, %b : (tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 1.000000e-01:2>>
+  return %y : tensor<4x!quant.uniform<i8:f32, 1.000000e-01:2>>
 }

@@ -6,7 +6,7 @@
 // RUN: tinyml-opt %S/../../models/int8/op_conv_relu.tflite --mlir-elide-elementsattrs-if-larger=4 | FileCheck %s --check-prefix=CONV
 // A conv's OHWI weights become HWCF, their per-channel scales along axis
 // 3; the fused RELU is the relu before the quantize; SAME padding is
-// explicit.
+// explicit; the quantize rounds halves away from zero, as TFLite does.
 // CONV-LABEL: func.func @op_conv_relu(%arg0: tensor<1x9x9x3xi8> {tinyml.name = "serving_default_keras_tensor_180:0"})
 // CONV-NOT:     tinyml.transpose
 // CONV:         %[[X:.*]] = quant.scast %arg0 : tensor<1x9x9x3xi8> to tensor<1x9x9x3x!quant.uniform<i8:f32, {{.*}}:12>>
@@ -14,7 +14,7 @@
 // CONV:         quant.scast %{{.*}} : tensor<3x3x3x8xi8> to tensor<3x3x3x8x!quant.uniform<i8:f32:3, {{.*}}>>
 // CONV:         %[[Y:.*]] = tinyml.conv2d %[[XF]], %{{.*}}, %{{.*}} {padding = array<i64: 1, 1, 1, 1>}
 // CONV:         %[[R:.*]] = tinyml.relu %[[Y]]
-// CONV:         %[[Q:.*]] = tinyml.quantize %[[R]] : tensor<1x9x9x8xf32> to tensor<1x9x9x8x!quant.uniform<i8:f32, {{.*}}:-128>>
+// CONV:         %[[Q:.*]] = tinyml.quantize %[[R]] {ties_away_from_zero} : tensor<1x9x9x8xf32> to tensor<1x9x9x8x!quant.uniform<i8:f32, {{.*}}:-128>>
 // CONV:         %[[OUT:.*]] = quant.scast %[[Q]] {{.*}} to tensor<1x9x9x8xi8>
 // CONV:         return %[[OUT]]
 

@@ -75,6 +75,91 @@ func.func @reshape_above_casts(%x: tensor<1x1x4x4xi8>) -> tensor<1x2x2x1x!quant.
 
 // -----
 
+// An int8 TRANSPOSE that tinyml-cancel-transposes left below the input's
+// dequantize moves above it: the conv reads a dequantize again and is
+// quantized, the transpose moves int8.
+// CHECK-LABEL: func.func @transpose_above_casts
+// CHECK-NEXT:    %[[T:.*]] = tinyml.transpose %arg0 {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x3x2x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<1x3x4x2x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+// CHECK-NEXT:    %[[C:.*]] = tinyml.conv2d %[[T]], %arg1
+// CHECK-NEXT:    return %[[C]]
+func.func @transpose_above_casts(%x: tensor<1x4x3x2x!quant.uniform<i8:f32, 0.5:-3>>,
+                                 %w: tensor<1x1x2x3x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x3x4x3x!quant.uniform<i8:f32, 0.25:0>> {
+  %xf = tinyml.dequantize %x : tensor<1x4x3x2x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x4x3x2xf32>
+  %t = tinyml.transpose %xf {permutation = array<i64: 0, 2, 1, 3>} : (tensor<1x4x3x2xf32>) -> tensor<1x3x4x2xf32>
+  %wf = tinyml.dequantize %w : tensor<1x1x2x3x!quant.uniform<i8:f32, 0.1>> to tensor<1x1x2x3xf32>
+  %c = tinyml.conv2d %t, %wf : (tensor<1x3x4x2xf32>, tensor<1x1x2x3xf32>) -> tensor<1x3x4x3xf32>
+  %q = tinyml.quantize %c : tensor<1x3x4x3xf32> to tensor<1x3x4x3x!quant.uniform<i8:f32, 0.25:0>>
+  return %q : tensor<1x3x4x3x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// An int8 PAD (dequantize -> pad with 0 -> quantize to the same type) pads
+// the int8 data; its new elements are the zero point.
+// CHECK-LABEL: func.func @pad
+// CHECK-NEXT:    %[[P:.*]] = tinyml.pad %arg0 {padding = array<i64: 0, 1, 1, 0, 0, 1, 1, 0>} : (tensor<1x2x2x1x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<1x4x4x1x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+// CHECK-NEXT:    return %[[P]]
+func.func @pad(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:-3>> {
+  %xf = tinyml.dequantize %x : tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x2x2x1xf32>
+  %p = tinyml.pad %xf {padding = array<i64: 0, 1, 1, 0, 0, 1, 1, 0>} : (tensor<1x2x2x1xf32>) -> tensor<1x4x4x1xf32>
+  %q = tinyml.quantize %p : tensor<1x4x4x1xf32> to tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:-3>>
+  return %q : tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:-3>>
+}
+
+// -----
+
+// Not fired: a pad value of 0.25 is no step of the scale 0.5; and a pad
+// whose result has another scale is a requantization, not a TFLite PAD.
+// CHECK-LABEL: func.func @pad_not_stored_exactly
+// CHECK:         tinyml.pad {{.*}} -> tensor<1x4x4x1xf32>
+// CHECK:         tinyml.pad {{.*}} -> tensor<1x4x4x1xf32>
+func.func @pad_not_stored_exactly(%x: tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> (tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x4x4x1x!quant.uniform<i8:f32, 0.25:-3>>) {
+  %xf = tinyml.dequantize %x : tensor<1x2x2x1x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x2x2x1xf32>
+  %p = tinyml.pad %xf {padding = array<i64: 0, 1, 1, 0, 0, 1, 1, 0>, value = 0.25 : f32} : (tensor<1x2x2x1xf32>) -> tensor<1x4x4x1xf32>
+  %q = tinyml.quantize %p : tensor<1x4x4x1xf32> to tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:-3>>
+  %p2 = tinyml.pad %xf {padding = array<i64: 0, 1, 1, 0, 0, 1, 1, 0>} : (tensor<1x2x2x1xf32>) -> tensor<1x4x4x1xf32>
+  %q2 = tinyml.quantize %p2 : tensor<1x4x4x1xf32> to tensor<1x4x4x1x!quant.uniform<i8:f32, 0.25:-3>>
+  return %q, %q2 : tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x4x4x1x!quant.uniform<i8:f32, 0.25:-3>>
+}
+
+// -----
+
+// dequantize -> mul -> relu -> quantize: TFLite's integer mul, the relu
+// its fused activation range.
+// CHECK-LABEL: func.func @mul_relu
+// CHECK-NOT:     tinyml.dequantize
+// CHECK:         tinyml.mul %arg0, %arg1 : {{.*}} -> tensor<4x!quant.uniform<i8<-5:127>:f32, 1.000000e-01:-5>>
+func.func @mul_relu(%a: tensor<4x!quant.uniform<i8:f32, 0.5:3>>, %b: tensor<4x!quant.uniform<i8:f32, 0.25:-1>>)
+    -> tensor<4x!quant.uniform<i8:f32, 0.1:-5>> {
+  %af = tinyml.dequantize %a : tensor<4x!quant.uniform<i8:f32, 0.5:3>> to tensor<4xf32>
+  %bf = tinyml.dequantize %b : tensor<4x!quant.uniform<i8:f32, 0.25:-1>> to tensor<4xf32>
+  %m = tinyml.mul %af, %bf : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %r = tinyml.relu %m : tensor<4xf32>
+  %q = tinyml.quantize %r : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.1:-5>>
+  return %q : tensor<4x!quant.uniform<i8:f32, 0.1:-5>>
+}
+
+// -----
+
+// Not fired: weights with a non-zero zero point (onnxruntime's uint8
+// weights); TFLite's kernels take symmetric weights.
+// CHECK-LABEL: func.func @asymmetric_weights
+// CHECK:         tinyml.conv2d {{.*}} -> tensor<1x4x4x1xf32>
+func.func @asymmetric_weights(%x: tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:0>>,
+                              %w: tensor<1x1x1x1x!quant.uniform<i8:f32, 0.1:5>>)
+    -> tensor<1x4x4x1x!quant.uniform<i8:f32, 0.25:0>> {
+  %xf = tinyml.dequantize %x : tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:0>> to tensor<1x4x4x1xf32>
+  %wf = tinyml.dequantize %w : tensor<1x1x1x1x!quant.uniform<i8:f32, 0.1:5>> to tensor<1x1x1x1xf32>
+  %c = tinyml.conv2d %xf, %wf : (tensor<1x4x4x1xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x4x1xf32>
+  %q = tinyml.quantize %c : tensor<1x4x4x1xf32> to tensor<1x4x4x1x!quant.uniform<i8:f32, 0.25:0>>
+  return %q : tensor<1x4x4x1x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
 // Not fired: the conv's float result has a second user.
 // CHECK-LABEL: func.func @multi_use_intermediate
 // CHECK:         tinyml.dequantize

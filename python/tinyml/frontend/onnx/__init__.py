@@ -16,7 +16,9 @@ What comes out:
   folded at import time; an array becomes an `arith.constant` only where an
   op consumes it as a tensor. Only float32 arrays may become tensors; int64
   shapes, axes and pads are read at import time.
-- A quantized (QDQ) model keeps its quantization: see `quantization.py`.
+- A quantized model keeps its quantization: QDQ (int8 or uint8) in
+  `quantization.py`, onnxruntime's QOperator form (QLinearConv, the
+  `com.microsoft` QLinear ops) in `qoperator.py`, both as the same IR.
 - The dialect is NHWC. An NCHW op (Conv, pools, BatchNormalization on 4-D)
   is imported as `transpose NCHW->NHWC`, the NHWC op, `transpose
   NHWC->NCHW`; conv weights are re-laid out (OIHW -> HWCF, depthwise ->
@@ -46,9 +48,10 @@ tensor built as an MLIR value also has no zero dimension.
 
 Layout: `importer.py` validates the model and holds the `Importer` that op
 handlers build with; each op family is one module (`conv`, `matmul`,
-`elementwise`, `reduce`, `shape`, `constant`, `quantization`) whose handlers
-register with `@handles("OpType")`. A new op is a handler in its family's
-module.
+`elementwise`, `reduce`, `shape`, `constant`, `quantization`, `qoperator`)
+whose handlers register with `@handles("OpType")` (an op of another domain
+with `@handles("OpType", domain=..., attributes=...)`: ONNX has no schema
+for it). A new op is a handler in its family's module.
 """
 from __future__ import annotations
 
@@ -60,7 +63,8 @@ from mlir import ir
 from ...ir.context import make_context
 from .. import FrontendError
 # Importing the op families registers their handlers.
-from . import constant, conv, elementwise, matmul, quantization, reduce, shape  # noqa: F401
+from . import (constant, conv, elementwise, matmul, qoperator, quantization,  # noqa: F401
+               reduce, shape)
 from .importer import HANDLERS, Importer, parse_model
 
 __all__ = ["FrontendError", "SUPPORTED_OPS", "import_onnx", "import_onnx_bytes"]

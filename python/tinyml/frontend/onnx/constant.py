@@ -1,11 +1,12 @@
 """Compile-time values: Constant, ConstantOfShape, and the shape arithmetic
-(Cast, Shape, Gather, Slice) folded at import time."""
+(Cast, Shape, Gather, Slice) folded at import time; Gather and Slice of a
+tensor, with constant indices, are tinyml.slice (and concat)."""
 from __future__ import annotations
 
 import numpy as np
 from onnx import TensorProto, helper
 
-from .importer import Const, Importer, dtype_name, handles
+from .importer import Const, Importer, dtype_name, handles, shape_text
 
 
 @handles("Constant")
@@ -56,21 +57,56 @@ def _shape(im: Importer, node) -> list:
 
 @handles("Gather")
 def _gather(im: Importer, node) -> list:
-    data = im.const(0, "the data (Gather is folded at import time only)")
-    indices = im.int_const(1, "the indices")
+    data = im.arg(0)
+    indices = im.int_const(1, "the indices").astype(np.int64)
+    shape = im.shape(data)
+    rank = len(shape)
     axis = int(im.attr("axis", 0))
-    if not -data.ndim <= axis < data.ndim:
-        raise im.fail(f"axis {axis} out of range for rank {data.ndim}")
-    size = data.shape[axis]
+    if not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    size = shape[axis]
     if indices.size and not (-size <= indices.min() and indices.max() < size):
         raise im.fail(f"indices {indices.reshape(-1).tolist()} out of range for a dimension "
                       f"of {size}")
-    return [np.take(data, indices.astype(np.int64), axis=axis)]
+    if isinstance(data, Const):
+        return [np.take(data.array, indices, axis=axis)]
+    out = [*shape[:axis], *indices.shape, *shape[axis + 1:]]
+    if not indices.size:
+        raise im.fail(f"the result has shape {shape_text(out)}; it must not be empty")
+    x = im.tensor(data)
+    pieces = []
+    for first, count, step in _progressions(indices.reshape(-1) % size):
+        offsets, sizes, strides = [0] * rank, list(shape), [1] * rank
+        offsets[axis], sizes[axis], strides[axis] = first, count, step
+        pieces.append(im.slice(x, offsets, sizes, strides))
+    if len(pieces) > 1:
+        joined = list(shape)
+        joined[axis] = indices.size
+        pieces = [im.emit("tinyml.concat", joined, pieces, axis=axis)]
+    return [im.reshape(pieces[0], out)]
+
+
+def _progressions(flat: np.ndarray) -> list[tuple[int, int, int]]:
+    """`flat` as few runs of evenly spaced indices as a greedy split gives:
+    (first, count, step) each, one tinyml.slice apiece."""
+    runs, i = [], 0
+    while i < len(flat):
+        step = int(flat[i + 1] - flat[i]) if i + 1 < len(flat) else 1
+        end = i + 1
+        if step:
+            while end < len(flat) and flat[end] - flat[end - 1] == step:
+                end += 1
+        runs.append((int(flat[i]), end - i, step or 1))
+        i = end
+    return runs
 
 
 @handles("Slice")
 def _slice(im: Importer, node) -> list:
-    data = im.const(0, "the data (Slice is folded at import time only)")
+    data = im.arg(0)
+    shape = im.shape(data)
+    rank = len(shape)
     if im.opset < 10:
         starts, ends = im.attr("starts"), im.attr("ends")
         axes, steps = im.attr("axes"), None
@@ -84,11 +120,17 @@ def _slice(im: Importer, node) -> list:
     if not len(starts) == len(ends) == len(axes) == len(steps):
         raise im.fail(f"starts {starts}, ends {ends}, axes {axes} and steps {steps} differ "
                       "in length")
-    if any(not -data.ndim <= a < data.ndim for a in axes) or 0 in steps:
-        raise im.fail(f"axes {axes} or steps {steps} do not fit the data of rank {data.ndim}")
-    index = [slice(None)] * data.ndim
+    if any(not -rank <= a < rank for a in axes) or 0 in steps:
+        raise im.fail(f"axes {axes} or steps {steps} do not fit the data of rank {rank}")
+    index = [slice(None)] * rank
     for a, s, e, st in zip(axes, starts, ends, steps):
-        index[a % data.ndim] = slice(int(s), int(e), int(st))
-    return [data[tuple(index)]]
-
-
+        index[a % rank] = slice(int(s), int(e), int(st))
+    if isinstance(data, Const):
+        return [data.array[tuple(index)]]
+    # Python's slice clamps starts and ends to the dimension as ONNX does.
+    ranges = [range(*part.indices(size)) for part, size in zip(index, shape)]
+    sizes = [len(r) for r in ranges]
+    if 0 in sizes:
+        raise im.fail(f"the result has shape {shape_text(sizes)}; it must not be empty")
+    return [im.slice(im.tensor(data), [r.start for r in ranges], sizes,
+                     [r.step for r in ranges])]

@@ -2,10 +2,14 @@
 tinyml ops between transposes, weights re-laid out at import time."""
 from __future__ import annotations
 
+from mlir import ir
 
 from ...ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
 from ...ir.attributes import inverse_permutation
+from ...ir.quant import dequantize, quantize, storage_cast
+from .elementwise import F32_MAX
 from .importer import Const, Importer, handles, shape_text
+from .quantization import quantization_of
 
 
 def _pair(values):
@@ -14,8 +18,11 @@ def _pair(values):
 
 @handles("Conv")
 def _conv(im: Importer, node) -> list:
-    x, w = im.arg(0), im.arg(1)
-    bias = im.arg(2, optional=True)
+    return [convolution(im, im.arg(0), im.arg(1), im.arg(2, optional=True))]
+
+
+def convolution(im: Importer, x, w, bias):
+    """The current node's convolution (Conv's attributes) of x by w."""
     x_shape, w_shape = im.shape(x), im.shape(w)
     rank = len(x_shape)
     if rank not in (3, 4):
@@ -65,11 +72,12 @@ def _conv(im: Importer, node) -> list:
     y = im.nchw(y)
     if rank == 3:
         y = im.reshape(y, (batch, filters, out_spatial[1]))
-    return [y]
+    return y
 
 
-def _pool(im: Importer, node, op_name: str) -> list:
-    x = im.tensor(im.arg(0))
+def pool(im: Importer, node, op_name: str, x) -> ir.Value:
+    """The current node's pooling (AveragePool's or MaxPool's attributes) of x."""
+    x = im.tensor(x)
     x_shape = im.shape(x)
     rank = len(x_shape)
     if rank not in (3, 4):
@@ -79,59 +87,97 @@ def _pool(im: Importer, node, op_name: str) -> list:
     if len(kernel) != rank - 2:
         raise im.fail(f"kernel_shape {kernel} does not match the input rank {rank}")
     strides, dilations = im.spatial_attrs(rank, kernel)
-    if any(d != 1 for d in dilations):
-        raise im.fail(f"dilated pooling (dilations={dilations}) is not supported")
+    dilated = any(d != 1 for d in dilations)
+    if dilated and op_name != "tinyml.max_pool2d":
+        raise im.fail(f"dilated average pooling (dilations={dilations}) is not supported")
     if len(node.output) > 1 and node.output[1] and im.consumers[node.output[1]]:
         raise im.fail("the Indices output of MaxPool is not supported")
     pads = im.window_padding(x_shape[2:], kernel, strides, dilations)
-    out = im.window_output(x_shape[2:], kernel, strides, dilations, pads)
-    if im.attr("ceil_mode", 0) and im.attr("auto_pad", "NOTSET") == "NOTSET":
-        ceil = im.window_output(x_shape[2:], kernel, strides, dilations, pads, ceil=True)
-        if ceil != out:
-            raise im.fail(f"ceil_mode=1 changes the output size ({out} -> {ceil}); "
-                          "not supported")
     spatial = rank - 2
     if any(pads[a] >= kernel[a] or pads[a + spatial] >= kernel[a] for a in range(spatial)):
         raise im.fail(f"pads {pads} must be smaller than the kernel {kernel}")
+    ceil = bool(im.attr("ceil_mode", 0)) and im.attr("auto_pad", "NOTSET") == "NOTSET"
+    out = im.window_output(x_shape[2:], kernel, strides, dilations, pads, ceil=ceil)
+    # The windows ceil_mode adds reach past the end padding: more padding
+    # there, which max pooling never picks and average pooling never counts.
+    extension = [max((out[a] - 1) * strides[a] + (kernel[a] - 1) * dilations[a] + 1
+                     - x_shape[2 + a] - pads[a] - pads[a + spatial], 0) for a in range(spatial)]
+    count_pad = op_name == "tinyml.avg_pool2d" and any(pads) and im.attr("count_include_pad", 0)
+    if count_pad and any(extension):
+        # Counted padding, then the extension that is not.
+        x = im.emit("tinyml.pad", [*x_shape[:2], *(x_shape[2 + a] + pads[a] + pads[a + spatial]
+                                                    for a in range(spatial))],
+                    [x], padding=[0, 0, *pads[:spatial], 0, 0, *pads[spatial:]])
+        x_shape, pads, count_pad = im.shape(x), [0] * 2 * spatial, False
+    pads = pads[:spatial] + [p + e for p, e in zip(pads[spatial:], extension)]
     if rank == 3:
         x = im.reshape(x, (x_shape[0], x_shape[1], 1, x_shape[2]))
-        kernel, strides, pads, out = [1] + kernel, [1] + strides, [0, pads[0], 0, pads[1]], \
-            [1] + out
-    extra = {}
-    if op_name == "tinyml.avg_pool2d" and any(pads) and im.attr("count_include_pad", 0):
-        extra["count_include_pad"] = True
-    y = im.emit(op_name, [x_shape[0], *out, x_shape[1]], [im.nhwc(x)], kernel=kernel,
-                strides=None if tuple(strides) == DEFAULT_STRIDES else strides,
-                padding=None if tuple(pads) == DEFAULT_PADDING else pads, **extra)
+        kernel, strides, dilations, pads, out = [1] + kernel, [1] + strides, \
+            [1] + dilations, [0, pads[0], 0, pads[1]], [1] + out
+    if dilated:
+        y = _dilated_max_pool(im, im.nhwc(x), kernel, strides, dilations, pads, out)
+    else:
+        y = im.emit(op_name, [x_shape[0], *out, x_shape[1]], [im.nhwc(x)], kernel=kernel,
+                    strides=None if tuple(strides) == DEFAULT_STRIDES else strides,
+                    padding=None if tuple(pads) == DEFAULT_PADDING else pads,
+                    count_include_pad=bool(count_pad))
     y = im.nchw(y)
     if rank == 3:
         y = im.reshape(y, (x_shape[0], x_shape[1], out[1]))
-    return [y]
+    return y
+
+
+def _dilated_max_pool(im: Importer, x, kernel, strides, dilations, pads, out) -> ir.Value:
+    """Max pooling of NHWC x as the maximum of one strided slice per kernel
+    tap (tinyml.max_pool2d has no dilations)."""
+    n, h, w, c = im.shape(x)
+    top, left, bottom, right = pads
+    if any(pads):
+        x = im.emit("tinyml.pad", [n, h + top + bottom, w + left + right, c], [x],
+                    padding=[0, top, left, 0, 0, bottom, right, 0], value=-F32_MAX)
+    y = None
+    for ky in range(kernel[0]):
+        for kx in range(kernel[1]):
+            tap = im.slice(x, [0, ky * dilations[0], kx * dilations[1], 0], [n, *out, c],
+                           [1, *strides, 1])
+            y = tap if y is None else im.emit("tinyml.maximum", [n, *out, c], [y, tap])
+    return y
 
 
 @handles("AveragePool")
 def _avg_pool(im, node):
-    return _pool(im, node, "tinyml.avg_pool2d")
+    return [pool(im, node, "tinyml.avg_pool2d", im.arg(0))]
 
 
 @handles("MaxPool")
 def _max_pool(im, node):
-    return _pool(im, node, "tinyml.max_pool2d")
+    x = im.arg(0)
+    if im.element(x) != ir.IntegerType.get_signless(8):
+        return [pool(im, node, "tinyml.max_pool2d", x)]
+    # onnxruntime's QOperator form pools the quantized tensor itself: its
+    # QDQ form, DequantizeLinear -> MaxPool -> QuantizeLinear of one type.
+    element = quantization_of(im, x)
+    y = pool(im, node, "tinyml.max_pool2d", dequantize(storage_cast(x, element)))
+    return [storage_cast(quantize(y, element), ir.IntegerType.get_signless(8))]
 
 
 @handles("GlobalAveragePool", "GlobalMaxPool")
 def _global_pool(im: Importer, node) -> list:
-    x = im.tensor(im.arg(0))
+    return [global_pool(im, node.op_type, im.arg(0))]
+
+
+def global_pool(im: Importer, op_type: str, x) -> ir.Value:
+    """GlobalAveragePool or GlobalMaxPool (`op_type`) of x."""
+    x = im.tensor(x)
     shape = im.shape(x)
     if len(shape) < 3:
         raise im.fail(f"needs an input of rank >= 3, got {shape_text(shape)}")
-    if node.op_type == "GlobalAveragePool" and len(shape) == 4:
+    if op_type == "GlobalAveragePool" and len(shape) == 4:
         y = im.emit("tinyml.global_avg_pool", [shape[0], 1, 1, shape[1]], [im.nhwc(x)])
-        return [im.nchw(y)]
+        return im.nchw(y)
     axes = list(range(2, len(shape)))
-    op_name = "tinyml.reduce_mean" if node.op_type == "GlobalAveragePool" \
-        else "tinyml.reduce_max"
-    return [im.emit(op_name, [*shape[:2]] + [1] * len(axes), [x], axes=axes, keep_dims=True)]
+    op_name = "tinyml.reduce_mean" if op_type == "GlobalAveragePool" else "tinyml.reduce_max"
+    return im.emit(op_name, [*shape[:2]] + [1] * len(axes), [x], axes=axes, keep_dims=True)
 
 
 @handles("BatchNormalization")

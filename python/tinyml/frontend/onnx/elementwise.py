@@ -68,26 +68,27 @@ def _fuse_matmul_bias(im: Importer, value, other) -> ir.Value | None:
 
 @handles(*_BINARY)
 def _binary(im: Importer, node) -> list:
-    op_name, fold = _BINARY[node.op_type]
     operands = [im.arg(i) for i in range(len(node.input))]
     if not operands:
         raise im.fail("needs at least one input")
     result = operands[0]
     for operand in operands[1:]:
-        result = _binary_pair(im, node, op_name, fold, result, operand)
+        result = binary(im, node.op_type, result, operand)
     return [result]
 
 
-def _binary_pair(im: Importer, node, op_name, fold, a, b):
+def binary(im: Importer, op_type: str, a, b):
+    """The element-wise `op_type` (Add, Sub, Mul, ...) of a and b, broadcast."""
+    op_name, fold = _BINARY[op_type]
     shape = _broadcast(im, im.shape(a), im.shape(b))
     if isinstance(a, Const) and isinstance(b, Const):
         dtype = np.result_type(a.array, b.array)
         im.check_size(shape, helper.np_dtype_to_tensor_dtype(dtype), "the result",
                       allow_empty=True)
-        if node.op_type == "Div" and np.issubdtype(dtype, np.integer) and not b.array.all():
+        if op_type == "Div" and np.issubdtype(dtype, np.integer) and not b.array.all():
             raise im.fail("integer division by zero")
         return Const(fold(a.array, b.array))
-    if node.op_type == "Add":
+    if op_type == "Add":
         for value, other in ((a, b), (b, a)):
             fused = _fuse_matmul_bias(im, value, other)
             if fused is not None and im.shape(fused) == shape:
@@ -121,8 +122,9 @@ def _unary(im: Importer, node) -> list:
 
 
 def _clamp(im: Importer, x, low: float, high: float):
-    if low > high:
-        raise im.fail(f"min {low} is greater than max {high}")
+    # ONNX's Clip is min(max(x, low), high): with low > high, every
+    # element is high.
+    low = min(low, high)
     if isinstance(x, Const):
         return Const(np.clip(x.array, low, high).astype(x.array.dtype))
     return im.emit("tinyml.clamp", im.shape(x), [x], min=float(low), max=float(high))
@@ -148,17 +150,21 @@ def _scale_shift(im: Importer, x, scale: float, shift: float):
 
 @handles("LeakyRelu")
 def _leaky_relu(im: Importer, node) -> list:
-    x, alpha = im.tensor(im.arg(0)), float(im.attr("alpha", 0.01))
+    return [leaky_relu(im, im.arg(0), float(im.attr("alpha", 0.01)))]
+
+
+def leaky_relu(im: Importer, x, alpha: float) -> ir.Value:
+    x = im.tensor(x)
     shape = im.shape(x)
     scaled = im.emit("tinyml.mul", shape, [x, Const(np.full([1], alpha, np.float32))])
     if 0.0 <= alpha <= 1.0:          # max(x, alpha*x)
-        return [im.emit("tinyml.maximum", shape, [x, scaled])]
+        return im.emit("tinyml.maximum", shape, [x, scaled])
     if alpha > 1.0:                  # min(x, alpha*x)
-        return [im.emit("tinyml.minimum", shape, [x, scaled])]
+        return im.emit("tinyml.minimum", shape, [x, scaled])
     # alpha < 0: relu(x) + alpha * min(x, 0)
     negative = im.emit("tinyml.minimum", shape, [x, Const(np.zeros([1], np.float32))])
     negative = im.emit("tinyml.mul", shape, [negative, Const(np.full([1], alpha, np.float32))])
-    return [im.emit("tinyml.add", shape, [im.emit("tinyml.relu", shape, [x]), negative])]
+    return im.emit("tinyml.add", shape, [im.emit("tinyml.relu", shape, [x]), negative])
 
 
 @handles("HardSigmoid")
@@ -170,7 +176,11 @@ def _hard_sigmoid(im: Importer, node) -> list:
 
 @handles("HardSwish")
 def _hard_swish(im: Importer, node) -> list:
-    x = im.tensor(im.arg(0))
+    return [hard_swish(im, im.arg(0))]
+
+
+def hard_swish(im: Importer, x) -> ir.Value:
+    x = im.tensor(x)
     gate = _clamp(im, _scale_shift(im, x, 1.0 / 6.0, 0.5), 0.0, 1.0)
-    return [im.emit("tinyml.mul", im.shape(x), [x, gate])]
+    return im.emit("tinyml.mul", im.shape(x), [x, gate])
 

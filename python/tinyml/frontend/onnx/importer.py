@@ -67,14 +67,28 @@ def element_type(elem_type: int) -> ir.Type:
     """The MLIR element type of an ONNX one of TENSOR_ELEMENT_TYPES."""
     return ir.F32Type.get() if elem_type == TensorProto.FLOAT else ir.IntegerType.get_signless(8)
 
-# op type -> handler(importer, node) -> list of output values.
+# op type ("domain.OpType" outside the default domain) -> handler(importer,
+# node) -> list of output values.
 HANDLERS: dict[str, Callable] = {}
+# The attribute types of the ops read from other domains, which ONNX has no
+# schema for: "domain.OpType" -> {attribute name: AttributeProto type}.
+DOMAIN_ATTRIBUTES: dict[str, dict[str, int]] = {}
 
 
-def handles(*op_types: str):
+def op_key(node: onnx.NodeProto) -> str:
+    """The node's op as HANDLERS names it."""
+    return node.op_type if node.domain in ("", "ai.onnx") else f"{node.domain}.{node.op_type}"
+
+
+def handles(*op_types: str, domain: str = "", attributes: dict[str, int] | None = None):
+    """Registers a handler; an op of another `domain` declares the types of
+    its `attributes`."""
     def register(fn):
         for op_type in op_types:
-            HANDLERS[op_type] = fn
+            key = f"{domain}.{op_type}" if domain else op_type
+            HANDLERS[key] = fn
+            if domain:
+                DOMAIN_ATTRIBUTES[key] = attributes or {}
         return fn
     return register
 
@@ -208,6 +222,7 @@ class Importer:
         self.values: dict[str, Value] = {}
         self.cache: dict[str, ir.Value] = {}
         self.nhwc_cache: dict[ir.Value, ir.Value] = {}
+        self.dequantize_cache: dict[tuple[ir.Value, ir.Type], ir.Value] = {}
         self.consumers: Counter = Counter()
         self.inferred: dict[str, tuple[int, tuple | None]] = {}
         self.where = ""
@@ -425,9 +440,13 @@ class Importer:
         """Input and output counts and attribute types against the op's
         schema (what the ONNX checker checks, said with the node's name)."""
         schema = self._schema(node)
+        self.where = f"node '{self._label(index, node)}' ({op_key(node)})"
         if schema is None:
-            return  # the checker or the unsupported-op error names it
-        self.where = f"node '{self._label(index, node)}' ({node.op_type})"
+            # The checker or the unsupported-op error names an unknown op.
+            if op_key(node) in DOMAIN_ATTRIBUTES:
+                self._check_attributes(node)
+            self.where = ""
+            return
         for what, count, low, high in (
                 ("inputs", len(node.input), schema.min_input, schema.max_input),
                 ("outputs", len(node.output), schema.min_output, schema.max_output)):
@@ -436,22 +455,30 @@ class Importer:
                     if high >= 2 ** 31 - 1 else f"{low} to {high}"
                 raise self.fail(f"has {count} {what}; {node.op_type} (opset "
                                 f"{schema.since_version}) takes {takes}")
+        self._check_attributes(node)
+        self.where = ""
+
+    def _check_attributes(self, node: onnx.NodeProto) -> None:
         names = Counter(a.name for a in node.attribute)
         for proto in node.attribute:
             if names[proto.name] > 1:
                 raise self.fail(f"attribute '{proto.name}' is given "
                                 f"{names[proto.name]} times")
             self._attribute_value(node, proto)
-        self.where = ""
 
     def _attribute_value(self, node: onnx.NodeProto, attribute: onnx.AttributeProto):
         """The value of `attribute` once its type is the one the op's schema
-        gives it: every attribute is read through here."""
+        (or its DOMAIN_ATTRIBUTES entry) gives it: every attribute is read
+        through here."""
         schema = self._schema(node)
-        if attribute.name not in schema.attributes:
-            raise self.fail(f"unknown attribute '{attribute.name}' (not one of "
-                            f"{node.op_type}'s in opset {schema.since_version})")
-        expected = schema.attributes[attribute.name].type.value
+        if schema is None:
+            types, whose = DOMAIN_ATTRIBUTES[op_key(node)], f"{op_key(node)}'s"
+        else:
+            types = {name: a.type.value for name, a in schema.attributes.items()}
+            whose = f"{node.op_type}'s in opset {schema.since_version}"
+        if attribute.name not in types:
+            raise self.fail(f"unknown attribute '{attribute.name}' (not one of {whose})")
+        expected = types[attribute.name]
         if attribute.type != expected:
             raise self.fail(f"attribute '{attribute.name}' must be "
                             f"{_ATTR_KINDS.get(expected, _attr_type_name(expected))}, got "
@@ -575,15 +602,13 @@ class Importer:
     def _import_node(self, index: int, node: onnx.NodeProto) -> None:
         label = self._label(index, node)
         self.node = node
-        self.where = f"node '{label}' ({node.op_type})"
+        self.where = f"node '{label}' ({op_key(node)})"
         self.loc = ir.Location.name(label, childLoc=ir.Location.file(self.filename, 0, 0))
         self.attrs = {a.name: a for a in node.attribute}
-        handler = HANDLERS.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+        handler = HANDLERS.get(op_key(node))
         if handler is None:
-            op = node.op_type if node.domain in ("", "ai.onnx") \
-                else f"{node.domain}.{node.op_type}"
             raise self.fail(f"unsupported op; supported ops: {', '.join(sorted(HANDLERS))}",
-                            f"node '{label}' ({op})")
+                            f"node '{label}' ({op_key(node)})")
         for name in node.input:
             if name and name not in self.values:
                 raise self.fail(f"input '{name}' is not defined before this node")
@@ -609,9 +634,11 @@ class Importer:
         if isinstance(value, Const) or name not in self.inferred:
             return
         elem, dims = self.inferred[name]
-        if elem not in (0, *TENSOR_ELEMENT_TYPES):
+        # A uint8 tensor (quantized data) is built as int8, its zero point
+        # moved by -128: see quantization.py.
+        if elem not in (0, *TENSOR_ELEMENT_TYPES, TensorProto.UINT8):
             raise self.fail(f"output '{name}' has element type {dtype_name(elem)}; only "
-                            "float32 and int8 tensors are supported")
+                            "float32, int8 and uint8 tensors are supported")
         shape = self.shape(value)
         if dims is not None and tuple(dims) != tuple(shape):
             raise self.fail(f"output '{name}' has shape {shape_text(shape)} but ONNX shape "
@@ -728,9 +755,32 @@ class Importer:
         # the target (MLIR aborts on some that overflow).
         self.check_size(shape, TensorProto.FLOAT, f"the result of {op_name}")
         result_type = ir.RankedTensorType.get(list(shape), element or ir.F32Type.get())
-        return build(op_name, [result_type],
-                     [self.tensor(o) for o in operands if o is not None], attributes,
-                     loc=self.loc).result
+        operands = [self.tensor(o) for o in operands if o is not None]
+        if element is None:
+            self._check_float(operands)
+        return build(op_name, [result_type], operands, attributes, loc=self.loc).result
+
+    def _check_float(self, operands) -> None:
+        """Only data movement (which passes its element type) reads raw
+        int8 storage; arithmetic needs a DequantizeLinear in between."""
+        for operand in operands:
+            element = self.element(operand)
+            if isinstance(element, ir.IntegerType):
+                names = [n for n in self.node.input if self.values.get(n) is operand]
+                what = f"input '{names[0]}'" if names else "an input"
+                raise self.fail(f"{what} is an integer ({element}) tensor; {self.node.op_type} "
+                                "computes on float32 only (a quantized model's "
+                                "DequantizeLinear makes int8 data float first)")
+
+    def slice(self, value: ir.Value, offsets, sizes, strides) -> ir.Value:
+        """In each dimension d, sizes[d] elements of `value`, every
+        strides[d]-th from offsets[d] (a negative stride walks backwards)."""
+        shape = self.shape(value)
+        if all(o == 0 and n == d and (s == 1 or n == 1)
+               for o, n, s, d in zip(offsets, sizes, strides, shape)):
+            return value
+        return self.emit("tinyml.slice", sizes, [value], offsets=list(offsets),
+                         strides=list(strides))
 
     def transpose(self, value, perm) -> Value:
         perm = [int(p) for p in perm]

@@ -11,8 +11,14 @@ from .importer import Const, Importer, QuantConst, handles, shape_text
 
 @handles("Gemm")
 def _gemm(im: Importer, node) -> list:
-    a, b, c = im.arg(0), im.arg(1), im.arg(2, optional=True)
-    alpha, beta = float(im.attr("alpha", 1.0)), float(im.attr("beta", 1.0))
+    return [gemm(im, im.arg(0), im.arg(1), im.arg(2, optional=True),
+                 float(im.attr("beta", 1.0)))]
+
+
+def gemm(im: Importer, a, b, c, beta: float):
+    """alpha * A' * B' + beta * C with the current node's alpha, transA
+    and transB."""
+    alpha = float(im.attr("alpha", 1.0))
     trans_a, trans_b = bool(im.attr("transA", 0)), bool(im.attr("transB", 0))
     a_shape, b_shape = im.shape(a), im.shape(b)
     if len(a_shape) != 2 or len(b_shape) != 2:
@@ -65,23 +71,68 @@ def _gemm(im: Importer, node) -> list:
         y = im.emit("tinyml.mul", (m, n), [y, Const(np.full([1], alpha, np.float32))])
     if addend is not None:
         y = im.emit("tinyml.add", (m, n), [y, addend])
-    return [y]
+    return y
 
 
 @handles("MatMul")
 def _matmul(im: Importer, node) -> list:
-    a, b = im.arg(0), im.arg(1)
+    return [matmul(im, im.arg(0), im.arg(1))]
+
+
+def matmul(im: Importer, a, b):
+    """numpy's matmul of a and b: a 1-D operand is a row (left) or a column
+    (right) dropped from the result, the batch dimensions broadcast; each
+    product of the batch is one tinyml.matmul, a 2-D right operand one for
+    all rows."""
     a_shape, b_shape = im.shape(a), im.shape(b)
     if isinstance(a, Const) and isinstance(b, Const):
-        return [np.matmul(a.array, b.array)]
-    if len(a_shape) < 2 or len(b_shape) != 2:
-        raise im.fail(f"only a [..., K] x [K, N] product with a 2-D right operand is "
-                      f"supported, got {shape_text(a_shape)} x {shape_text(b_shape)}")
-    if a_shape[-1] != b_shape[0]:
+        return Const(np.matmul(a.array, b.array))
+    if not a_shape or not b_shape:
+        raise im.fail(f"needs operands of rank >= 1, got {shape_text(a_shape)} x "
+                      f"{shape_text(b_shape)}")
+    row, column = (1,) if len(a_shape) == 1 else (), (1,) if len(b_shape) == 1 else ()
+    a_mat = a_shape if len(a_shape) > 1 else (1, *a_shape)
+    b_mat = b_shape if len(b_shape) > 1 else (*b_shape, 1)
+    (m, k), (kb, n) = a_mat[-2:], b_mat[-2:]
+    if k != kb:
         raise im.fail(f"contraction sizes differ: {shape_text(a_shape)} x "
                       f"{shape_text(b_shape)}")
-    rows = math.prod(a_shape[:-1])
-    lhs = im.reshape(im.tensor(a), (rows, a_shape[-1]))
-    y = im.emit("tinyml.matmul", (rows, b_shape[1]), [lhs, b])
-    return [im.reshape(y, (*a_shape[:-1], b_shape[1]))]
+    try:
+        batch = tuple(np.broadcast_shapes(a_mat[:-2], b_mat[:-2]))
+    except ValueError:
+        raise im.fail(f"batch dimensions of {shape_text(a_shape)} and {shape_text(b_shape)} "
+                      "do not broadcast") from None
+    out = [*batch, *([] if row else [m]), *([] if column else [n])]
+    if math.prod(b_mat[:-2]) == 1:
+        # Every row of every batch meets the same [K, N] matrix.
+        rows = math.prod(a_mat[:-1])
+        y = im.emit("tinyml.matmul", (rows, n),
+                    [im.reshape(a, (rows, k)), im.reshape(b, (k, n))])
+        return im.reshape(y, out)
+    lhs, rhs = _batches(im, a, a_mat), _batches(im, b, b_mat)
+    products = []
+    for index in np.ndindex(*batch):
+        products.append(im.reshape(im.emit("tinyml.matmul", (m, n), [
+            _batch(im, lhs, a_mat, index), _batch(im, rhs, b_mat, index)]), (1, m, n)))
+    y = products[0] if len(products) == 1 else \
+        im.emit("tinyml.concat", (len(products), m, n), products, axis=0)
+    return im.reshape(y, out)
 
+
+def _batches(im: Importer, value, shape):
+    """`value` as [batch, rows, columns]: its batch dimensions flattened."""
+    return im.reshape(value, (math.prod(shape[:-2]), *shape[-2:]))
+
+
+def _batch(im: Importer, stacked, shape, index):
+    """The matrix of `stacked` (from _batches) that broadcasts to the batch
+    `index` of the result."""
+    own = shape[:-2]
+    position = np.ravel_multi_index(
+        [i if d > 1 else 0 for i, d in zip(index[len(index) - len(own):], own)], own) \
+        if own else 0
+    rows, columns = shape[-2:]
+    if isinstance(stacked, Const):
+        return Const(stacked.array[position])
+    return im.reshape(im.slice(im.tensor(stacked), [position, 0, 0], [1, rows, columns],
+                               [1, 1, 1]), (rows, columns))

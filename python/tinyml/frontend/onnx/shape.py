@@ -131,7 +131,11 @@ def _pad(im: Importer, node) -> list:
 
 @handles("Concat")
 def _concat(im: Importer, node) -> list:
-    inputs = [im.arg(i) for i in range(len(node.input)) if node.input[i]]
+    return [concat(im, [im.arg(i) for i in range(len(node.input)) if node.input[i]])]
+
+
+def concat(im: Importer, inputs: list):
+    """`inputs` joined along the current node's axis."""
     if not inputs:
         raise im.fail("needs at least one input")
     shapes = [im.shape(v) for v in inputs]
@@ -147,13 +151,13 @@ def _concat(im: Importer, node) -> list:
             raise im.fail(f"input shapes {', '.join(shape_text(s) for s in shapes)} differ "
                           f"outside axis {axis}")
     if all(isinstance(v, Const) for v in inputs):
-        return [np.concatenate([v.array for v in inputs], axis=axis)]
+        return np.concatenate([v.array for v in inputs], axis=axis)
     inputs = [v for v, s in zip(inputs, shapes) if s[axis] > 0]
     out = list(shapes[0])
     out[axis] = sum(s[axis] for s in shapes)
     if len(inputs) == 1:
-        return [inputs[0]]
-    return [im.emit("tinyml.concat", out, inputs, im.element(inputs[0]), axis=axis)]
+        return inputs[0]
+    return im.emit("tinyml.concat", out, inputs, im.element(inputs[0]), axis=axis)
 
 
 @handles("Identity")

@@ -94,6 +94,7 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
                                               "NewAxisMask", "ShrinkAxisMask", "Offset")),
     "PACK": ("PackOptions", ("ValuesCount", "Axis")),
     "GATHER": ("GatherOptions", ("Axis", "BatchDims")),
+    "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
 }
 
 
@@ -449,8 +450,10 @@ class TfliteImporter(Importer):
                             f"{per_axis}; only float32 and per-tensor int8 results are "
                             "supported")
         element = uniform_type(list(q.scales), list(q.zero_points), np.int8, None)
-        self.values[index] = storage_cast(quantize(value, element, self.loc),
-                                          ir.IntegerType.get_signless(8), self.loc)
+        quantized = quantize(value, element, self.loc)
+        # TFLite rounds halves away from zero where it quantizes float values.
+        quantized.owner.attributes["ties_away_from_zero"] = ir.UnitAttr.get()
+        self.values[index] = storage_cast(quantized, ir.IntegerType.get_signless(8), self.loc)
 
 
 def import_tflite(model, context: ir.Context | None = None,

@@ -6,8 +6,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from mlir import ir
 
+from ...ir import fixed_point
 from ...ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
+from ...ir.quant import storage_cast, uniform_type
+from ..onnx.elementwise import hard_swish, leaky_relu
 from ..onnx.importer import Const, QuantConst, shape_text
 from .importer import Operator, TfliteImporter, dequantized, handles
 
@@ -125,9 +129,12 @@ def _depthwise(im: TfliteImporter, op: Operator) -> list:
     if filters % channels:
         raise im.fail(f"{filters} filters for {channels} channels")
     strides, dilations, padding, out = window(im, im.shape(x), (kh, kw), op.options)
-    filt = im.reshape(w, (kh, kw, channels, filters // channels))  # HWCM
-    y = im.emit("tinyml.depthwise_conv2d", [im.shape(x)[0], *out, filters],
-                [x, filt, bias(im, op, w, filters)],
+    # [kh, kw, channels, multiplier]: with one input channel, the layout of
+    # a conv's HWCF weights, and the same sums (the converter writes any
+    # conv of a one-channel image this way).
+    filt = im.reshape(w, (kh, kw, channels, filters // channels))
+    kind = "tinyml.conv2d" if channels == 1 else "tinyml.depthwise_conv2d"
+    y = im.emit(kind, [im.shape(x)[0], *out, filters], [x, filt, bias(im, op, w, filters)],
                 **window_attributes(strides, dilations, padding))
     return [activation(im, y, op.options["FusedActivationFunction"])]
 
@@ -199,13 +206,59 @@ def _softmax(im: TfliteImporter, op: Operator) -> list:
     return [im.emit("tinyml.softmax", im.shape(x), [x], axis=len(im.shape(x)) - 1)]
 
 
+# int8 element-wise kernels whose TFLM reference is integer arithmetic on one
+# value: tabulated at compile time (x, y: the input's and output's
+# quantization).
+_TABLES = {
+    "LOGISTIC": lambda op, x, y: fixed_point.logistic_table(x.scales[0], x.zero_points[0]),
+    "TANH": lambda op, x, y: fixed_point.tanh_table(x.scales[0], x.zero_points[0]),
+    "LEAKY_RELU": lambda op, x, y: fixed_point.leaky_relu_table(
+        x.scales[0], x.zero_points[0], op.options.get("Alpha", 0.2), y.scales[0],
+        y.zero_points[0]),
+    "HARD_SWISH": lambda op, x, y: fixed_point.hard_swish_table(
+        x.scales[0], x.zero_points[0], y.scales[0], y.zero_points[0]),
+}
+
+
+def looked_up(im: TfliteImporter, op: Operator):
+    """An int8 operator of `_TABLES` on a computed int8 tensor as
+    `tinyml.lookup` of the table of its 256 results (stored int8); None for
+    anything else (float, constant or per-axis operands)."""
+    x, y = im.tensors[op.inputs[0]], im.tensors[op.outputs[0]]
+    if not all(t.type_name == "INT8" and t.quantization is not None
+               and t.quantization.axis is None for t in (x, y)) or x.index not in im.values:
+        return None
+    table = _TABLES[op.kind](op, x.quantization, y.quantization)
+    x_type, y_type = (uniform_type(list(t.quantization.scales), list(t.quantization.zero_points),
+                                   np.int8, None) for t in (x, y))
+    source = storage_cast(im.values[x.index], x_type, im.loc)
+    result = im.emit("tinyml.lookup", y.shape, [source], y_type,
+                     table=ir.DenseI8ArrayAttr.get(table))
+    return [storage_cast(result, ir.IntegerType.get_signless(8), im.loc)], True
+
+
 _UNARY = {"LOGISTIC": "tinyml.sigmoid", "TANH": "tinyml.tanh", "RELU": "tinyml.relu"}
 
 
 @handles(*_UNARY)
 def _unary(im: TfliteImporter, op: Operator) -> list:
+    if op.kind in _TABLES:
+        table = looked_up(im, op)
+        if table is not None:
+            return table
     x = im.tensor(im.input(0))
     return [im.emit(_UNARY[op.kind], im.shape(x), [x])]
+
+
+@handles("LEAKY_RELU")
+def _leaky_relu(im: TfliteImporter, op: Operator) -> list:
+    return looked_up(im, op) or [leaky_relu(im, im.input(0),
+                                            float(op.options.get("Alpha", 0.2)))]
+
+
+@handles("HARD_SWISH")
+def _hard_swish(im: TfliteImporter, op: Operator) -> list:
+    return looked_up(im, op) or [hard_swish(im, im.input(0))]
 
 
 @handles("RELU6")

@@ -1,0 +1,141 @@
+"""int8 kernels computed at compile time, checked over their whole domain.
+
+- LOGISTIC, TANH, LEAKY_RELU and HARD_SWISH on int8 are tables of TFLite's
+  integer arithmetic (`tinyml.ir.fixed_point`): each table equals what
+  tflite-micro computes for all 256 inputs, for many scales and zero
+  points; a model of each runs bit-exact on the host, the M4 and the M0.
+- Without an FPU, quantize is a search of compile-time thresholds and
+  dequantize a table (`tinyml-integer-conversions`): they give what the
+  float computation gives for every int8 value, at exact ties (both
+  roundings) and at every threshold's neighbours.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tflite
+from tflite_micro.python.tflite_micro import runtime
+
+import tinyml
+from tflite_builder import TfliteModel
+from tinyml.conversion.integer_conversions import (_floats_of_keys, quantize_thresholds,
+                                                   quantized)
+from tinyml.ir import fixed_point
+
+ALL_INT8 = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
+
+
+def _leaky_relu_options(alpha: float):
+    def table(b):
+        tflite.LeakyReluOptionsStart(b)
+        tflite.LeakyReluOptionsAddAlpha(b, alpha)
+        return tflite.LeakyReluOptionsEnd(b)
+    return tflite.BuiltinOptions.LeakyReluOptions, table
+
+
+def _unary_model(kind: str, x_params, y_params, options=None) -> bytes:
+    m = TfliteModel()
+    x = m.tensor("x", [1, 256], np.int8, quantization=([x_params[0]], [x_params[1]], 0))
+    y = m.tensor("y", [1, 256], np.int8, quantization=([y_params[0]], [y_params[1]], 0))
+    m.operator(kind, [x], [y], options)
+    return m.build([x], [y])
+
+
+def _tflite_micro(data: bytes, x: np.ndarray) -> np.ndarray:
+    interpreter = runtime.Interpreter.from_bytes(data)
+    interpreter.set_input(x, 0)
+    interpreter.invoke()
+    return interpreter.get_output(0)
+
+
+def _cases(seed: int, count: int):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        yield (float(np.float32(10 ** rng.uniform(-2.5, 0))), int(rng.integers(-128, 128)),
+               float(np.float32(10 ** rng.uniform(-2.5, 0))), int(rng.integers(-128, 0)),
+               float(np.float32(rng.uniform(0.01, 0.5))))
+
+
+#: kind -> (output parameters given the drawn ones, table, builtin options)
+KERNELS = {
+    "LOGISTIC": (lambda so, zo: (1 / 256, -128),
+                 lambda s, z, so, zo, a: fixed_point.logistic_table(s, z), lambda a: None),
+    "TANH": (lambda so, zo: (1 / 128, 0),
+             lambda s, z, so, zo, a: fixed_point.tanh_table(s, z), lambda a: None),
+    "LEAKY_RELU": (lambda so, zo: (so, zo),
+                   lambda s, z, so, zo, a: fixed_point.leaky_relu_table(s, z, a, so, zo),
+                   _leaky_relu_options),
+    "HARD_SWISH": (lambda so, zo: (so, zo),
+                   lambda s, z, so, zo, a: fixed_point.hard_swish_table(s, z, so, zo),
+                   lambda a: None),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(KERNELS))
+def test_a_table_is_tflite_micros_kernel_on_every_input(kind):
+    output, table, options = KERNELS[kind]
+    for s, z, so, zo, alpha in _cases(seed=len(kind), count=40):
+        if kind == "HARD_SWISH":
+            so = s * 0.6  # TFLM's HARD_SWISH needs an output scale under 128x the input's
+        y_params = output(so, zo)
+        want = _tflite_micro(_unary_model(kind, (s, z), y_params, options(alpha)), ALL_INT8)
+        got = table(s, z, *y_params, alpha)
+        assert got == want[0].tolist(), (kind, s, z, y_params, alpha)
+
+
+@pytest.mark.parametrize("kind", sorted(KERNELS))
+def test_a_tabulated_layer_runs_bit_exact_on_every_target(tmp_path, kind):
+    output, _, options = KERNELS[kind]
+    y_params = output(0.05, -20)
+    data = _unary_model(kind, (0.04, 7), y_params, options(0.1))
+    path = tmp_path / f"{kind.lower()}.tflite"
+    path.write_bytes(data)
+    want = _tflite_micro(data, ALL_INT8)
+    for target in ("host", "cortex-m4", "cortex-m0"):
+        model = tinyml.compile(str(path), target=target, emit_stages=True)
+        assert "tinyml.lookup" in model.stages["cleanup"] and model.report()["float_layers"] == []
+        np.testing.assert_array_equal(model.run(ALL_INT8).outputs[0], want, err_msg=target)
+
+
+@pytest.mark.parametrize("ties_away", [False, True])
+@pytest.mark.parametrize("scale,zero_point", [(0.5, 1), (0.0123, -128), (3.7e-5, 17),
+                                               (1e-45, 0), (2.0 ** 100, -3)])
+def test_quantize_thresholds_give_the_float_result_everywhere(scale, zero_point, ties_away):
+    """Each threshold is where the float computation steps: its float
+    quantizes to the value, the one below it (in float32 order) to the one
+    below; and random floats, ties and NaNs land where the division puts
+    them."""
+    thresholds = quantize_thresholds(scale, zero_point, ties_away).astype(np.int64)[1:]
+    values = np.arange(-127, 128)
+    at = quantized(_floats_of_keys(thresholds), scale, zero_point, ties_away)
+    below = quantized(_floats_of_keys(thresholds - 1), scale, zero_point, ties_away)
+    reached = at >= values
+    assert reached.all() and (below < values).all()
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.standard_normal(5000) * scale * 100,
+                        (np.arange(-300, 300) + 0.5) * np.float32(scale),
+                        [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0]]).astype(np.float32)
+    bits = x.view(np.int32).astype(np.int64)
+    keys = np.where(bits >= 0, bits, bits ^ 0x7FFFFFFF)
+    searched = -128 + np.searchsorted(thresholds, keys, side="right")
+    np.testing.assert_array_equal(searched, quantized(x, scale, zero_point, ties_away))
+
+
+def test_a_float_edged_model_runs_on_the_m0_as_tflite_micro(tmp_path):
+    """QUANTIZE at exact ties (rounded away from zero, as TFLite does) and
+    DEQUANTIZE of every int8 value, without an FPU."""
+    m = TfliteModel()
+    x = m.tensor("x", [1, 264])
+    q = m.tensor("q", [1, 264], np.int8, quantization=([0.25], [3], 0))
+    y = m.tensor("y", [1, 264])
+    m.operator("QUANTIZE", [x], [q])
+    m.operator("DEQUANTIZE", [q], [y])
+    path = tmp_path / "edges.tflite"
+    path.write_bytes(m.build([x], [y]))
+    inputs = np.concatenate([(np.arange(-128, 128) - 3) * 0.25 + 0.125,   # every tie
+                             # (beyond int32 after the division TFLM's cast is undefined)
+                             [-1e6, 1e6, -0.0, 0.0, 1e-30, -1e-30, 40.0, -40.0]])
+    inputs = inputs.astype(np.float32).reshape(1, 264)
+    want = _tflite_micro(path.read_bytes(), inputs)
+    model = tinyml.compile(str(path), target="cortex-m0")
+    np.testing.assert_array_equal(model.run(inputs).outputs[0], want)
