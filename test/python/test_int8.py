@@ -21,6 +21,7 @@ from tflite_micro.python.tflite_micro import runtime
 
 import tinyml
 import zoo
+from conftest import cli
 from tinyml import make_context
 from tinyml.compiler import CompileError
 from tinyml.frontend import import_onnx
@@ -106,36 +107,64 @@ def test_network_is_bit_exact_to_tflite_micro(name, target):
         _check_bit_exact(name, target, inputs=1, poisons=POISONS[:1])
 
 
-def _qdq_tanh() -> onnx.ModelProto:
-    """DequantizeLinear -> Tanh -> QuantizeLinear: Tanh has no integer kernel."""
-    nodes = [helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xf"]),
-             helper.make_node("Tanh", ["xf"], ["t"]),
-             helper.make_node("QuantizeLinear", ["t", "sy", "zy"], ["y"])]
+def _qdq_model(op_type: str, inputs: int) -> onnx.ModelProto:
+    """DequantizeLinear of each int8 input -> op -> QuantizeLinear."""
+    names = [f"x{i}" for i in range(inputs)]
+    nodes = [helper.make_node("DequantizeLinear", [n, "sx", "zx"], [f"{n}f"]) for n in names]
+    nodes += [helper.make_node(op_type, [f"{n}f" for n in names], ["t"]),
+              helper.make_node("QuantizeLinear", ["t", "sy", "zy"], ["y"])]
     inits = [numpy_helper.from_array(np.float32(0.03), "sx"),
              numpy_helper.from_array(np.int8(5), "zx"),
              numpy_helper.from_array(np.float32(1 / 128), "sy"),
              numpy_helper.from_array(np.int8(0), "zy")]
-    graph = helper.make_graph(nodes, "qdq_tanh", [helper.make_tensor_value_info(
-        "x", onnx.TensorProto.INT8, [1, 256])], [helper.make_tensor_value_info(
-            "y", onnx.TensorProto.INT8, [1, 256])], inits)
+    graph = helper.make_graph(
+        nodes, f"qdq_{op_type.lower()}",
+        [helper.make_tensor_value_info(n, onnx.TensorProto.INT8, [1, 256]) for n in names],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.INT8, [1, 256])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     return model
 
 
-def test_a_layer_without_integer_kernel_runs_in_float():
-    """Its dequantize and quantize stay explicit and run in float: ONNX's
-    semantics (onnxruntime's), within one step where tanh's float rounding
-    differs; refused on the M0, which has no FPU."""
-    model = _qdq_tanh()
+def test_an_element_wise_function_without_integer_kernel_is_a_table():
+    """DequantizeLinear -> Tanh -> QuantizeLinear is the table of its 256
+    results (tinyml-tabulate-int8-functions): onnxruntime's float
+    semantics within one step where tanh's float rounding differs, integer
+    on every target, the M0 included."""
+    model = _qdq_model("Tanh", 1)
     x = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
-    want = zoo.reference(model, {"x": x})[0]
-    for target in ("host", "cortex-m4"):
-        got = tinyml.compile(model, target=target).run(x).outputs[0]
+    want = zoo.reference(model, {"x0": x})[0]
+    for target in ("host", "cortex-m4", "cortex-m0"):
+        compiled = tinyml.compile(model, target=target)
+        assert compiled.report()["float_layers"] == []
+        got = compiled.run(x).outputs[0]
         assert got.dtype == np.int8
         assert np.abs(got.astype(int) - want.astype(int)).max() <= 1, target
-    with pytest.raises(CompileError, match=r"cortex-m0 has no FPU: .* 'tinyml\.dequantize' "):
+
+
+def test_a_layer_without_integer_kernel_runs_in_float_and_is_reported():
+    """A Sub of two int8 tensors has no integer kernel: it runs in float
+    between its dequantizes and quantize (ONNX's semantics), the report
+    lists it and tinyml-compile warns naming it; the M0 refuses it."""
+    model = _qdq_model("Sub", 2)
+    rng = np.random.default_rng(0)
+    x = [rng.integers(-128, 128, (1, 256)).astype(np.int8) for _ in range(2)]
+    want = zoo.reference(model, {"x0": x[0], "x1": x[1]})[0]
+    compiled = tinyml.compile(model, target="cortex-m4")
+    assert [layer["op"] for layer in compiled.report()["float_layers"]] == ["tinyml.sub"]
+    got = compiled.run(*x).outputs[0]
+    assert np.abs(got.astype(int) - want.astype(int)).max() <= 1
+    with pytest.raises(CompileError, match=r"cortex-m0 has no FPU: .* 'tinyml\.sub' "):
         tinyml.compile(model, target="cortex-m0")
+
+
+def test_tinyml_compile_warns_of_each_float_layer(tmp_path):
+    path = tmp_path / "sub.onnx"
+    onnx.save(_qdq_model("Sub", 2), path)
+    done = cli("compile", path, "-o", tmp_path / "out")
+    assert done.returncode == 0
+    warnings = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "(tinyml.sub) computes in float32" in warnings[0]
 
 
 def _mnemonics(tmp_path: Path, model: str, target: str) -> set[str]:

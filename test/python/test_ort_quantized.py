@@ -134,8 +134,6 @@ def test_compiled_model_matches_onnxruntime(name, target):
             assert _steps(got, twin.run(None, {"x": x})[0], step) <= 1.001, seed
 
 
-@pytest.mark.xfail(strict=True, reason="tinyml-quantize-ops makes an integer conv/matmul of "
-                   "weights with a zero point != 0, which its kernel ignores")
 @pytest.mark.parametrize("name", ASYMMETRIC_WEIGHTS)
 def test_asymmetric_uint8_weights_compile_to_what_onnxruntime_computes(name):
     session, step = _session(name), _output_step(name)

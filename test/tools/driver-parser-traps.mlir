@@ -24,6 +24,19 @@ func.func @transpose_generic_array(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> 
 
 // -----
 
+// The keyword before ins and outs: upstream parses each of them only when
+// present, then the keyword.
+func.func @transpose_keyword_first(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %t = linalg.transpose
+      // expected-error @+1 {{'permutation' of linalg.transpose must be a list of integers}}
+      permutation = array<i64: 1, -1>
+      outs(%b : tensor<3x2xf32>)
+      ins(%a : tensor<2x3xf32>)
+  return %t : tensor<3x2xf32>
+}
+
+// -----
+
 func.func @broadcast_too_large(%a: tensor<4xf32>, %b: tensor<4x4xf32>) -> tensor<4x4xf32> {
   // expected-error @+1 {{'dimensions' of linalg.broadcast has 18446744073709551616, which does not fit in 64 bits}}
   %r = linalg.broadcast ins(%a : tensor<4xf32>) outs(%b : tensor<4x4xf32>) dimensions = [18446744073709551616]

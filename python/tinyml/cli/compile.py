@@ -113,8 +113,7 @@ def compile_command(argv: list[str]) -> int:
     report = compiled.report()
     for layer in report.get("float_layers", []):
         print(f"tinyml-compile: warning: layer '{layer['layer']}' ({layer['op']}) computes in "
-              "float32: no integer kernel reproduces the reference's int8 arithmetic",
-              file=sys.stderr)
+              "float32 in this quantized model: it has no int8 kernel", file=sys.stderr)
     summary = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
                                             "flash", "compile_seconds") if key in report}
     summary["output"] = str(Path(args.output))

@@ -105,7 +105,8 @@ def _dense_array_traps(text: str):
 
 def _dense_array_value(text: str, position: int, keyword: str) -> int | None:
     """Where the value after `keyword =` starts, following the custom form
-    `[{payload}] ins(...) outs(...) keyword = value`; None if the text
+    `[{payload}] [ins(...)] [outs(...)] keyword = value` (upstream parses
+    `ins` and `outs` only when present, then the keyword); None if the text
     differs from that form before the value."""
     position = _skip_space(text, position)
     if text.startswith("{", position):  # linalg.reduce's short payload form
@@ -114,10 +115,8 @@ def _dense_array_value(text: str, position: int, keyword: str) -> int | None:
         if position is None:
             return None
         position = _skip_space(text, position)
-        if not text.startswith(word, position):
-            return None
-        position = _skip_space(text, position + len(word))
-        position = _skip_balanced(text, position, "(", ")")
+        if text.startswith(word, position):
+            position = _skip_balanced(text, _skip_space(text, position + len(word)), "(", ")")
     if position is None:
         return None
     assignment = re.compile(rf"\s*{keyword}\s*=\s*").match(text, position)

@@ -43,11 +43,13 @@ def cleanup() -> Pipeline:
     """Graph clean-up on tinyml: cancel the layout transposes, fold constant
     subgraphs, simplify algebra, fold batch norms into the contractions
     before them (what folding exposes is folded again), turn a quantized
-    model's dequantize -> op -> quantize into integer ops, then DCE and CSE."""
+    model's dequantize -> op -> quantize into integer ops (an element-wise
+    function with no integer kernel into a table), then DCE and CSE."""
     return Pipeline([
         "canonicalize", "tinyml-cancel-transposes", "canonicalize",
         "tinyml-fold-constants", "tinyml-simplify", "tinyml-fold-batch-norm",
-        "tinyml-quantize-ops", "tinyml-fold-constants", "canonicalize", "tinyml-dce", "cse",
+        "tinyml-quantize-ops", "tinyml-fold-constants", "tinyml-tabulate-int8-functions",
+        "canonicalize", "tinyml-dce", "cse",
     ])
 
 

@@ -13,7 +13,7 @@ lowering implements:
     quantize(relu(op(...)))          -> clamp[0, inf](op(...))  the other ops
 
 for op in conv2d, depthwise_conv2d, matmul, add, mul, avg_pool2d, max_pool2d, pad,
-softmax, reduce_mean,
+softmax, reduce_mean (a global_avg_pool becomes a reduce_mean over H and W),
 where every operand and the result keep their quantized types. An
 activation is TFLite's fused activation range: the stored range [lo, hi]
 of the op's result type (`!quant.uniform<i8<lo:hi>:f32, ...>`, cast back to
@@ -170,6 +170,7 @@ QUANTIZED_OPERANDS = {
     "tinyml.mul": _binary_operands,
     "tinyml.softmax": _softmax_operands,
     "tinyml.reduce_mean": _mean_operands,
+    "tinyml.global_avg_pool": _mean_operands,
 }
 
 
@@ -187,6 +188,10 @@ def quantize_op(op, rewriter):
     operands = QUANTIZED_OPERANDS[float_op.name](float_op, element)
     if operands is None:
         return NO_MATCH
+    name, attributes = float_op.name, attributes_of(float_op)
+    if name == "tinyml.global_avg_pool":  # TFLite's int8 MEAN over H and W
+        name, attributes = "tinyml.reduce_mean", {
+            "axes": ir.DenseI64ArrayAttr.get([1, 2]), "keep_dims": ir.UnitAttr.get()}
     shape = shape_of(op.results[0])
     fused_activation = bounds is not None and float_op.name in SATURATING
     result_element = element
@@ -195,8 +200,7 @@ def quantize_op(op, rewriter):
         result_element = with_storage_range(
             element, *activation_range(params.scale, params.zero_point, *bounds))
     with rewriter.ip:
-        y = create(float_op.name, shape, operands, attributes_of(float_op),
-                   float_op.location, result_element)
+        y = create(name, shape, operands, attributes, float_op.location, result_element)
         if fused_activation:
             int8 = storage_cast(y, ir.IntegerType.get_signless(8), op.location)
             y = storage_cast(int8, element, op.location)

@@ -160,6 +160,21 @@ func.func @asymmetric_weights(%x: tensor<1x4x4x1x!quant.uniform<i8:f32, 0.5:0>>,
 
 // -----
 
+// An int8 GlobalAveragePool (PyTorch's adaptive_avg_pool2d, quantized by
+// onnxruntime) is TFLite's int8 MEAN over H and W.
+// CHECK-LABEL: func.func @global_avg_pool
+// CHECK-NEXT:    %[[M:.*]] = tinyml.reduce_mean %arg0 {axes = array<i64: 1, 2>, keep_dims} : (tensor<1x4x4x8x!quant.uniform<i8:f32, 5.000000e-01:-3>>) -> tensor<1x1x1x8x!quant.uniform<i8:f32, 2.500000e-01:1>>
+// CHECK-NEXT:    return %[[M]]
+func.func @global_avg_pool(%x: tensor<1x4x4x8x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> tensor<1x1x1x8x!quant.uniform<i8:f32, 0.25:1>> {
+  %f = tinyml.dequantize %x : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x4x4x8xf32>
+  %g = tinyml.global_avg_pool %f : (tensor<1x4x4x8xf32>) -> tensor<1x1x1x8xf32>
+  %q = tinyml.quantize %g : tensor<1x1x1x8xf32> to tensor<1x1x1x8x!quant.uniform<i8:f32, 0.25:1>>
+  return %q : tensor<1x1x1x8x!quant.uniform<i8:f32, 0.25:1>>
+}
+
+// -----
+
 // Not fired: the conv's float result has a second user.
 // CHECK-LABEL: func.func @multi_use_intermediate
 // CHECK:         tinyml.dequantize
