@@ -192,11 +192,11 @@ def _reshape_concat():
 # Quantization and conversion
 # ---------------------------------------------------------------------------
 
-def _seed(name: str) -> int:
+def seed(name: str) -> int:
     return zlib.crc32(name.encode())
 
 
-def _randomize(keras_model, rng):
+def randomize(keras_model, rng):
     """Untrained weights, scaled so that activations stay O(1); batch-norm
     statistics away from (0, 1) so that folding them matters."""
     for layer in keras_model.layers:
@@ -219,7 +219,7 @@ def _randomize(keras_model, rng):
 
 def quantize(name: str, keras_model, per_channel: bool) -> bytes:
     import tensorflow as tf
-    rng = np.random.default_rng(_seed(name) + 1)
+    rng = np.random.default_rng(seed(name) + 1)
     shift = rng.uniform(-0.5, 0.5)
     shape = (1, *keras_model.input_shape[1:])
 
@@ -332,9 +332,9 @@ def main(argv=None) -> int:
             print(path + ".onnx")
             continue
         build, per_channel = MODELS[name]
-        tf.keras.utils.set_random_seed(_seed(name))
+        tf.keras.utils.set_random_seed(seed(name))
         keras_model = build()
-        _randomize(keras_model, np.random.default_rng(_seed(name)))
+        randomize(keras_model, np.random.default_rng(seed(name)))
         tflite = convert_float(keras_model) if args.float else \
             quantize(name, keras_model, per_channel)
         with open(path + ".tflite", "wb") as f:

@@ -26,9 +26,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import zlib
 
 import numpy as np
+
+from build_int8_zoo import randomize, seed  # the zoo's weights: seeded, activations O(1)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(HERE, "..", "test", "models", "users")
@@ -148,31 +149,6 @@ def _activations_mlp():
 MODES = ("float", "dynamic_range", "int8", "int8_float_io")
 
 
-def _seed(name: str) -> int:
-    return zlib.crc32(name.encode())
-
-
-def _randomize(keras_model, rng) -> None:
-    """Weights scaled so that activations stay O(1); batch-norm statistics
-    away from (0, 1) so that folding them matters."""
-    for layer in keras_model.layers:
-        weights = layer.get_weights()
-        if not weights:
-            continue
-        if type(layer).__name__ == "BatchNormalization":
-            gamma, beta, mean, var = weights
-            weights = [rng.uniform(0.5, 1.5, gamma.shape), rng.normal(0, 0.2, beta.shape),
-                       rng.normal(0, 0.2, mean.shape), rng.uniform(0.5, 1.5, var.shape)]
-        else:
-            kernel = weights[0]
-            fan_in = int(np.prod(kernel.shape[:-1])) if kernel.ndim > 1 else kernel.size
-            if type(layer).__name__ == "DepthwiseConv2D":
-                fan_in = int(np.prod(kernel.shape[:2]))
-            weights = [rng.normal(0, np.sqrt(2.0 / fan_in), kernel.shape)] + \
-                [rng.normal(0, 0.1, w.shape) for w in weights[1:]]
-        layer.set_weights([w.astype(np.float32) for w in weights])
-
-
 def convert(name: str, keras_model, mode: str) -> bytes:
     import tensorflow as tf
     converter = tf.lite.TFLiteConverter.from_keras_model(keras_model)
@@ -181,7 +157,7 @@ def convert(name: str, keras_model, mode: str) -> bytes:
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     if mode == "dynamic_range":
         return converter.convert()
-    rng = np.random.default_rng(_seed(name) + 1)
+    rng = np.random.default_rng(seed(name) + 1)
     shape = (1, *keras_model.input_shape[1:])
 
     def representative():
@@ -204,10 +180,10 @@ def main(argv=None) -> int:
     import tensorflow as tf
     os.makedirs(args.out, exist_ok=True)
     for name in args.names or NETWORKS:
-        tf.keras.utils.set_random_seed(_seed(name))
+        tf.keras.utils.set_random_seed(seed(name))
         inputs, outputs = NETWORKS[name]()
         keras_model = tf.keras.Model(inputs, outputs, name=name)
-        _randomize(keras_model, np.random.default_rng(_seed(name)))
+        randomize(keras_model, np.random.default_rng(seed(name)))
         for mode in MODES:
             path = os.path.join(args.out, f"{name}.{mode}.tflite")
             with open(path, "wb") as f:

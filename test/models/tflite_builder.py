@@ -259,3 +259,11 @@ def pack_options(values_count: int, axis: int = 0):
         tflite.PackOptionsAddAxis(b, axis)
         return tflite.PackOptionsEnd(b)
     return tflite.BuiltinOptions.PackOptions, table
+
+
+def leaky_relu_options(alpha: float):
+    def table(b):
+        tflite.LeakyReluOptionsStart(b)
+        tflite.LeakyReluOptionsAddAlpha(b, alpha)
+        return tflite.LeakyReluOptionsEnd(b)
+    return tflite.BuiltinOptions.LeakyReluOptions, table

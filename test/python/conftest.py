@@ -10,6 +10,7 @@ this file also puts `test/models` (the zoo, the scaling families) and
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -65,3 +66,13 @@ def compiled_zoo() -> Callable[..., tinyml.CompiledModel]:
             cache[key] = tinyml.compile(zoo.build(name), target=target, fuse=fuse)
         return cache[key]
     return get
+
+
+def assert_import_refused(model, message: str) -> None:
+    """Importing the ONNX `model` fails with one line matching `message`."""
+    from tinyml.frontend import FrontendError, import_onnx
+    with pytest.raises(FrontendError) as error:
+        import_onnx(model)
+    text = str(error.value)
+    assert "\n" not in text
+    assert re.search(message, text), text

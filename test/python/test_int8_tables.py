@@ -13,24 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import tflite
 from tflite_micro.python.tflite_micro import runtime
 
 import tinyml
-from tflite_builder import TfliteModel
+from tflite_builder import TfliteModel, leaky_relu_options
 from tinyml.conversion.integer_conversions import (_floats_of_keys, quantize_thresholds,
                                                    quantized)
 from tinyml.ir import fixed_point
 
 ALL_INT8 = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
-
-
-def _leaky_relu_options(alpha: float):
-    def table(b):
-        tflite.LeakyReluOptionsStart(b)
-        tflite.LeakyReluOptionsAddAlpha(b, alpha)
-        return tflite.LeakyReluOptionsEnd(b)
-    return tflite.BuiltinOptions.LeakyReluOptions, table
 
 
 def _unary_model(kind: str, x_params, y_params, options=None) -> bytes:
@@ -64,7 +55,7 @@ KERNELS = {
              lambda s, z, so, zo, a: fixed_point.tanh_table(s, z), lambda a: None),
     "LEAKY_RELU": (lambda so, zo: (so, zo),
                    lambda s, z, so, zo, a: fixed_point.leaky_relu_table(s, z, a, so, zo),
-                   _leaky_relu_options),
+                   leaky_relu_options),
     "HARD_SWISH": (lambda so, zo: (so, zo),
                    lambda s, z, so, zo, a: fixed_point.hard_swish_table(s, z, so, zo),
                    lambda a: None),

@@ -370,9 +370,11 @@ def _squashing_input(input_scale: float) -> tuple[int, int, int]:
     return multiplier, left_shift, calculate_input_radius(4, left_shift, 31)
 
 
-def logistic_table(input_scale: float, input_zero_point: int) -> list[int]:
-    """reference_integer_ops/logistic.h: the int8 LOGISTIC of every input
-    (output scale 1/256, zero point -128)."""
+def _squashing_table(input_scale: float, input_zero_point: int, function, output_bits: int,
+                     output_zero_point: int) -> list[int]:
+    """reference_integer_ops/logistic.h and tanh.h: saturated outside the
+    input radius, else `function` of the input on Q4.27, its Q0.31 result
+    rounded to `output_bits` fractional bits plus the zero point."""
     multiplier, left_shift, radius = _squashing_input(input_scale)
     table = []
     for q in INT8_VALUES:
@@ -383,27 +385,19 @@ def logistic_table(input_scale: float, input_zero_point: int) -> list[int]:
             table.append(127)
         else:
             q4 = multiply_by_quantized_multiplier(x, multiplier, left_shift)
-            q23 = rounding_divide_by_pot(fixed_point_logistic(q4, 4), 31 - 8)
-            table.append(min(max(q23 - 128, -128), 127))
+            y = rounding_divide_by_pot(function(q4, 4), 31 - output_bits)
+            table.append(min(max(y + output_zero_point, -128), 127))
     return table
+
+
+def logistic_table(input_scale: float, input_zero_point: int) -> list[int]:
+    """The int8 LOGISTIC of every input (output scale 1/256, zero point -128)."""
+    return _squashing_table(input_scale, input_zero_point, fixed_point_logistic, 8, -128)
 
 
 def tanh_table(input_scale: float, input_zero_point: int) -> list[int]:
-    """reference_integer_ops/tanh.h: the int8 TANH of every input (output
-    scale 1/128, zero point 0)."""
-    multiplier, left_shift, radius = _squashing_input(input_scale)
-    table = []
-    for q in INT8_VALUES:
-        x = q - input_zero_point
-        if x <= -radius:
-            table.append(-128)
-        elif x >= radius:
-            table.append(127)
-        else:
-            q4 = multiply_by_quantized_multiplier(x, multiplier, left_shift)
-            q24 = rounding_divide_by_pot(fixed_point_tanh(q4, 4), 31 - 7)
-            table.append(min(max(q24, -128), 127))
-    return table
+    """The int8 TANH of every input (output scale 1/128, zero point 0)."""
+    return _squashing_table(input_scale, input_zero_point, fixed_point_tanh, 7, 0)
 
 
 def leaky_relu_table(input_scale: float, input_zero_point: int, alpha: float,
