@@ -219,7 +219,8 @@ static LogicalResult verifyBroadcast(Operation *op) {
   return expectShape(op, shape);
 }
 
-/// A binary op is all float32 or all int8 per tensor (TFLite's add and mul).
+/// A binary op is all float32 or all int8 per tensor (TFLite's add, sub and
+/// mul).
 template <typename BinaryOp>
 static LogicalResult verifyNumericBinary(BinaryOp op, StringRef name) {
   SmallVector<Type> elements = {elementOf(op.getLhs()), elementOf(op.getRhs()),
@@ -232,7 +233,7 @@ static LogicalResult verifyNumericBinary(BinaryOp op, StringRef name) {
 }
 
 LogicalResult AddOp::verify() { return verifyNumericBinary(*this, "add"); }
-LogicalResult SubOp::verify() { return verifyBroadcast(*this); }
+LogicalResult SubOp::verify() { return verifyNumericBinary(*this, "sub"); }
 LogicalResult MulOp::verify() { return verifyNumericBinary(*this, "mul"); }
 LogicalResult DivOp::verify() { return verifyBroadcast(*this); }
 LogicalResult MaximumOp::verify() { return verifyBroadcast(*this); }

@@ -167,14 +167,15 @@ def conv_options(padding: str = "SAME", stride: int = 1, activation: str = "NONE
     return tflite.BuiltinOptions.Conv2DOptions, table
 
 
-def add_options(activation: str = "NONE"):
-    """ADD's builtin options."""
+def add_options(activation: str = "NONE", kind: str = "Add"):
+    """The builtin options of ADD (or of `kind` "Sub" or "Mul", whose tables
+    hold the same one field)."""
     def table(b):
-        tflite.AddOptionsStart(b)
-        tflite.AddOptionsAddFusedActivationFunction(
+        getattr(tflite, f"{kind}OptionsStart")(b)
+        getattr(tflite, f"{kind}OptionsAddFusedActivationFunction")(
             b, getattr(tflite.ActivationFunctionType, activation))
-        return tflite.AddOptionsEnd(b)
-    return tflite.BuiltinOptions.AddOptions, table
+        return getattr(tflite, f"{kind}OptionsEnd")(b)
+    return getattr(tflite.BuiltinOptions, f"{kind}Options"), table
 
 
 def _activation(name: str) -> int:

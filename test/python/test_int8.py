@@ -143,28 +143,29 @@ def test_an_element_wise_function_without_integer_kernel_is_a_table():
 
 
 def test_a_layer_without_integer_kernel_runs_in_float_and_is_reported():
-    """A Sub of two int8 tensors has no integer kernel: it runs in float
+    """A Div of two int8 tensors has no integer kernel: it runs in float
     between its dequantizes and quantize (ONNX's semantics), the report
     lists it and tinyml-compile warns naming it; the M0 refuses it."""
-    model = _qdq_model("Sub", 2)
+    model = _qdq_model("Div", 2)
     rng = np.random.default_rng(0)
     x = [rng.integers(-128, 128, (1, 256)).astype(np.int8) for _ in range(2)]
+    x[1][x[1] == 5] = 6  # the zero point: no division by zero
     want = zoo.reference(model, {"x0": x[0], "x1": x[1]})[0]
     compiled = tinyml.compile(model, target="cortex-m4")
-    assert [layer["op"] for layer in compiled.report()["float_layers"]] == ["tinyml.sub"]
+    assert [layer["op"] for layer in compiled.report()["float_layers"]] == ["tinyml.div"]
     got = compiled.run(*x).outputs[0]
     assert np.abs(got.astype(int) - want.astype(int)).max() <= 1
-    with pytest.raises(CompileError, match=r"cortex-m0 has no FPU: .* 'tinyml\.sub' "):
+    with pytest.raises(CompileError, match=r"cortex-m0 has no FPU: .* 'tinyml\.div' "):
         tinyml.compile(model, target="cortex-m0")
 
 
 def test_tinyml_compile_warns_of_each_float_layer(tmp_path):
-    path = tmp_path / "sub.onnx"
-    onnx.save(_qdq_model("Sub", 2), path)
+    path = tmp_path / "div.onnx"
+    onnx.save(_qdq_model("Div", 2), path)
     done = cli("compile", path, "-o", tmp_path / "out")
     assert done.returncode == 0
     warnings = [line for line in done.stderr.splitlines() if "warning" in line]
-    assert len(warnings) == 1 and "(tinyml.sub) computes in float32" in warnings[0]
+    assert len(warnings) == 1 and "(tinyml.div) computes in float32" in warnings[0]
 
 
 def _mnemonics(tmp_path: Path, model: str, target: str) -> set[str]:

@@ -416,3 +416,29 @@ def test_quantize_rounds_halves_away_from_zero_as_tflite_does(tmp_path):
     for target in ("host", "cortex-m4"):
         got = tinyml.compile(str(path), target=target).run(ties).outputs[0]
         np.testing.assert_array_equal(got, want, err_msg=target)
+
+
+@pytest.mark.parametrize("kind", ["SUB", "MUL"])
+def test_int8_sub_and_mul_are_bit_exact_to_tflite_micro(tmp_path, kind):
+    """TFLite's integer SUB (the ADD arithmetic, the rhs subtracted) and MUL
+    (the offset product rescaled), broadcasting a [1, 1, 1, 4] operand,
+    with a fused RELU; on the M0 too."""
+    m = TfliteModel()
+    a = m.tensor("a", [1, 3, 3, 4], np.int8, quantization=([0.05], [3], 0))
+    b = m.tensor("b", [1, 1, 1, 4], np.int8, quantization=([0.02], [-7], 0))
+    y = m.tensor("y", [1, 3, 3, 4], np.int8, quantization=([0.03], [-20], 0))
+    m.operator(kind, [a, b], [y], add_options("RELU", kind.capitalize()))
+    path = tmp_path / f"{kind.lower()}.tflite"
+    path.write_bytes(m.build([a, b], [y]))
+    rng = np.random.default_rng(4)
+    x = [rng.integers(-128, 128, (1, 3, 3, 4)).astype(np.int8),
+         rng.integers(-128, 128, (1, 1, 1, 4)).astype(np.int8)]
+    interpreter = _interpreter(path.read_bytes())
+    for index, value in enumerate(x):
+        interpreter.set_input(value, index)
+    interpreter.invoke()
+    want = interpreter.get_output(0)
+    for target in ("host", "cortex-m4", "cortex-m0"):
+        model = tinyml.compile(str(path), target=target)
+        assert model.report()["float_layers"] == []
+        np.testing.assert_array_equal(model.run(*x).outputs[0], want, err_msg=target)

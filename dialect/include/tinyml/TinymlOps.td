@@ -170,7 +170,11 @@ def Tinyml_AddOp : Tinyml_BinaryOp<"add", "lhs + rhs", Tinyml_NumericTensor, [{
     scaled to `2 * max_scale / (2^20 * result_scale)`, the result zero
     point added and the value saturated to int8.
   }]>;
-def Tinyml_SubOp : Tinyml_BinaryOp<"sub", "lhs - rhs">;
+def Tinyml_SubOp : Tinyml_BinaryOp<"sub", "lhs - rhs", Tinyml_NumericTensor, [{
+
+    Quantized form (operands and result int8 per tensor): TFLite's integer
+    sub, the quantized add's arithmetic with the scaled rhs subtracted.
+  }]>;
 def Tinyml_MulOp : Tinyml_BinaryOp<"mul", "lhs * rhs", Tinyml_NumericTensor, [{
 
     Quantized form (operands and result int8 per tensor, each its own

@@ -270,7 +270,8 @@ def _bias(bias: ir.Value | None, channels: int, op) -> np.ndarray:
 
 
 def lower_quantized_add(op) -> ir.Value:
-    """TFLite's integer add (reference/integer_ops/add.h, add.cc's Prepare)."""
+    """TFLite's integer add (reference/integer_ops/add.h, add.cc's Prepare)
+    and sub (reference/sub.h: the same with the scaled rhs subtracted)."""
     lhs, rhs = op.operands[0], op.operands[1]
     types = [element_of(lhs), element_of(rhs), element_of(op.results[0])]
     s1, s2, s_out = (float(np.float32(quant.UniformQuantizedType(t).scale)) for t in types)
@@ -283,7 +284,8 @@ def lower_quantized_add(op) -> ir.Value:
         def scaled(value, zero_point, real):
             offset = arith.addi(arith.extsi(_i(32), value), _scalar(-zero_point, 32))
             return _apply_scale(arith.muli(offset, _scalar(1 << left_shift, 32)), real)
-        total = arith.addi(scaled(args[0], z1, s1 / twice_max), scaled(args[1], z2, s2 / twice_max))
+        combine = arith.subi if op.name == "tinyml.sub" else arith.addi
+        total = combine(scaled(args[0], z1, s1 / twice_max), scaled(args[1], z2, s2 / twice_max))
         out = _apply_scale(total, twice_max / ((1 << left_shift) * s_out))
         return _saturate(arith.addi(out, _scalar(z_out, 32)), types[2])
 
@@ -624,6 +626,7 @@ QUANTIZED_LOWERINGS = {
     "tinyml.matmul": lower_quantized_matmul,
     "tinyml.clamp": lower_quantized_clamp,
     "tinyml.add": lower_quantized_add,
+    "tinyml.sub": lower_quantized_add,
     "tinyml.mul": lower_quantized_mul,
     "tinyml.avg_pool2d": lower_quantized_avg_pool2d,
     "tinyml.max_pool2d": lower_quantized_max_pool2d,

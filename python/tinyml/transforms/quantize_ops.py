@@ -8,11 +8,12 @@ integer op, whose semantics (TFLite's, see each op's ODS description) the
 lowering implements:
 
     quantize(op(dequantize(x), dequantize(w), ...)) -> op(x, w, ...)
-    quantize(relu(op(...)))          -> op(...) : i8<lo:hi>    conv, depthwise, matmul, add, mul
+    quantize(relu(op(...)))          -> op(...) : i8<lo:hi>    conv, depthwise, matmul, add,
+                                                               sub, mul
     quantize(clamp[a, b](op(...)))   -> op(...) : i8<lo:hi>
     quantize(relu(op(...)))          -> clamp[0, inf](op(...))  the other ops
 
-for op in conv2d, depthwise_conv2d, matmul, add, mul, avg_pool2d, max_pool2d, pad,
+for op in conv2d, depthwise_conv2d, matmul, add, sub, mul, avg_pool2d, max_pool2d, pad,
 softmax, reduce_mean (a global_avg_pool becomes a reduce_mean over H and W),
 where every operand and the result keep their quantized types. An
 activation is TFLite's fused activation range: the stored range [lo, hi]
@@ -57,7 +58,7 @@ from ..pipeline.registry import Pass, register
 
 CONTRACTIONS = ("tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul")
 #: Ops whose integer kernel saturates its result: an activation narrows that.
-SATURATING = (*CONTRACTIONS, "tinyml.add", "tinyml.mul")
+SATURATING = (*CONTRACTIONS, "tinyml.add", "tinyml.sub", "tinyml.mul")
 F32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -167,6 +168,7 @@ QUANTIZED_OPERANDS = {
     "tinyml.max_pool2d": _pool_operands,
     "tinyml.pad": _pad_operands,
     "tinyml.add": _binary_operands,
+    "tinyml.sub": _binary_operands,
     "tinyml.mul": _binary_operands,
     "tinyml.softmax": _softmax_operands,
     "tinyml.reduce_mean": _mean_operands,
