@@ -46,11 +46,14 @@ from .targets import profile as profiling
 from .safe_io import replace_output_dir, unreadable_reason
 
 from .targets import EMULATORS, TARGETS, TargetError, lookup_target  # noqa: F401  (re-exported)
-from .targets.cortexm import OPT_LEVELS, c_identifier
+from .targets.cortexm import OPT_LEVELS, c_identifier, object_signature, signature_asm
 
 REPORT = "report.json"
 # 2: report.json records the SHA-256 of every artefact and of its own content.
-FORMAT_VERSION = 2
+# 3: the artefact that runs records its signature (`signature_record`).
+FORMAT_VERSION = 3
+#: The LLVM-dialect module's attribute holding `signature_record`.
+SIGNATURE_ATTRIBUTE = "tinyml.signature"
 
 
 class CompileError(Exception):
@@ -110,7 +113,7 @@ class TensorInfo:
         if dtype not in _TENSOR_DTYPES:
             raise _Damage(f"{where}.dtype", f"{_shown(dtype)} is not a dtype tinyml "
                                             f"compiles (it compiles: {', '.join(_TENSOR_DTYPES)})")
-        size = int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+        size = _byte_size(cls(name=name, shape=shape, dtype=dtype))
         if size > _MAX_TENSOR_BYTES:
             raise _Damage(f"{where}.shape", f"{shape} is {size} bytes, more than a 32-bit "
                                             "size can hold")
@@ -578,7 +581,7 @@ class CompiledModel:
             raise RunError(f"the Cortex-M emulator is not available ({error}); install it "
                            "with: pip install unicorn==2.1.4") from None
         with tempfile.TemporaryDirectory(prefix="tinyml-run-") as tmp:
-            obj = Path(tmp) / f"{self.name}.o"
+            obj = Path(tmp) / "model.o"  # the model's name may fill a file name by itself
             obj.write_bytes(self.artefacts[f"{self.name}.o"])
             result = emulator.run_object(
                 obj, self.function, arrays, [tuple(o.shape) for o in self.outputs],
@@ -893,7 +896,9 @@ def _cross_check(model: CompiledModel, outdir: Path) -> None:
     the report names them, with the report's arena size; on the host its
     memref descriptors must fit the tensors' ranks (the parsed module is kept
     for the JIT). A Cortex-M object must be an ARM relocatable ELF defining
-    the function."""
+    the function. Then the report's tensors and arena against the signature
+    the artefact that runs records (the host's module, the Cortex-M object):
+    a report resealed with other sizes would make a run overrun a buffer."""
     filename = f"{model.name}.mlir"
     context = make_context()
     with context:
@@ -922,9 +927,59 @@ def _cross_check(model: CompiledModel, outdir: Path) -> None:
                 raise _Damage(filename, f"'{model.function}' takes {_argument_count(expanded)} "
                                         f"arguments, the descriptors of the report's tensors "
                                         f"(ranks {ranks}) and arena {want}")
+            _check_signature(model, _module_signature(module), filename)
             model._context, model._module = context, module
     if not host:
         _check_object(model, outdir)
+        filename = f"{model.name}.o"
+        try:
+            recorded = object_signature(outdir / filename)
+        except ValueError as error:
+            raise _Damage(filename, str(error)) from None
+        _check_signature(model, recorded, filename)
+
+
+def _module_signature(module: ir.Module) -> str | None:
+    attributes = module.operation.attributes
+    if SIGNATURE_ATTRIBUTE not in attributes:
+        return None
+    recorded = attributes[SIGNATURE_ATTRIBUTE]
+    # Any other attribute is shown as it prints, an unreadable signature.
+    return recorded.value if isinstance(recorded, ir.StringAttr) else str(recorded)
+
+
+_SIGNATURE = re.compile(r"inputs=([^;]*);outputs=([^;]*);arena_bytes=([0-9]+)\Z")
+_TENSOR_RECORD = re.compile(r"([a-z0-9]+):([0-9]+)\Z")
+
+
+def _check_signature(model: CompiledModel, recorded: str | None, filename: str) -> None:
+    """The report's inputs, outputs and arena against the signature the
+    artefact `filename` records (`signature_record`): the artefact is what
+    runs, so it is the report that is wrong."""
+    if recorded is None:
+        raise _Damage(filename, "records no signature (the tensor sizes and types it was "
+                                "compiled for)")
+    match = _SIGNATURE.match(recorded)
+    tensors = [[_TENSOR_RECORD.match(t) for t in group.split(",") if t]
+               for group in match.groups()[:2]] if match else [[None]]
+    if not all(all(tensors) for tensors in tensors):
+        raise _Damage(filename, f"records an unreadable signature {_shown(recorded)}")
+    for key, infos, records in (("inputs", model.inputs, tensors[0]),
+                                ("outputs", model.outputs, tensors[1])):
+        if len(infos) != len(records):
+            raise _Damage(key, f"the report lists {len(infos)}, {filename} was compiled for "
+                               f"{len(records)}")
+        for i, (info, record) in enumerate(zip(infos, records)):
+            dtype, size = record[1], int(record[2])
+            if info.dtype != dtype:
+                raise _Damage(f"{key}[{i}].dtype", f"the report says {info.dtype}, {filename} "
+                                                   f"was compiled for {dtype}")
+            if _byte_size(info) != size:
+                raise _Damage(f"{key}[{i}].shape", f"{info.shape} is {_byte_size(info)} bytes, "
+                                                   f"{filename} was compiled for {size}")
+    if model.arena_bytes != int(match[3]):
+        raise _Damage("arena_bytes", f"the report says {model.arena_bytes}, {filename} was "
+                                     f"compiled for {match[3]}")
 
 
 def _llvm_function(functions: dict[str, ir.Operation], symbol: str,
@@ -1047,6 +1102,8 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
                 report.update(_memory_report(plan))
                 timeline = (plan.timeline_json(), plan.timeline_svg())
                 _check_budget(plan, sram_budget)
+        _record_signature(module, signature_record(inputs, outputs, report["arena_bytes"]),
+                          spec.is_host)
         llvm_mlir = str(module)
         report["kernel_map"] = _kernel_map(kernels, plan, step_locations)
         if not spec.is_host:
@@ -1074,6 +1131,32 @@ def compile(model, target: str = "host", *, batch: int = 1, entry: str | None = 
                 raise CompileError(f"the host JIT failed: {_one_line(error)}") from None
     compiled.compile_seconds = time.perf_counter() - start
     return compiled
+
+
+def signature_record(inputs: Sequence[TensorInfo], outputs: Sequence[TensorInfo],
+                     arena_bytes: int) -> str:
+    """What the compiled function reads and writes: each input's and output's
+    element type and byte size, and the arena's size, e.g.
+    `inputs=float32:768;outputs=float32:2048;arena_bytes=3072`. The artefact
+    records it, so that `load` trusts no report that would make a run
+    overrun a buffer (printable ASCII without quotes, an assembler string)."""
+    def tensors(infos: Sequence[TensorInfo]) -> str:
+        return ",".join(f"{info.dtype}:{_byte_size(info)}" for info in infos)
+    return f"inputs={tensors(inputs)};outputs={tensors(outputs)};arena_bytes={arena_bytes}"
+
+
+def _byte_size(info: TensorInfo) -> int:
+    return int(np.prod(info.shape, dtype=object)) * np.dtype(info.dtype).itemsize
+
+
+def _record_signature(module: ir.Module, record: str, host: bool) -> None:
+    """The host's artefact is the module itself; a Cortex-M object gets the
+    record in a section of its own (`cortexm.SIGNATURE_SECTION`)."""
+    attributes = module.operation.attributes
+    attributes[SIGNATURE_ATTRIBUTE] = ir.StringAttr.get(record)
+    if not host:
+        attributes["llvm.module_asm"] = ir.ArrayAttr.get(
+            [ir.StringAttr.get(line) for line in signature_asm(record)])
 
 
 def _run_stage(stage_name: str, stage, module: ir.Module) -> None:
@@ -1136,8 +1219,8 @@ def _build_cortex_m(llvm_mlir: str, translation_input: str, name: str, function:
     from .targets.toolchain import ToolchainError
     with tempfile.TemporaryDirectory(prefix="tinyml-build-") as tmp:
         try:
-            files = cortexm.build_object(translation_input, name, spec, Path(tmp),
-                                         emit_assembly, opt_level)
+            files = cortexm.build_object(translation_input, spec, Path(tmp), emit_assembly,
+                                         opt_level)
             report["flash"] = cortexm.object_sizes(files.obj)
             report["stack_frames"] = cortexm.stack_frame_sizes(files.obj)
         except ToolchainError as error:

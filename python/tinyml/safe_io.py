@@ -217,12 +217,22 @@ def replace_output_dir(outdir: str | os.PathLike, fill: Callable[[Path], None],
     except OSError as error:
         shutil.rmtree(tmp, ignore_errors=True)
         remove_created(created)
-        raise OutputError(f"cannot write '{outdir}': {_reason(error)}") from None
+        raise OutputError(f"cannot write '{_written(outdir, tmp, error)}': "
+                          f"{_reason(error)}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         remove_created(created)
         raise
     return folder
+
+
+def _written(outdir: str | os.PathLike, tmp: Path, error: OSError) -> str:
+    """The path in `outdir` that `error`, raised on its stand-in in `tmp`, is
+    about: a file whose name is too long names itself."""
+    try:
+        return str(Path(outdir) / Path(error.filename).relative_to(tmp))
+    except (TypeError, ValueError):
+        return str(outdir)
 
 
 def add_to_output_dir(outdir: str | os.PathLike, files: dict[str, bytes | str]) -> list[Path]:

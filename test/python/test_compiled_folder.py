@@ -101,7 +101,7 @@ def test_the_report_records_every_digest(folders):
     for target in ("host", "cortex-m4"):
         outdir = folders["base"] / target
         report = read_report(outdir)
-        assert report["format"] == FORMAT_VERSION == 2
+        assert report["format"] == FORMAT_VERSION == 3
         assert report["report_digest"] == report_digest(report)
         assert f"{NAME}.mlir" in report["artefacts"]
         for filename, digest in report["artefacts"].items():

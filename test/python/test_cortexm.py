@@ -9,6 +9,7 @@ import shutil
 import subprocess
 
 import numpy as np
+import onnx
 import pytest
 
 import tinyml
@@ -197,3 +198,26 @@ def test_optimization_levels():
     with pytest.raises(CompileError, match="unknown optimization level 'O9' "
                                            r"\(known: O1, O2, O3, Os, Oz\)"):
         tinyml.compile(model, target="cortex-m4", opt_level="O9")
+
+
+def test_a_model_name_as_long_as_a_file_name(tmp_path):
+    # The build's own files do not grow with the model's name: a 250-byte
+    # file stem (a legal 255-byte name) compiles, saves and runs; only an
+    # artefact name too long for the output's file system is refused.
+    model = zoo.build("op_relu")
+    (x,) = zoo.random_inputs(model).values()
+    np.save(tmp_path / "x.npy", x)
+    stem = "x" * 250
+    onnx.save(model, str(tmp_path / f"{stem}.onnx"))
+    done = cli("compile", tmp_path / f"{stem}.onnx", "-o", tmp_path / "out",
+               "--target", "cortex-m4")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / f"{stem}.o").is_file()
+    ran = cli("run", tmp_path / "out", "--input", tmp_path / "x.npy")
+    assert ran.returncode == 0, ran.stderr
+    name = "y" * 300
+    refused = cli("compile", tmp_path / f"{stem}.onnx", "-o", tmp_path / "out2",
+                  "--target", "cortex-m4", "--name", name)
+    assert_one_line_error(refused, "compile", f"cannot write '{tmp_path / 'out2' / name}.")
+    assert refused.stderr.rstrip().endswith(": File name too long")
+    assert not (tmp_path / "out2").exists()

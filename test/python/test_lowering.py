@@ -486,3 +486,22 @@ def test_stage_options():
     assert "index-bitwidth=64" not in text
     assert "buffer-deallocation-pipeline" not in str(pipelines.bufferize(deallocate=False))
     assert "convert-linalg-to-affine-loops" in str(pipelines.lower_to_loops(affine=True))
+
+
+def test_a_defect_in_a_lowering_is_an_internal_error(monkeypatch, tmp_path, capsys):
+    # Only a PassError is a verdict on the input; a KeyError raised by a
+    # lowering is tinyml's own defect: exit 2, "internal error", not exit 1.
+    from tinyml.cli.opt import run_command
+
+    def broken(op):
+        return {}["defect"]
+
+    monkeypatch.setitem(lowering.LOWERINGS, "tinyml.relu", broken)
+    source = tmp_path / "relu.mlir"
+    source.write_text("func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                      "  %0 = tinyml.relu %a : tensor<4xf32>\n"
+                      "  return %0 : tensor<4xf32>\n}\n")
+    monkeypatch.delenv("TINYML_DEBUG", raising=False)
+    assert run_command([str(source), "--tinyml-lower-to-linalg"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "tinyml-opt: internal error: KeyError: 'defect' (set TINYML_DEBUG=1 for the traceback)"]

@@ -777,20 +777,17 @@ def lower_op(op: ir.Operation, lowering=None) -> list[ir.Value]:
             lowering = QUANTIZED_LOWERINGS.get(name)
     if lowering is None:
         raise PassError(f"no lowering to linalg for '{name}'", op.location)
+    # A lowering raises PassError where the input is at fault; anything else
+    # it raises is a defect of tinyml's and must reach the user as one.
     with ir.InsertionPoint(op), op.location:
-        try:
-            replacement = lowering(op.opview)
-        except PassError:
-            raise
-        except (ValueError, TypeError, KeyError, IndexError) as error:
-            raise PassError(f"cannot lower '{name}': {error}", op.location) from None
+        replacement = lowering(op.opview)
     if len(op.results) == 1:
         replacements = [as_value(replacement)]
     else:
         replacements = list(replacement)
         if len(replacements) != len(op.results):
-            raise PassError(f"lowering of '{name}' gave {len(replacements)} values for "
-                            f"{len(op.results)} results", op.location)
+            raise RuntimeError(f"lowering of '{name}' gave {len(replacements)} values for "
+                               f"{len(op.results)} results")
     for result, value in zip(op.results, replacements):
         result.replace_all_uses_with(value)
     op.erase()

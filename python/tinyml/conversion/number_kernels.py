@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..ir import analysis
-from ..pipeline.registry import Option, Pass, functions, register
+from ..pipeline.registry import Option, Pass, PassError, functions, register
 
 MARKER_FILE = "tinyml.kernel"
 
@@ -179,13 +179,19 @@ def _mark_nested(op: ir.Operation, number: int) -> None:
     op.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
+#: The largest kernel number: a location's line, which the bindings take as
+#: a C int.
+MAX_KERNEL_NUMBER = (1 << 31) - 1
+
+
 @register
 class NumberKernels(Pass):
     name = "tinyml-number-kernels"
     summary = "Number each top-level tinyml op (a kernel) in its location, naming all its ONNX nodes"
     options = (
         Option("first", int, 1, "the number of a function's first kernel (line 0 of the "
-                                "line table means code outside every kernel)", low=1),
+                                "line table means code outside every kernel)", low=1,
+               high=MAX_KERNEL_NUMBER),
     )
 
     def __init__(self, **values):
@@ -204,7 +210,12 @@ class NumberKernels(Pass):
         numbers = [kernel_number(op.location) for op in top]
         ops = [op for op, number in zip(top, numbers) if number is None and _is_kernel(op)]
         last = max((n for n in numbers if n is not None), default=self.first - 1)
-        for number, unit in enumerate(_units(ops), start=last + 1):
+        units = _units(ops)
+        if last + len(units) > MAX_KERNEL_NUMBER:
+            raise PassError(f"{len(units)} kernels numbered after {last} would run past "
+                            f"{MAX_KERNEL_NUMBER}, the largest number a location's line "
+                            "holds", func.location)
+        for number, unit in enumerate(units, start=last + 1):
             locations, kind, macs = _describe(unit)
             members = [leaf for location in locations for leaf in _unmarked(location)]
             names = list(dict.fromkeys(filter(None, map(_node_name, members))))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import sys
 import tempfile
 from typing import Any, Callable, Iterable, TypeVar
@@ -101,6 +102,9 @@ class Pipeline:
                 pm.add(_as_external_pass(element), name=element.name,
                        argument=element.name, description=element.summary)
             else:
+                if _BUFFERIZES.match(element):
+                    pm.add(_refuse_unbufferizable_tensors, name=_GUARD, argument=_GUARD,
+                           description="reports tensors no memref can hold")
                 pm.add(element)
         if print_ir_after_all:
             pm.enable_ir_printing(print_after_all=True)
@@ -121,6 +125,52 @@ def _as_external_pass(pass_: Pass):
             location.emit_error(f"{pass_.name}: {error}")
             external.signal_pass_failure()
     return run
+
+
+_BUFFERIZES = re.compile(r"one-shot-bufferize\b")
+_GUARD = "tinyml-check-bufferizable"
+
+
+def _refuse_unbufferizable_tensors(op: ir.Operation, external) -> None:
+    """Runs before one-shot-bufferize, which reports a tensor whose element
+    type no memref can hold (a `!quant.uniform`) for some ops and aborts the
+    process in an assertion for others (`tensor.extract_slice`, a function's
+    arguments): the first one is an error at its op, in upstream's words."""
+    checked: dict[ir.Type, bool] = {}
+
+    def bufferizable(ty: ir.Type) -> bool:
+        if not isinstance(ty, (ir.RankedTensorType, ir.UnrankedTensorType)):
+            return True
+        if ty not in checked:
+            try:
+                ir.MemRefType.get([], ty.element_type, loc=ir.Location.unknown(op.context))
+                checked[ty] = True
+            except ir.MLIRError:
+                checked[ty] = False
+        return checked[ty]
+
+    def types_of(inner: ir.Operation) -> list[ir.Type]:
+        types = [result.type for result in inner.results]
+        types += [arg.type for region in inner.regions for block in region.blocks
+                  for arg in block.arguments]
+        if "function_type" in inner.attributes:  # a declaration has no arguments to see
+            function_type = ir.TypeAttr(inner.attributes["function_type"]).value
+            if isinstance(function_type, ir.FunctionType):
+                types += [*function_type.inputs, *function_type.results]
+        return types
+
+    def visit(inner) -> ir.WalkResult:
+        inner = inner.operation
+        bad = next((ty for ty in types_of(inner) if not bufferizable(ty)), None)
+        if bad is None:
+            return ir.WalkResult.ADVANCE
+        inner.location.emit_error(
+            f"one-shot-bufferize: cannot bufferize value of type '{bad}': element type "
+            f"'{bad.element_type}' is not a valid memref element type")
+        external.signal_pass_failure()
+        return ir.WalkResult.INTERRUPT
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
 def _parse_element(text: str, options: dict[str, Any]) -> list[Pass | str]:

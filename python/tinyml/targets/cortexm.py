@@ -9,6 +9,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
 from .toolchain import run_tool
@@ -38,16 +39,22 @@ OPT_LEVELS = ("O1", "O2", "O3", "Os", "Oz")
 DEFAULT_OPT_LEVEL = "Os"
 
 
-def build_object(llvm_dialect: str, name: str, target: Target, workdir: Path,
+#: The stem of every file `build_object` writes: not the model's name, which
+#: may be as long as a file name can be before a suffix is added.
+BUILD_STEM = "model"
+
+
+def build_object(llvm_dialect: str, target: Target, workdir: Path,
                  emit_assembly: bool = False, opt_level: str = DEFAULT_OPT_LEVEL) -> ObjectFiles:
-    """Writes `<name>.ll` (optimized LLVM IR) and `<name>.o` into `workdir`.
-    `Os` (the default) keeps most of `O3`'s speed at half its code on the
-    MLPerf models: `O3` unrolls every small reduction loop fully. The tools
-    run inside `workdir` on relative file names, because LLVM records the
-    input file name in its output (`; ModuleID`): the artefacts must not
-    depend on where the build happened."""
+    """Writes `model.ll` (optimized LLVM IR) and `model.o` (`BUILD_STEM`)
+    into `workdir`. `Os` (the default) keeps most of `O3`'s speed at half
+    its code on the MLPerf models: `O3` unrolls every small reduction loop
+    fully. The tools run inside `workdir` on relative file names, because
+    LLVM records the input file name in its output (`; ModuleID`): the
+    artefacts must not depend on where the build happened."""
     workdir.mkdir(parents=True, exist_ok=True)
-    raw, linked, optimized, obj = (f"{name}.raw.ll", f"{name}.bc", f"{name}.ll", f"{name}.o")
+    raw, linked, optimized, obj = (f"{BUILD_STEM}.raw.ll", f"{BUILD_STEM}.bc",
+                                   f"{BUILD_STEM}.ll", f"{BUILD_STEM}.o")
     (workdir / raw).write_text(run_tool("mlir-translate", "--mlir-to-llvmir", input=llvm_dialect))
     run_tool("llvm-link", raw, *runtime_sources(target), "-o", linked, cwd=workdir)
     target_flags = [f"-mtriple={target.triple}", f"-mcpu={target.cpu}"]
@@ -64,9 +71,35 @@ def build_object(llvm_dialect: str, name: str, target: Target, workdir: Path,
     run_tool(*llc, "-filetype=obj", "-o", obj, cwd=workdir)
     files = ObjectFiles(obj=workdir / obj, llvm_ir=workdir / optimized)
     if emit_assembly:
-        files.assembly = workdir / f"{name}.s"
+        files.assembly = workdir / f"{BUILD_STEM}.s"
         run_tool(*llc, "-filetype=asm", "-o", files.assembly.name, cwd=workdir)
     return files
+
+
+#: The object's record of the signature it was compiled for (see
+#: `compiler.signature_record`), which `load` checks a report against. Not
+#: allocated, like `.debug_*`: a firmware links it into no flash.
+SIGNATURE_SECTION = ".tinyml.signature"
+
+
+def signature_asm(record: str) -> list[str]:
+    """Module-level assembly (the LLVM dialect's `llvm.module_asm`) that puts
+    `record`, printable ASCII without quotes or backslashes, into
+    `SIGNATURE_SECTION`: module assembly is the one way LLVM IR makes a
+    section without the allocate flag."""
+    return [f'.pushsection {SIGNATURE_SECTION},"",%progbits', f'.ascii "{record}"',
+            ".popsection"]
+
+
+def object_signature(obj_path: str | Path) -> str | None:
+    """The signature the object records; None when it records none. A
+    ValueError when the section cannot be read."""
+    try:
+        with open(obj_path, "rb") as stream:
+            section = ELFFile(stream).get_section_by_name(SIGNATURE_SECTION)
+            return None if section is None else section.data().decode("ascii", "replace")
+    except (OSError, ELFError) as error:
+        raise ValueError(f"cannot read its {SIGNATURE_SECTION} section ({error})") from None
 
 
 def object_sizes(obj_path: str | Path) -> dict[str, int]:
