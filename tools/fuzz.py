@@ -2,7 +2,8 @@
 """Seeded fuzzer of tinyml's command-line tools (the logic is in
 test/fuzz/fuzz.py):
 
-    tools/fuzz.py --cases N --seed S [--kinds onnx-bytes onnx-struct mlir compiled]
+    tools/fuzz.py --cases N --seed S [--kinds onnx-bytes tflite-bytes onnx-struct
+                  tflite-struct mlir compiled]
                   [--jobs 1] [--timeout 60] [--save-failures DIR] [--case INDEX]
 
 Prints a table of outcome classes per kind and a reproducer line per failing

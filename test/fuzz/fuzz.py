@@ -1,6 +1,6 @@
 """Seeded fuzzer of tinyml's command-line tools.
 
-Four kinds of cases, each a deterministic function of (seed, kind, index):
+Six kinds of cases, each a deterministic function of (seed, kind, index):
 
 - onnx-bytes:  byte-level damage of small valid ONNX models -> tinyml-compile.
 - tflite-bytes: byte-level damage of the int8 zoo's single-op `.tflite`
@@ -9,6 +9,17 @@ Four kinds of cases, each a deterministic function of (seed, kind, index):
                dtypes, opsets, names, node and graph input/output lists,
                initializers, hostile output paths) -> tinyml-compile
                (host; a few cases cortex-m4).
+- tflite-struct: structural damage of the committed `.tflite` models
+               (test/models/int8, float_tflite, users) through the
+               flatbuffer schema (test/fuzz/tflite_struct.py: shapes and
+               shape signatures, tensor types, quantization, operator
+               codes, builtin options, operand lists, operator order,
+               buffers, graph inputs and outputs, truncation) ->
+               tinyml-compile (host; a few cases cortex-m4). A host model
+               that compiles and that TFLM also accepts is run by both on
+               the same random inputs: int8 outputs must be bit-exact,
+               float ones within 1e-5 of the output's scale, else the case
+               fails as "numeric".
 - mlir:        token-level damage of the .mlir files under test/ ->
                tinyml-opt with passes drawn from the registry and a few
                upstream ones (a few cases go to tinyml-compile instead).
@@ -22,7 +33,8 @@ working directory also holds a sentinel file, a FIFO and a symlink. A case
 PASSES when the tool ended without a signal, with exit code 0 or 1, with
 exactly one stderr line when 1, with no "internal error" or "Traceback" on
 stderr, within the time limit, and every file of the working directory
-(sentinel, FIFO, symlink, the case's inputs) is still there as it was.
+(sentinel, FIFO, symlink, the case's inputs) is still there as it was
+(and, for tflite-struct, its outputs agree with TFLM's where compared).
 
 A failing case is reproduced by `tools/fuzz.py --seed S --kinds KIND --case
 I`; an mlir case also depends on the .mlir files under test/ and the
@@ -68,13 +80,13 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-KINDS = ("onnx-bytes", "tflite-bytes", "onnx-struct", "mlir", "compiled")
+KINDS = ("onnx-bytes", "tflite-bytes", "onnx-struct", "tflite-struct", "mlir", "compiled")
 # Cheap kinds (most byte-damaged models stop at the protobuf parser) come more often.
-DEFAULT_WEIGHTS = {"onnx-bytes": 3, "tflite-bytes": 2, "onnx-struct": 4, "mlir": 4,
-                   "compiled": 2}
+DEFAULT_WEIGHTS = {"onnx-bytes": 3, "tflite-bytes": 2, "onnx-struct": 4, "tflite-struct": 4,
+                   "mlir": 4, "compiled": 2}
 # Failure classes, most serious first: a case's outcome is the first that applies.
 FAILURE_CLASSES = ("timeout", "signal", "lost file", "internal error", "rc>1",
-                   "multi-line error")
+                   "multi-line error", "numeric")
 OUTCOMES = ("pass",) + FAILURE_CLASSES
 # An error line that is a Python exception's text relabelled as a user error
 # (the CLI caught too much): reported, but the case still passes.
@@ -114,6 +126,9 @@ class Case:
     argv: list[str]
     files: dict[str, bytes | None]
     mutations: list[str] = field(default_factory=list)
+    # tflite-struct: after an exit code 0, run the compiled folder `out` and
+    # the model file `compare` on TFLM and compare their outputs.
+    compare: str | None = None
 
     def command(self) -> str:
         return shlex.join([TOOL_PROGRAMS[self.tool], *self.argv])
@@ -131,6 +146,8 @@ class Result:
     stderr: str
     lost: list[str]
     saved: str | None = None
+    compared: bool = False  # its outputs were compared with TFLM's
+    numeric: str | None = None  # how they differ, if they do
 
     @property
     def stderr_lines(self) -> list[str]:
@@ -153,6 +170,8 @@ class Result:
                 found.add("multi-line error")
         if self.lost:
             found.add("lost file")
+        if self.numeric:
+            found.add("numeric")
         return [name for name in FAILURE_CLASSES if name in found]
 
     @property
@@ -180,6 +199,10 @@ class Result:
             return "timeout"
         if self.outcome == "lost file":
             return "lost: " + ", ".join(sorted(self.lost))
+        if self.outcome == "numeric":
+            what = re.sub(r"(?<![A-Za-z_])\d+(\.\d+)?(e[-+]?\d+)?", "N",
+                          self.numeric.split(":")[0])
+            return f"numeric: {what} after {mutation_classes(self.case.mutations)}"[:200]
         lines = self.stderr_lines
         telling = next((line for line in lines if "Assertion" in line or "internal error" in line),
                        None)
@@ -201,7 +224,8 @@ class Result:
                 f"{self.seconds:.1f}s] rerun: {self.rerun_command()}; "
                 f"saved: {self.saved or '-'}; cmd: {self.case.command()}; "
                 f"mutations: {'; '.join(self.case.mutations) or '-'}; "
-                f"stderr: {first[:200]}")
+                + (f"numeric: {self.numeric[:300]}; " if self.numeric else "")
+                + f"stderr: {first[:200]}")
 
 
 # ---------------------------------------------------------------------------
@@ -1173,6 +1197,153 @@ def _damage_npy(rng: random.Random, array: np.ndarray) -> tuple[bytes, str]:
 # Running one case in a forked child
 # ---------------------------------------------------------------------------
 
+def mutation_classes(mutations: list[str]) -> str:
+    """The mutations of a case without their values, numbers and names:
+    what tells one numeric failure's cause from another's."""
+    classes = set()
+    for text in mutations:
+        if text.startswith("seed model"):
+            continue
+        text = re.split(r" = | -> ", text)[0]
+        text = re.sub(r"'[^']*'|\[[^\]]*\]|\{[^}]*\}", "", text)
+        text = re.sub(r"(?<![A-Za-z_])-?\d+(\.\d+)?(e[-+]?\d+)?", "N", text)
+        classes.add(re.sub(r"\s+", " ", text).strip())
+    return "; ".join(sorted(classes)) or "no mutation"
+
+
+# ---------------------------------------------------------------------------
+# tflite-struct: the seeds, and the comparison with TFLM
+# ---------------------------------------------------------------------------
+
+TFLITE_SEED_FOLDERS = ("int8", "float_tflite", "users")
+
+
+def tflite_seed_files() -> dict[str, bytes]:
+    """The committed .tflite models, by their path under test/models."""
+    root = REPO_ROOT / "test" / "models"
+    return {path.relative_to(root).as_posix(): path.read_bytes()
+            for folder in TFLITE_SEED_FOLDERS for path in sorted((root / folder).glob("*.tflite"))}
+
+
+def _seed_weight(size: int) -> float:
+    """Small models come more often: a network costs seconds a compile."""
+    return 1.0 if size < 25_000 else 0.25 if size < 120_000 else 0.06
+
+
+def _tflm_reference(data: bytes, into: Path) -> None:
+    """Runs the model on TFLM with seeded random inputs and saves the inputs
+    and outputs (in0.., out0..) into `into` (an .npz); raises when TFLM
+    refuses the model."""
+    import zlib
+
+    import tflite
+    from tflite_micro.python.tflite_micro import runtime
+
+    graph = tflite.Model.GetRootAsModel(data, 0).Subgraphs(0)
+    interpreter = runtime.Interpreter.from_bytes(data)
+    rng = np.random.default_rng(zlib.crc32(data))
+    arrays = {}
+    for i in range(graph.InputsLength()):
+        details = interpreter.get_input_details(i)
+        dtype, shape = np.dtype(details["dtype"]), tuple(details["shape"])
+        if dtype == np.int8:
+            x = rng.integers(-128, 128, size=shape).astype(np.int8)
+        elif dtype == np.float32:
+            x = rng.standard_normal(shape).astype(np.float32)
+        else:
+            raise ValueError(f"input {i} is {dtype}")
+        interpreter.set_input(x, i)
+        arrays[f"in{i}"] = x
+    interpreter.invoke()
+    for j in range(graph.OutputsLength()):
+        arrays[f"out{j}"] = np.array(interpreter.get_output(j))
+    np.savez(into, **arrays)
+
+
+def _difference(j: int, got: np.ndarray, want: np.ndarray) -> str | None:
+    """How tinyml's output `j` differs from TFLM's, or None."""
+    got = np.asarray(got)
+    if got.dtype != want.dtype:
+        return f"output {j} dtype: tinyml {got.dtype}, TFLM {want.dtype}"
+    if got.size != want.size:
+        return f"output {j} shape: tinyml {list(got.shape)}, TFLM {list(want.shape)}"
+    got = got.reshape(want.shape)
+    if want.dtype.kind == "f":
+        with np.errstate(all="ignore"):
+            finite = np.abs(want[np.isfinite(want)])
+            tolerance = 1e-5 * max(1.0, float(finite.max()) if finite.size else 1.0)
+            same = (got == want) | (np.isnan(got) & np.isnan(want)) | \
+                (np.abs(got.astype(np.float64) - want) <= tolerance)
+            wrong = int((~same).sum())
+            if wrong:
+                diffs = np.abs(got.astype(np.float64) - want)[~same]
+                diffs = diffs[~np.isnan(diffs)]
+                largest = float(diffs.max()) if diffs.size else math.nan
+                return (f"output {j} (float): {wrong} of {want.size} elements differ "
+                        f"(max |diff| {largest:.3g}, tolerance {tolerance:.3g})")
+        return None
+    wrong = int((got != want).sum())
+    if wrong:
+        largest = int(np.abs(got.astype(np.int64) - want.astype(np.int64)).max())
+        return (f"output {j} ({want.dtype}): {wrong} of {want.size} elements differ "
+                f"(max |diff| {largest})")
+    return None
+
+
+def _numeric_check(work: Path, root: Path, model_file: str, outdir: str,
+                   timeout: float) -> None:
+    """In a tflite-struct case's child, after tinyml-compile exited 0: runs
+    the model on TFLM (in a grandchild: a model TFLM crashes or hangs on is
+    not compared) and the compiled folder on tinyml, and writes the verdict
+    into root/numeric.json. Whatever either prints goes to root/numeric.log."""
+    verdict = {"compared": False, "mismatch": None, "note": ""}
+    log = os.open(root / "numeric.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    try:
+        data = (work / model_file).read_bytes()
+        reference = root / "tflm.npz"
+        pid = os.fork()
+        if pid == 0:
+            try:
+                gc.freeze()
+                signal.alarm(max(1, int(timeout)))
+                _tflm_reference(data, reference)
+            except BaseException as error:  # noqa: BLE001 - TFLM refuses the model
+                (root / "tflm.txt").write_text(f"{type(error).__name__}: {error}"[:500])
+            finally:
+                os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status) or not reference.exists():
+            verdict["note"] = ("TFLM: " + signal.Signals(os.WTERMSIG(status)).name
+                               if os.WIFSIGNALED(status) else _read(root / "tflm.txt"))
+            return
+        arrays = np.load(reference)
+        inputs = [arrays[f"in{i}"] for i in range(sum(k.startswith("in") for k in arrays))]
+        wants = [arrays[f"out{j}"] for j in range(sum(k.startswith("out") for k in arrays))]
+        from tinyml.compiler import load
+        model = load(work / outdir)
+        verdict["compared"] = True
+        ours = [(list(t.shape), str(t.dtype)) for t in model.inputs]
+        theirs = [(list(x.shape), str(x.dtype)) for x in inputs]
+        if ours != theirs:
+            verdict["mismatch"] = f"inputs: tinyml {ours}, TFLM {theirs}"
+            return
+        if len(model.outputs) != len(wants):
+            verdict["mismatch"] = (f"outputs: tinyml {len(model.outputs)}, "
+                                   f"TFLM {len(wants)}")
+            return
+        got = model.run(*inputs).outputs
+        problems = [p for j, (g, w) in enumerate(zip(got, wants)) if (p := _difference(j, g, w))]
+        verdict["mismatch"] = "; ".join(problems) or None
+    except BaseException as error:  # noqa: BLE001 - tinyml cannot run what it compiled
+        verdict["compared"] = True
+        verdict["mismatch"] = (f"tinyml cannot run what it compiled: "
+                               f"{type(error).__name__}: {str(error)[:300]}")
+    finally:
+        (root / "numeric.json").write_text(json.dumps(verdict))
+
+
 def _tool_mains() -> dict[str, Callable]:
     """The tools' entry points, with everything they import lazily imported
     now: a child would otherwise spend most of a short case importing."""
@@ -1193,7 +1364,7 @@ def _tool_mains() -> dict[str, Callable]:
 
 
 def _child(main: Callable, argv: list[str], work: Path, stdout: Path, stderr: Path,
-           memory_limit: int) -> None:
+           memory_limit: int, after: Callable[[], None] | None = None) -> None:
     """Runs in the forked child; never returns."""
     status = 125
     try:
@@ -1230,6 +1401,10 @@ def _child(main: Callable, argv: list[str], work: Path, stdout: Path, stderr: Pa
             traceback.print_exc()
             status = 1
         status = 0 if status is None else status
+        if status == 0 and after is not None:
+            for stream in (sys.stdout, sys.stderr):
+                stream.flush()
+            after()
     except BaseException:
         traceback.print_exc()
     finally:
@@ -1342,6 +1517,7 @@ class Fuzzer:
         self._tflite_bytes = {path.stem: path.read_bytes()
                               for path in sorted((REPO_ROOT / "test" / "models" / "int8")
                                                  .glob("op_*.tflite"))}
+        self._tflite_seeds: dict[str, tuple[bytes, object]] | None = None
         self._chunks: list[str] | None = None
         self._registered = None
         self._compiled: list[tuple[dict[str, bytes], dict[str, np.ndarray]]] | None = None
@@ -1359,6 +1535,7 @@ class Fuzzer:
         rng = random.Random(f"{self.seed}:{kind}:{index}")
         make = {"onnx-bytes": self._onnx_bytes_case, "tflite-bytes": self._tflite_bytes_case,
                 "onnx-struct": self._onnx_struct_case,
+                "tflite-struct": self._tflite_struct_case,
                 "mlir": self._mlir_case, "compiled": self._compiled_case}[kind]
         return make(rng, index)
 
@@ -1389,6 +1566,21 @@ class Fuzzer:
         data, done = damage_model(rng, self._models[name])
         return Case("onnx-struct", index, "compile", ["m.onnx", "-o", "out", "--target", target],
                     {"m.onnx": data}, [f"seed model {name}"] + done)
+
+    def _tflite_struct_case(self, rng, index) -> Case:
+        from tflite_struct import damage_tflite, read_model
+        if self._tflite_seeds is None:
+            self._tflite_seeds = {name: (data, read_model(data))
+                                  for name, data in tflite_seed_files().items()}
+        names = sorted(self._tflite_seeds)
+        name = rng.choices(names, [_seed_weight(len(self._tflite_seeds[n][0]))
+                                   for n in names])[0]
+        target = "cortex-m4" if rng.random() < self.cortex_m_fraction else "host"
+        data, done = damage_tflite(rng, self._tflite_seeds[name][1])
+        return Case("tflite-struct", index, "compile",
+                    ["m.tflite", "-o", "out", "--target", target], {"m.tflite": data},
+                    [f"seed model {name}"] + done,
+                    compare="m.tflite" if target == "host" else None)
 
     def _mlir_case(self, rng, index) -> Case:
         if self._chunks is None:
@@ -1485,9 +1677,14 @@ class Fuzzer:
         sys.stdout.flush()
         sys.stderr.flush()
         main = self._mains[case.tool]
+        after = None
+        if case.compare:
+            def after():
+                _numeric_check(work, root, case.compare, "out", self.timeout / 3)
         pid = os.fork()
         if pid == 0:
-            _child(main, case.argv, work, root / "stdout", root / "stderr", self.memory_limit)
+            _child(main, case.argv, work, root / "stdout", root / "stderr", self.memory_limit,
+                   after)
         return _Running(case, pid, root, time.monotonic(), sentinel_text)
 
     def _finish(self, running: _Running, wait_status: int | None, timed_out: bool) -> Result:
@@ -1502,6 +1699,11 @@ class Fuzzer:
         result = Result(running.case, self.seed, exit_code, sig, timed_out, seconds,
                         _read(running.root / "stdout"), _read(running.root / "stderr"),
                         _lost_files(work, running.case, running.sentinel_text))
+        try:
+            verdict = json.loads((running.root / "numeric.json").read_text())
+            result.compared, result.numeric = bool(verdict["compared"]), verdict["mismatch"]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
         if result.outcome != "pass" and self.save_failures and running.case.index >= 0:
             result.saved = str(self._save(result))
         return result
@@ -1581,6 +1783,7 @@ class Fuzzer:
             f"outcome: {result.outcome} ({', '.join(result.problems)})\n"
             f"status: {result.status_text()}\nseconds: {result.seconds:.2f}\n"
             f"lost: {', '.join(result.lost) or '-'}\nrerun: {result.rerun_command()}\n"
+            f"numeric: {result.numeric or '-'}\n"
             "mutations:\n" + "".join(f"  {m}\n" for m in case.mutations))
         return folder
 
@@ -1602,12 +1805,13 @@ def _describe_folder(folder: dict[str, bytes]) -> str:
 
 def summary_table(results: list[Result], kinds=KINDS) -> str:
     """Outcome classes per kind: one row per kind, one column per outcome."""
-    columns = OUTCOMES + ("leaked?",)
+    columns = OUTCOMES + ("leaked?", "compared")
     rows = []
     for kind in list(kinds) + ["total"]:
         selected = [r for r in results if kind in ("total", r.case.kind)]
         counts = Counter(r.outcome for r in selected)
         counts["leaked?"] = sum(r.leaked_exception for r in selected)
+        counts["compared"] = sum(r.compared for r in selected)
         slowest = max((r.seconds for r in selected), default=0.0)
         rows.append([kind, str(len(selected))] + [str(counts[c]) for c in columns]
                     + [f"{slowest:.1f}"])
@@ -1697,5 +1901,6 @@ def main(argv: list[str] | None = None) -> int:
              "argv": r.case.argv, "mutations": r.case.mutations, "outcome": r.outcome,
              "problems": r.problems, "exit_code": r.exit_code, "signal": r.signal,
              "seconds": round(r.seconds, 3), "stderr": r.stderr[:4000], "lost": r.lost,
-             "leaked": r.leaked_exception, "saved": r.saved} for r in results], indent=1))
+             "leaked": r.leaked_exception, "saved": r.saved, "compared": r.compared,
+             "numeric": r.numeric} for r in results], indent=1))
     return 0 if all(r.outcome == "pass" for r in results) else 1
