@@ -40,6 +40,7 @@ class _Operator:
     inputs: list[int]
     outputs: list[int]
     options: tuple | None  # (BuiltinOptions type, a function building the table)
+    custom_options: bytes | None
 
 
 @dataclass
@@ -54,8 +55,9 @@ class TfliteModel:
                                     signature, quantization))
         return len(self.tensors) - 1
 
-    def operator(self, kind: str, inputs, outputs, options=None) -> None:
-        self.operators.append(_Operator(kind, list(inputs), list(outputs), options))
+    def operator(self, kind: str, inputs, outputs, options=None, custom_options=None) -> None:
+        self.operators.append(_Operator(kind, list(inputs), list(outputs), options,
+                                        custom_options))
 
     def build(self, inputs, outputs, subgraphs: int = 1) -> bytes:
         b = flatbuffers.Builder(1024)
@@ -100,12 +102,15 @@ class TfliteModel:
                 np.asarray(t.signature, np.int32))
             quantization = None
             if t.quantization is not None:
+                # zero points None: a table without them, as no converter writes
                 scales, zero_points, axis = t.quantization
                 scale_vector = b.CreateNumpyVector(np.asarray(scales, np.float32))
-                zero_vector = b.CreateNumpyVector(np.asarray(zero_points, np.int64))
+                zero_vector = None if zero_points is None else \
+                    b.CreateNumpyVector(np.asarray(zero_points, np.int64))
                 tflite.QuantizationParametersStart(b)
                 tflite.QuantizationParametersAddScale(b, scale_vector)
-                tflite.QuantizationParametersAddZeroPoint(b, zero_vector)
+                if zero_vector is not None:
+                    tflite.QuantizationParametersAddZeroPoint(b, zero_vector)
                 tflite.QuantizationParametersAddQuantizedDimension(b, axis)
                 quantization = tflite.QuantizationParametersEnd(b)
             tflite.TensorStart(b)
@@ -123,6 +128,8 @@ class TfliteModel:
             options = op.options[1](b) if op.options else None
             ins = b.CreateNumpyVector(np.asarray(op.inputs, np.int32))
             outs = b.CreateNumpyVector(np.asarray(op.outputs, np.int32))
+            custom = None if op.custom_options is None else \
+                b.CreateNumpyVector(np.frombuffer(op.custom_options, np.uint8))
             tflite.OperatorStart(b)
             tflite.OperatorAddOpcodeIndex(b, kinds.index(op.kind))
             tflite.OperatorAddInputs(b, ins)
@@ -130,6 +137,8 @@ class TfliteModel:
             if options is not None:
                 tflite.OperatorAddBuiltinOptionsType(b, op.options[0])
                 tflite.OperatorAddBuiltinOptions(b, options)
+            if custom is not None:
+                tflite.OperatorAddCustomOptions(b, custom)
             operators.append(tflite.OperatorEnd(b))
         tensor_vector = _vector(b, tflite.SubGraphStartTensorsVector, tensors)
         operator_vector = _vector(b, tflite.SubGraphStartOperatorsVector, operators)
@@ -182,14 +191,15 @@ def _activation(name: str) -> int:
     return getattr(tflite.ActivationFunctionType, name)
 
 
-def depthwise_options(padding: str = "SAME", stride: int = 1, activation: str = "NONE"):
-    """DEPTHWISE_CONV_2D's builtin options (multiplier 1)."""
+def depthwise_options(padding: str = "SAME", stride: int = 1, activation: str = "NONE",
+                      multiplier: int = 1):
+    """DEPTHWISE_CONV_2D's builtin options."""
     def table(b):
         tflite.DepthwiseConv2DOptionsStart(b)
         tflite.DepthwiseConv2DOptionsAddPadding(b, getattr(tflite.Padding, padding))
         tflite.DepthwiseConv2DOptionsAddStrideH(b, stride)
         tflite.DepthwiseConv2DOptionsAddStrideW(b, stride)
-        tflite.DepthwiseConv2DOptionsAddDepthMultiplier(b, 1)
+        tflite.DepthwiseConv2DOptionsAddDepthMultiplier(b, multiplier)
         tflite.DepthwiseConv2DOptionsAddDilationHFactor(b, 1)
         tflite.DepthwiseConv2DOptionsAddDilationWFactor(b, 1)
         tflite.DepthwiseConv2DOptionsAddFusedActivationFunction(b, _activation(activation))

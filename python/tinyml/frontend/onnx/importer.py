@@ -841,6 +841,9 @@ class Importer:
             if any(p < 0 for p in pads):
                 raise self.fail(f"negative pads {pads} are not supported")
             return pads
+        if self.attr("pads", None) is not None:
+            # The spec allows one or the other; onnxruntime refuses both.
+            raise self.fail(f"has both auto_pad '{auto_pad}' and pads")
         if auto_pad == "VALID":
             return [0] * 2 * spatial
         if auto_pad not in ("SAME_UPPER", "SAME_LOWER"):

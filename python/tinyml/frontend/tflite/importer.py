@@ -8,8 +8,6 @@ IR helpers the ONNX importer builds with (`Importer.tensor`, `emit`,
 from __future__ import annotations
 
 import os
-import struct
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -23,7 +21,9 @@ from ...ir.context import make_context
 from ...ir.quant import dequantize, quantize, storage_cast, uniform_type
 from .. import TFLITE_IDENTIFIER, FrontendError, function_name, is_tflite, mark_batch
 from ..onnx.importer import Const, Importer, QuantConst, shape_text
+from .constraints import check_operands, check_rescaling, check_types
 from .shape_folding import fold_shape_computation
+from .verifier import verify
 
 #: TFLite tensor types tinyml reads, as numpy dtypes.
 DTYPES = {"FLOAT32": np.float32, "INT8": np.int8, "INT32": np.int32, "INT64": np.int64}
@@ -103,25 +103,16 @@ def _names(enum) -> dict[int, str]:
 
 
 def read_model(data: bytes, filename: str):
-    """The model's one subgraph as (tensors, operators, inputs, outputs). A file that is not a TFLite flatbuffer, or whose tables do
-    not read, fails with one line."""
+    """The model's one subgraph as (tensors, operators, inputs, outputs). A file that is not a
+    TFLite flatbuffer, or whose structure reaches outside the file (`verifier.py`), fails
+    with one line naming the table and field."""
     import tflite
 
     if not is_tflite(data):
         raise FrontendError(f"{filename}: not a TFLite model (no '{TFLITE_IDENTIFIER.decode()}' "
                             "file identifier)")
-    try:
-        graph = _read(tflite, data, filename)
-    except (struct.error, IndexError, ValueError, UnicodeDecodeError, OverflowError,
-            MemoryError) as error:
-        raise FrontendError(f"{filename}: corrupt or truncated flatbuffer "
-                            f"({type(error).__name__}: {error})") from None
-    except TypeError as error:
-        # The flatbuffers runtime's check of an offset it read ("bad
-        # number ... for type uint32"); any other TypeError is a defect.
-        if "flatbuffers" not in traceback.extract_tb(error.__traceback__)[-1].filename:
-            raise
-        raise FrontendError(f"{filename}: corrupt or truncated flatbuffer ({error})") from None
+    verify(data, filename)
+    graph = _read(tflite, data, filename)
     for tensor in graph[0]:
         problem = _quantization_problem(tensor)
         if problem:
@@ -174,50 +165,74 @@ def _read(tflite, data: bytes, filename: str):
     tensors = []
     for index in range(graph.TensorsLength()):
         t = graph.Tensors(index)
-        name = t.Name().decode("utf-8") if t.Name() is not None else f"tensor_{index}"
+        # TFLM never reads names: one that is not UTF-8 is still a name.
+        name = t.Name().decode("utf-8", "replace") if t.Name() is not None \
+            else f"tensor_{index}"
         shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
         signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) \
             if t.ShapeSignatureLength() else ()
         type_name = type_names.get(t.Type(), f"type {t.Type()}")
+        if t.Buffer() >= model.BuffersLength():
+            raise FrontendError(f"{filename}: tensor '{name}': buffer {t.Buffer()} of "
+                                f"{model.BuffersLength()}")
+        raw = _buffer(model.Buffers(t.Buffer()), data)
+        if raw is None:
+            raise FrontendError(f"{filename}: tensor '{name}': its buffer {t.Buffer()} lies "
+                                f"outside the file ({len(data)} bytes)")
         tensors.append(Tensor(index, name, shape, signature, type_name,
-                              _buffer(model, t, type_name, shape, data), _quantization(t)))
+                              _constant_value(raw, type_name, shape, filename, name),
+                              _quantization(t)))
     read_operators = []
     for index in range(graph.OperatorsLength()):
         op = graph.Operators(index)
+        if op.OpcodeIndex() >= model.OperatorCodesLength():
+            raise FrontendError(f"{filename}: operator {index}: operator code {op.OpcodeIndex()}"
+                                f" of {model.OperatorCodesLength()}")
         code = model.OperatorCodes(op.OpcodeIndex())
         builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
         kind = operator_names.get(builtin, f"operator code {builtin}")
         if kind == "CUSTOM":
             custom = code.CustomCode()
             kind = f"CUSTOM '{custom.decode('utf-8', 'replace')}'" if custom else kind
+        where = f"{filename}: operator {index} ({kind})"
         op_inputs = [int(i) for i in op.InputsAsNumpy()] if op.InputsLength() else []
         op_outputs = [int(i) for i in op.OutputsAsNumpy()] if op.OutputsLength() else []
+        for tensor_index in op_inputs + op_outputs:
+            if not -1 <= tensor_index < len(tensors):
+                raise FrontendError(f"{where}: tensor {tensor_index} of {len(tensors)}")
         read_operators.append(Operator(index, kind, op_inputs, op_outputs,
-                                       _options(tflite, op, kind)))
+                                       _options(tflite, op, kind, where)))
     inputs = [int(i) for i in graph.InputsAsNumpy()] if graph.InputsLength() else []
     outputs = [int(i) for i in graph.OutputsAsNumpy()] if graph.OutputsLength() else []
-    for index in [i for op in read_operators for i in op.inputs + op.outputs] + inputs + outputs:
-        if not -1 <= index < len(tensors):
-            raise IndexError(f"tensor index {index} of {len(tensors)}")
+    for what, indices in (("input", inputs), ("output", outputs)):
+        for index in indices:
+            if not 0 <= index < len(tensors):
+                raise FrontendError(f"{filename}: graph {what} {index} is not one of the "
+                                    f"{len(tensors)} tensors")
     return tensors, read_operators, inputs, outputs
 
 
-def _buffer(model, tensor, type_name: str, shape, data: bytes) -> np.ndarray | None:
-    """A constant tensor's value; None for a tensor computed at run time."""
-    buffer = model.Buffers(tensor.Buffer())
+def _buffer(buffer, data: bytes) -> bytes | None:
+    """A buffer's bytes (empty for a tensor computed at run time); None when
+    they lie outside the file."""
     if buffer.Offset() > 1:  # stored after the flatbuffer (models over 2 GB)
-        raw = data[buffer.Offset():buffer.Offset() + buffer.Size()]
-    elif buffer.DataLength():
-        raw = buffer.DataAsNumpy().tobytes()
-    else:
+        end = buffer.Offset() + buffer.Size()
+        return data[buffer.Offset():end] if end <= len(data) else None
+    return buffer.DataAsNumpy().tobytes() if buffer.DataLength() else b""
+
+
+def _constant_value(raw: bytes, type_name: str, shape, filename: str,
+                    name: str) -> np.ndarray | None:
+    """A constant tensor's value; None for a tensor computed at run time."""
+    if not raw:
         return None
     dtype = DTYPES.get(type_name)
     if dtype is None:
         return np.frombuffer(raw, np.uint8)  # refused where an operator reads it
     count = int(np.prod(shape, dtype=np.int64))
     if len(raw) != count * np.dtype(dtype).itemsize:
-        raise ValueError(f"buffer of {len(raw)} bytes for a {type_name} tensor of shape "
-                         f"{shape_text(shape)}")
+        raise FrontendError(f"{filename}: tensor '{name}': a buffer of {len(raw)} bytes for a "
+                            f"{type_name} tensor of shape {shape_text(shape)}")
     return np.frombuffer(raw, dtype).reshape(shape)
 
 
@@ -226,15 +241,36 @@ def _quantization(tensor) -> Quantization | None:
     if q is None or q.ScaleLength() == 0:
         return None
     scales = q.ScaleAsNumpy().astype(np.float32)
-    zero_points = q.ZeroPointAsNumpy() if q.ZeroPointLength() else np.zeros(scales.shape)
+    # No zero points is not "all zero": TFLite requires one per scale.
+    zero_points = q.ZeroPointAsNumpy() if q.ZeroPointLength() else np.zeros(0)
     axis = int(q.QuantizedDimension()) if scales.size > 1 else None
     return Quantization(scales, np.asarray(zero_points, np.int64), axis)
 
 
-def _options(tflite, op, kind: str) -> dict[str, Any]:
-    if kind not in OPTIONS or op.BuiltinOptions() is None:
+#: The operators whose options have no usable defaults: without the table
+#: TFLM leaves their parameters zero (a stride of 0).
+NEEDS_OPTIONS = {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D"}
+
+
+def _options(tflite, op, kind: str, where: str) -> dict[str, Any]:
+    """The fields of `OPTIONS` read from the operator's options table, whose
+    type must be the operator's (TFLM reads a table of another type as
+    none)."""
+    if not kind.startswith("CUSTOM") and (op.CustomOptionsLength()
+                                          or op.LargeCustomOptionsSize()):
+        raise FrontendError(f"{where}: a builtin operator with custom options")
+    if kind not in OPTIONS:
         return {}
     class_name, fields = OPTIONS[kind]
+    given = op.BuiltinOptionsType()
+    if given == tflite.BuiltinOptions.NONE or op.BuiltinOptions() is None:
+        if kind in NEEDS_OPTIONS:
+            raise FrontendError(f"{where}: has no builtin options ({class_name})")
+        return {}
+    if given != getattr(tflite.BuiltinOptions, class_name):
+        given_name = _names(tflite.BuiltinOptions).get(given, f"type {given}")
+        raise FrontendError(f"{where}: its builtin options are {given_name}; {kind} takes "
+                            f"{class_name}")
     table = op.BuiltinOptions()
     options = getattr(tflite, class_name)()
     options.Init(table.Bytes, table.Pos)
@@ -280,9 +316,10 @@ class TfliteImporter(Importer):
         self.operator: Operator | None = None
 
     def run(self) -> ir.Module:
-        for index in self.inputs + self.outputs:
-            if index < 0:
-                raise self.fail("a graph input or output is not a tensor")
+        for index in self.inputs:
+            if self.tensors[index].data is not None:
+                raise self.fail(f"input '{self.tensors[index].name}' has constant data: a graph "
+                                "input is given at run time, not stored in the file")
         file_loc = ir.Location.file(self.filename, 0, 0)
         module = ir.Module.create(file_loc)
         arg_types = [self._io_type(self.tensors[i], "input") for i in self.inputs]
@@ -346,6 +383,7 @@ class TfliteImporter(Importer):
     def _import(self, operator: Operator) -> None:
         self.operator = operator
         self.where = f"operator {operator.index} ({operator.kind})"
+        check_operands(self, operator)
         first = self.tensors[operator.outputs[0]].name if operator.outputs else operator.kind
         self.loc = ir.Location.name(first)
         for index in operator.outputs:
@@ -357,6 +395,8 @@ class TfliteImporter(Importer):
         handler = HANDLERS.get(operator.kind)
         if handler is None:
             raise self.fail("is not supported")
+        check_types(self, operator)
+        check_rescaling(self, operator)
         results = handler(self, operator)
         # A data-movement operator on int8 returns (results, True): they are
         # the stored int8 values themselves.

@@ -124,10 +124,16 @@ def _conv(im: TfliteImporter, op: Operator) -> list:
 def _depthwise(im: TfliteImporter, op: Operator) -> list:
     x = nhwc_input(im)
     w = weights(im, 1, 4)  # [1, kh, kw, channels * multiplier]
-    _, kh, kw, filters = w.array.shape
+    one, kh, kw, filters = w.array.shape
     channels = im.shape(x)[3]
-    if filters % channels:
-        raise im.fail(f"{filters} filters for {channels} channels")
+    if one != 1 or filters % channels:
+        raise im.fail(f"weights {shape_text(w.array.shape)} are not [1, height, width, "
+                      f"{channels} channels * multiplier]")
+    # TFLM takes the multiplier from the options, not the weights.
+    if op.options["DepthMultiplier"] != filters // channels:
+        raise im.fail(f"depth multiplier {op.options['DepthMultiplier']}, but the weights "
+                      f"{shape_text(w.array.shape)} give {filters // channels} for {channels} "
+                      "channels")
     strides, dilations, padding, out = window(im, im.shape(x), (kh, kw), op.options)
     # [kh, kw, channels, multiplier]: with one input channel, the layout of
     # a conv's HWCF weights, and the same sums (the converter writes any

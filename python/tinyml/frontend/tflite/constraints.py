@@ -1,0 +1,119 @@
+"""What TFLM checks of an operator's operands before it runs it, checked at
+import: their counts, that every input is computed before it is read, that
+no result is a constant, and the types each kernel accepts. An operator
+TFLM refuses is refused, naming the operand, rather than compiled into
+something TFLM does not compute."""
+from __future__ import annotations
+
+import numpy as np
+
+#: Each operator's operand counts as TFLM's kernels check them: (fewest
+#: inputs, most inputs (None: any number), outputs). A PAD's optional third
+#: input, the padding value, is not implemented.
+ARITY: dict[str, tuple[int, int | None, int]] = {
+    **dict.fromkeys(("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"), (2, 3, 1)),
+    **dict.fromkeys(("ADD", "SUB", "MUL", "MEAN", "TRANSPOSE", "PAD", "GATHER", "FLOOR_DIV",
+                     "REDUCE_PROD", "EXPAND_DIMS"), (2, 2, 1)),
+    **dict.fromkeys(("AVERAGE_POOL_2D", "MAX_POOL_2D", "SQUEEZE", "SOFTMAX", "LOGISTIC", "TANH",
+                     "RELU", "RELU6", "LEAKY_RELU", "HARD_SWISH", "QUANTIZE", "DEQUANTIZE",
+                     "SHAPE", "CAST"), (1, 1, 1)),
+    "RESHAPE": (1, 2, 1),
+    "CONCATENATION": (1, None, 1),
+    "PACK": (1, None, 1),
+    "STRIDED_SLICE": (4, 4, 1),
+}
+
+CONTRACTIONS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
+
+#: How many leading inputs an operator computes its output from, in the
+#: output's type (None: all of them); the rest (axes, shapes, paddings) are
+#: integers read at import. One unless listed.
+DATA_INPUTS = {"ADD": 2, "SUB": 2, "MUL": 2, "CONCATENATION": None}
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def check_operands(im, op) -> None:
+    """The operand counts, the outputs and the order: every input computed
+    by an earlier operator, a graph input or a constant."""
+    if op.kind in ARITY:
+        low, high, outputs = ARITY[op.kind]
+        if not low <= len(op.inputs) <= (high if high is not None else len(op.inputs)):
+            wanted = f"at least {_count(low, 'input')}" if high is None else \
+                _count(low, "input") if low == high else f"{low} to {high} inputs"
+            raise im.fail(f"takes {wanted}, has {len(op.inputs)}")
+        if len(op.outputs) != outputs:
+            raise im.fail(f"takes {_count(outputs, 'output')}, has {len(op.outputs)}")
+    for position, index in enumerate(op.outputs):
+        if index < 0:
+            raise im.fail(f"output {position} is not a tensor")
+        tensor = im.tensors[index]
+        if tensor.data is not None:
+            raise im.fail(f"output '{tensor.name}' has constant data: a result is computed, "
+                          "not stored in the file")
+    for index in op.inputs:
+        if index >= 0 and im.tensors[index].data is None and index not in im.values:
+            raise im.fail(f"input '{im.tensors[index].name}' is not computed before it is used")
+
+
+def check_types(im, op) -> None:
+    """The operand types the operator's TFLM kernel accepts."""
+    out = im.tensors[op.outputs[0]]
+    inputs = [im.tensors[i] if i >= 0 else None for i in op.inputs]
+    if op.kind in ("QUANTIZE", "DEQUANTIZE"):
+        allowed = ("FLOAT32", "INT8") if op.kind == "QUANTIZE" else ("INT8",)
+        result = "INT8" if op.kind == "QUANTIZE" else "FLOAT32"
+        if inputs[0].type_name not in allowed or out.type_name != result:
+            raise im.fail(f"input '{inputs[0].name}' is {inputs[0].type_name} and output "
+                          f"'{out.name}' {out.type_name}; {op.kind} takes "
+                          f"{' or '.join(allowed)} to {result}")
+        return
+    for tensor in inputs[:DATA_INPUTS.get(op.kind, 1)]:
+        if tensor is not None and tensor.type_name != out.type_name:
+            raise im.fail(f"input '{tensor.name}' is {tensor.type_name} and output "
+                          f"'{out.name}' {out.type_name}; {op.kind} computes in its input's type")
+    if op.kind not in CONTRACTIONS:
+        return
+    integer = inputs[0].type_name == "INT8"
+    # A float operator may have int8 weights: a hybrid model's.
+    filters = ("INT8",) if integer else ("FLOAT32", "INT8")
+    if inputs[1].type_name not in filters:
+        raise im.fail(f"filter '{inputs[1].name}' is {inputs[1].type_name}; a "
+                      f"{inputs[0].type_name} {op.kind} takes {' or '.join(filters)} filters")
+    bias = inputs[2] if len(inputs) > 2 else None
+    wanted = "INT32" if integer else "FLOAT32"
+    if bias is not None and bias.type_name != wanted:
+        raise im.fail(f"bias '{bias.name}' is {bias.type_name}; a {inputs[0].type_name} "
+                      f"{op.kind} takes a {wanted} bias")
+
+
+#: MultiplyByQuantizedMultiplier's precondition (shift <= 30): an int8
+#: kernel rescales by a multiplier below 2^30 or TFLM's shifts are undefined.
+LARGEST_MULTIPLIER = 2.0 ** 30
+
+#: int8 operators that do not rescale by a fixed-point multiplier: tables
+#: computed at compile time, and SOFTMAX, whose TFLM kernel clamps its own.
+UNSCALED = ("LOGISTIC", "TANH", "LEAKY_RELU", "HARD_SWISH", "SOFTMAX")
+
+
+def check_rescaling(im, op) -> None:
+    """The multiplier an int8 operator rescales by (its inputs' scales, a
+    contraction's or MUL's multiplied, over its output's) must be one TFLM
+    computes with."""
+    out = im.tensors[op.outputs[0]]
+    if op.kind in UNSCALED or out.type_name != "INT8" or out.quantization is None:
+        return
+    count = 2 if op.kind in CONTRACTIONS else DATA_INPUTS.get(op.kind, 1)
+    inputs = [im.tensors[i] for i in op.inputs[:count] if i >= 0]
+    quantized = [t for t in inputs if t.type_name == "INT8" and t.quantization is not None]
+    scales = [float(max(t.quantization.scales)) for t in quantized]
+    if op.kind in CONTRACTIONS or op.kind == "MUL":
+        scales = [float(np.prod(scales))]
+    output_scale = float(out.quantization.scales[0])
+    for scale in scales:
+        if scale / output_scale >= LARGEST_MULTIPLIER:
+            raise im.fail(f"rescaling {scale:g} to the output scale {output_scale:g} takes a "
+                          f"multiplier of {scale / output_scale:.3g}; TFLite's fixed-point "
+                          "arithmetic computes below 2^30")

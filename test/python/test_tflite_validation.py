@@ -1,0 +1,260 @@
+"""Models TFLM refuses are refused, in one line naming what is wrong.
+
+Each case is a class of bad input (issue #30): a flatbuffer whose structure
+reaches outside the file, even in a table tinyml never reads (TFLM runs
+the flatbuffers verifier); an operator with the wrong number of operands,
+missing, mistyped or custom options, operand types its TFLM kernel does
+not take, inputs computed after it, constant data on a result or a graph
+input; quantization without zero points; a depthwise multiplier the
+weights contradict; a rescaling TFLite's fixed-point arithmetic cannot
+represent. Valid models these checks touch still match tflite-micro.
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tflite
+from tflite_micro.python.tflite_micro import runtime
+
+import tinyml
+from conftest import assert_one_line_error, cli
+from tflite_builder import (TfliteModel, conv_options, depthwise_options,
+                            fully_connected_options, pool_options, reducer_options)
+from tinyml.frontend import FrontendError
+from tinyml.frontend.tflite import import_tflite
+from tinyml.frontend.tflite.verifier import verify
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+Q = ([0.05], [0], 0)  # a per-tensor int8 quantization
+
+
+def _int8_conv(output_dtype=np.int8, bias_dtype=np.int32, output_scale=0.05,
+               extra_inputs=(), extra_outputs=(), options=None, **input_options) -> bytes:
+    m = TfliteModel()
+    x = m.tensor("input", [1, 4, 4, 2], np.int8, **{"quantization": Q, **input_options})
+    w = m.tensor("w", [3, 1, 1, 2], np.int8, data=np.ones((3, 1, 1, 2)),
+                 quantization=([0.1], [0], 0))
+    b = m.tensor("b", [3], bias_dtype, data=np.zeros(3))
+    y = m.tensor("output", [1, 4, 4, 3], output_dtype,
+                 quantization=([output_scale], [0], 0) if output_dtype == np.int8 else None)
+    inputs = [x, w, b] + [m.tensor(f"extra{i}", [1]) for i in extra_inputs]
+    outputs = [y] + [m.tensor(f"extra_out{i}", [1]) for i in extra_outputs]
+    m.operator("CONV_2D", inputs, outputs, options or conv_options())
+    return m.build([x], [y])
+
+
+def _depthwise(weight_shape, multiplier, channels=2) -> bytes:
+    m = TfliteModel()
+    x = m.tensor("input", [1, 4, 4, channels])
+    filters = weight_shape[-1]
+    w = m.tensor("w", weight_shape, data=np.linspace(-1, 1, int(np.prod(weight_shape)))
+                 .reshape(weight_shape))
+    y = m.tensor("output", [1, 4, 4, filters])
+    m.operator("DEPTHWISE_CONV_2D", [x, w], [y], depthwise_options(multiplier=multiplier))
+    return m.build([x], [y])
+
+
+def _unary(kind, input_dtype, output_dtype, input_q=Q, output_q=Q) -> bytes:
+    m = TfliteModel()
+    x = m.tensor("input", [1, 8], input_dtype,
+                 quantization=input_q if input_dtype == np.int8 else None)
+    y = m.tensor("output", [1, 8], output_dtype,
+                 quantization=output_q if output_dtype == np.int8 else None)
+    m.operator(kind, [x], [y])
+    return m.build([x], [y])
+
+
+def _cases() -> dict[str, tuple[bytes, str]]:
+    cases = {}
+    cases["extra input"] = (_int8_conv(extra_inputs=[0]),
+                            r"operator 0 \(CONV_2D\): takes 2 to 3 inputs, has 4")
+    cases["extra output"] = (_int8_conv(extra_outputs=[0]),
+                             r"operator 0 \(CONV_2D\): takes 1 output, has 2")
+    m = TfliteModel()
+    y = m.tensor("output", [1, 4])
+    m.operator("CONCATENATION", [], [y])
+    cases["no inputs"] = (m.build([], [y]), r"CONCATENATION\): takes at least 1 input, has 0")
+    m = TfliteModel()
+    x = m.tensor("input", [1, 4])
+    m.operator("RESHAPE", [x, m.tensor("shape", [2], np.int32, data=[1, 4])], [])
+    cases["no outputs"] = (m.build([x], [x]), r"RESHAPE\): takes 1 output, has 0")
+    m = TfliteModel()
+    x, h, y = m.tensor("input", [1, 4]), m.tensor("hidden", [1, 4]), m.tensor("output", [1, 4])
+    m.operator("RELU", [h], [y])
+    m.operator("RELU", [x], [h])
+    cases["operators out of order"] = (m.build([x], [y]), r"operator 0 \(RELU\): input "
+                                                          r"'hidden' is not computed before")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4, 4, 2]), m.tensor("output", [1, 4, 4, 2])
+    m.operator("MAX_POOL_2D", [x], [y])
+    cases["missing options"] = (m.build([x], [y]), r"MAX_POOL_2D\): has no builtin options "
+                                                   r"\(Pool2DOptions\)")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4, 4, 2]), m.tensor("output", [1, 4, 4, 2])
+    m.operator("AVERAGE_POOL_2D", [x], [y], (tflite.BuiltinOptions.DepthwiseConv2DOptions,
+                                             depthwise_options()[1]))
+    cases["options of another operator"] = (
+        m.build([x], [y]), r"AVERAGE_POOL_2D\): its builtin options are DepthwiseConv2DOptions; "
+                           r"AVERAGE_POOL_2D takes Pool2DOptions")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4, 4, 2]), m.tensor("output", [1, 4, 4, 2])
+    m.operator("AVERAGE_POOL_2D", [x], [y], pool_options(1, 1), custom_options=b"\x01\x02")
+    cases["custom options"] = (m.build([x], [y]), r"AVERAGE_POOL_2D\): a builtin operator "
+                                                  r"with custom options")
+    cases["int8 conv, float output"] = (_int8_conv(output_dtype=np.float32),
+                                        r"CONV_2D\): input 'input' is INT8 and output 'output' "
+                                        r"FLOAT32")
+    cases["int8 conv, float bias"] = (_int8_conv(bias_dtype=np.float32),
+                                      r"CONV_2D\): bias 'b' is FLOAT32; a INT8 CONV_2D takes "
+                                      r"a INT32 bias")
+    cases["dequantize to int8"] = (_unary("DEQUANTIZE", np.int8, np.int8),
+                                   r"DEQUANTIZE\): input 'input' is INT8 and output 'output' "
+                                   r"INT8; DEQUANTIZE takes INT8 to FLOAT32")
+    cases["int8 logistic, float output"] = (_unary("LOGISTIC", np.int8, np.float32),
+                                            r"LOGISTIC\): input 'input' is INT8")
+    cases["no zero points"] = (_int8_conv(quantization=([0.05], None, 0)),
+                               r"tensor 'input': 0 zero points for 1 scales")
+    cases["constant graph input"] = (_int8_conv(data=np.ones((1, 4, 4, 2))),
+                                     r"input 'input' has constant data")
+    m = TfliteModel()
+    x = m.tensor("input", [1, 4])
+    y = m.tensor("output", [1, 4], data=np.ones((1, 4)))
+    m.operator("RELU", [x], [y])
+    cases["constant operator output"] = (m.build([x], [y]), r"operator 0 \(RELU\): output "
+                                                            r"'output' has constant data")
+    cases["depth multiplier"] = (_depthwise([1, 3, 3, 2], multiplier=3),
+                                 r"DEPTHWISE_CONV_2D\): depth multiplier 3, but the weights "
+                                 r"\[1, 3, 3, 2\] give 1")
+    cases["depthwise weights"] = (_depthwise([4, 1, 1, 2], multiplier=1),
+                                  r"DEPTHWISE_CONV_2D\): weights \[4, 1, 1, 2\] are not "
+                                  r"\[1, height, width")
+    cases["output scale 1e-45"] = (_int8_conv(output_scale=1e-45),
+                                   r"CONV_2D\): rescaling 0.005 to the output scale 1.4013e-45 "
+                                   r"takes a multiplier of .*; TFLite's fixed-point")
+    m = TfliteModel()
+    x = m.tensor("input", [1, 3, 3, 4], np.int8, quantization=([1e38], [0], 0))
+    y = m.tensor("output", [1, 4], np.int8, quantization=([0.004], [0], 0))
+    m.operator("MEAN", [x, m.tensor("axes", [2], np.int32, data=[1, 2])], [y],
+               reducer_options(keep_dims=False))
+    cases["input scale 1e38"] = (m.build([x], [y]), r"MEAN\): rescaling 1e\+38 to the output "
+                                                    r"scale 0.004 takes a multiplier")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4, 4, 2]), m.tensor("output", [1, 4, 4, 2])
+    m.operator("CONV_2D", [x, m.tensor("w", [2, 1, 1, 2], data=np.ones((2, 1, 1, 2)))], [y],
+               conv_options())
+    cases["two subgraphs"] = (m.build([x], [y], subgraphs=2),
+                              r"^[^ ]*m.tflite: the model has 2 subgraphs; only models with "
+                              r"one are supported$")
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_model_tflm_refuses_is_refused_in_one_line(tmp_path, case):
+    data, message = CASES[case]
+    path = tmp_path / "m.tflite"
+    path.write_bytes(data)
+    with pytest.raises(FrontendError, match=message) as refused:
+        import_tflite(path)
+    text = str(refused.value)
+    assert "\n" not in text and "Error" not in text and "m.tflite" in text
+
+
+@pytest.mark.parametrize("case", ["extra input", "depth multiplier"])
+def test_tinyml_compile_refuses_them_with_exit_code_1(tmp_path, case):
+    (tmp_path / "m.tflite").write_bytes(CASES[case][0])
+    done = cli("compile", tmp_path / "m.tflite", "-o", tmp_path / "out")
+    assert_one_line_error(done, "compile", "m.tflite: operator 0")
+
+
+def test_a_depth_multiplier_the_weights_agree_with_matches_tflite_micro(tmp_path):
+    path = tmp_path / "dw.tflite"
+    path.write_bytes(_depthwise([1, 3, 3, 4], multiplier=2))
+    x = np.random.default_rng(5).standard_normal((1, 4, 4, 2)).astype(np.float32)
+    reference = runtime.Interpreter.from_bytes(path.read_bytes())
+    reference.set_input(x, 0)
+    reference.invoke()
+    got = tinyml.compile(str(path), target="host").run(x).outputs[0]
+    np.testing.assert_allclose(got, reference.get_output(0), rtol=1e-5, atol=1e-5)
+
+
+# -- the structural verifier ---------------------------------------------------
+
+ZOO = sorted(MODELS.glob("**/*.tflite"))
+
+
+@pytest.mark.parametrize("path", ZOO, ids=lambda p: p.name)
+def test_every_model_of_the_zoos_verifies(path):
+    verify(path.read_bytes(), path.name)
+
+
+def _small_model() -> bytes:
+    m = TfliteModel()
+    x = m.tensor("input", [1, 8], np.int8, quantization=Q)
+    w = m.tensor("w", [4, 8], np.int8, data=np.ones((4, 8)), quantization=Q)
+    y = m.tensor("output", [1, 4], np.int8, quantization=([0.5], [0], 0))
+    m.operator("FULLY_CONNECTED", [x, w], [y], fully_connected_options())
+    return m.build([x], [y])
+
+
+def _field(data: bytes, table: int, slot: int) -> int:
+    """The position of field `slot` of the table at `table`."""
+    vtable = table - struct.unpack_from("<i", data, table)[0]
+    return table + struct.unpack_from("<H", data, vtable + 4 + 2 * slot)[0]
+
+
+def _uoffset(data: bytes, position: int) -> int:
+    return position + struct.unpack_from("<I", data, position)[0]
+
+
+def _patched(data: bytes, position: int, value: int) -> bytes:
+    patched = bytearray(data)
+    struct.pack_into("<I", patched, position, value)
+    return bytes(patched)
+
+
+def test_an_offset_out_of_the_file_in_a_field_tinyml_never_reads_is_refused():
+    """The subgraph's name (tinyml never reads it) pointed past the end of
+    the file, or at a misaligned length: TFLM's verifier refuses the file,
+    and so does tinyml, naming the table and field."""
+    data = _small_model()
+    model = _uoffset(data, 0)
+    subgraph = _uoffset(data, _uoffset(data, _field(data, model, 2)) + 4)
+    name = _field(data, subgraph, 4)
+    with pytest.raises(FrontendError, match=r"corrupt or truncated flatbuffer: subgraph 0, "
+                                            r"name: the target of the string offset at byte "
+                                            r"\d+ \(1 bytes\) is outside the file"):
+        verify(_patched(data, name, len(data) - name + 8), "m.tflite")
+    with pytest.raises(FrontendError, match=r"subgraph 0, name: the string length at byte "
+                                            r"\d+ is not 4-byte aligned"):
+        verify(_patched(data, name, 2), "m.tflite")
+
+
+def test_a_vector_longer_than_the_file_is_refused():
+    data = _small_model()
+    model = _uoffset(data, 0)
+    buffers = _uoffset(data, _field(data, model, 4))
+    with pytest.raises(FrontendError, match=r"buffers: a vector of 100000 at byte \d+ .* is "
+                                            r"outside the file"):
+        verify(_patched(data, buffers, 100000), "m.tflite")
+
+
+def test_every_corrupted_byte_is_read_or_refused_in_one_line(tmp_path):
+    """Every single byte of a small model flipped: the file either imports
+    or is refused with a FrontendError in the model's terms (never another
+    exception, never a Python exception's name)."""
+    data = _small_model()
+    for position in range(len(data)):
+        corrupt = bytearray(data)
+        corrupt[position] ^= 0xAB
+        path = tmp_path / "m.tflite"
+        path.write_bytes(bytes(corrupt))
+        try:
+            import_tflite(path)
+        except FrontendError as error:
+            assert "\n" not in str(error) and "Error" not in str(error), (position, error)
