@@ -32,6 +32,7 @@ class _Tensor:
     data: np.ndarray | None
     signature: list[int] | None
     quantization: tuple | None  # (scales, zero points, axis)
+    variable: bool = False  # is_variable: state TFLM keeps between invocations
 
 
 @dataclass
@@ -47,12 +48,15 @@ class _Operator:
 class TfliteModel:
     tensors: list[_Tensor] = field(default_factory=list)
     operators: list[_Operator] = field(default_factory=list)
+    #: an operator kind -> the deprecated_builtin_code to write instead of
+    #: min(code, 127), which is what converters write
+    deprecated_codes: dict[str, int] = field(default_factory=dict)
 
     def tensor(self, name: str, shape, dtype=np.float32, data=None, signature=None,
-               quantization=None) -> int:
+               quantization=None, variable=False) -> int:
         self.tensors.append(_Tensor(name, list(shape), TYPES[np.dtype(dtype)],
                                     None if data is None else np.asarray(data, dtype),
-                                    signature, quantization))
+                                    signature, quantization, variable))
         return len(self.tensors) - 1
 
     def operator(self, kind: str, inputs, outputs, options=None, custom_options=None) -> None:
@@ -66,7 +70,8 @@ class TfliteModel:
         for kind in kinds:
             code = getattr(tflite.BuiltinOperator, kind)
             tflite.OperatorCodeStart(b)
-            tflite.OperatorCodeAddDeprecatedBuiltinCode(b, min(code, 127))
+            tflite.OperatorCodeAddDeprecatedBuiltinCode(
+                b, self.deprecated_codes.get(kind, min(code, 127)))
             tflite.OperatorCodeAddBuiltinCode(b, code)
             tflite.OperatorCodeAddVersion(b, 1)
             codes.append(tflite.OperatorCodeEnd(b))
@@ -122,6 +127,7 @@ class TfliteModel:
             tflite.TensorAddName(b, name)
             if quantization is not None:
                 tflite.TensorAddQuantization(b, quantization)
+            tflite.TensorAddIsVariable(b, t.variable)
             tensors.append(tflite.TensorEnd(b))
         operators = []
         for op in self.operators:

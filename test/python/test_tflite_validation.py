@@ -148,6 +148,29 @@ def _cases() -> dict[str, tuple[bytes, str]]:
     cases["two subgraphs"] = (m.build([x], [y], subgraphs=2),
                               r"^[^ ]*m.tflite: the model has 2 subgraphs; only models with "
                               r"one are supported$")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 3])
+    m.operator("FULLY_CONNECTED", [x, -1], [y], fully_connected_options())
+    cases["omitted weights"] = (m.build([x], [y]), r"operator 0 \(FULLY_CONNECTED\): input 1 "
+                                                  r"is omitted \(-1\)")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4])
+    m.operator("RELU", [x], [y])
+    cases["output listed twice"] = (m.build([x], [y, y]), r"tensor 'output' is listed twice as "
+                                                         r"a graph output")
+    cases["no outputs"] = (m.build([x], []), r"the subgraph has no outputs")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4], variable=True)
+    m.operator("RELU", [x], [y])
+    cases["variable tensor"] = (m.build([x], [y]), r"tensor 'output': is a variable \(state "
+                                                   r"kept between invocations\)")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4])
+    m.operator("RELU", [x], [y])
+    m.deprecated_codes["RELU"] = 3
+    cases["operator codes that disagree"] = (
+        m.build([x], [y]), r"operator code 0: builtin_code 19 and deprecated_builtin_code 3 "
+                           r"name different operators")
     return cases
 
 
@@ -258,3 +281,21 @@ def test_every_corrupted_byte_is_read_or_refused_in_one_line(tmp_path):
             import_tflite(path)
         except FrontendError as error:
             assert "\n" not in str(error) and "Error" not in str(error), (position, error)
+
+
+def test_missing_options_are_the_schemas_defaults_as_in_tflite_micro(tmp_path):
+    """A FULLY_CONNECTED without its options table: TFLM's parser takes the
+    schema's defaults (no activation, default weights format)."""
+    rng = np.random.default_rng(2)
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 3])
+    m.operator("FULLY_CONNECTED", [x, m.tensor("w", [3, 4], data=rng.standard_normal((3, 4)))],
+               [y])
+    path = tmp_path / "fc.tflite"
+    path.write_bytes(m.build([x], [y]))
+    sample = rng.standard_normal((1, 4)).astype(np.float32)
+    interpreter = runtime.Interpreter.from_bytes(path.read_bytes())
+    interpreter.set_input(sample, 0)
+    interpreter.invoke()
+    got = tinyml.compile(str(path), target="host").run(sample).outputs[0]
+    np.testing.assert_allclose(got, interpreter.get_output(0), rtol=1e-6, atol=1e-6)

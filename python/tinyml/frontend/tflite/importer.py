@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import flatbuffers
 import numpy as np
 from mlir import ir
 from mlir.dialects import func
@@ -172,6 +173,9 @@ def _read(tflite, data: bytes, filename: str):
         signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) \
             if t.ShapeSignatureLength() else ()
         type_name = type_names.get(t.Type(), f"type {t.Type()}")
+        if t.IsVariable():
+            raise FrontendError(f"{filename}: tensor '{name}': is a variable (state kept "
+                                "between invocations), which tinyml does not support")
         if t.Buffer() >= model.BuffersLength():
             raise FrontendError(f"{filename}: tensor '{name}': buffer {t.Buffer()} of "
                                 f"{model.BuffersLength()}")
@@ -189,7 +193,7 @@ def _read(tflite, data: bytes, filename: str):
             raise FrontendError(f"{filename}: operator {index}: operator code {op.OpcodeIndex()}"
                                 f" of {model.OperatorCodesLength()}")
         code = model.OperatorCodes(op.OpcodeIndex())
-        builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+        builtin = _builtin_code(tflite, code, op.OpcodeIndex(), filename)
         kind = operator_names.get(builtin, f"operator code {builtin}")
         if kind == "CUSTOM":
             custom = code.CustomCode()
@@ -252,6 +256,33 @@ def _quantization(tensor) -> Quantization | None:
 NEEDS_OPTIONS = {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D"}
 
 
+def _builtin_code(tflite, code, index: int, filename: str) -> int:
+    """The operator an OperatorCode names, as TFLM's GetBuiltinCode reads it:
+    the larger of `builtin_code` and `deprecated_builtin_code`. Converters
+    keep deprecated_builtin_code = min(builtin_code, 127); a file that
+    does not names two operators, and is refused. (The `tflite` package's
+    BuiltinCode() answers the deprecated field below 127: the field is read
+    raw.)"""
+    field = code._tab.Offset(10)  # OperatorCode.builtin_code
+    raw = code._tab.Get(flatbuffers.number_types.Int32Flags, field + code._tab.Pos) \
+        if field else 0
+    deprecated = code.DeprecatedBuiltinCode()
+    if deprecated != min(raw, 127) and raw != 0:
+        raise FrontendError(f"{filename}: operator code {index}: builtin_code {raw} and "
+                            f"deprecated_builtin_code {deprecated} name different operators")
+    return max(raw, deprecated)
+
+
+def _default_options(tflite, class_name: str, fields) -> dict[str, Any]:
+    """The schema's defaults of an options table, which TFLM's parser uses
+    when the table is absent: the fields read from an empty table."""
+    builder = flatbuffers.Builder(16)
+    getattr(tflite, f"{class_name}Start")(builder)
+    builder.Finish(getattr(tflite, f"{class_name}End")(builder))
+    options = getattr(tflite, class_name).GetRootAs(builder.Output(), 0)
+    return {name: getattr(options, name)() for name in fields}
+
+
 def _options(tflite, op, kind: str, where: str) -> dict[str, Any]:
     """The fields of `OPTIONS` read from the operator's options table, whose
     type must be the operator's (TFLM reads a table of another type as
@@ -266,7 +297,7 @@ def _options(tflite, op, kind: str, where: str) -> dict[str, Any]:
     if given == tflite.BuiltinOptions.NONE or op.BuiltinOptions() is None:
         if kind in NEEDS_OPTIONS:
             raise FrontendError(f"{where}: has no builtin options ({class_name})")
-        return {}
+        return _default_options(tflite, class_name, fields)
     if given != getattr(tflite.BuiltinOptions, class_name):
         given_name = _names(tflite.BuiltinOptions).get(given, f"type {given}")
         raise FrontendError(f"{where}: its builtin options are {given_name}; {kind} takes "
@@ -316,6 +347,13 @@ class TfliteImporter(Importer):
         self.operator: Operator | None = None
 
     def run(self) -> ir.Module:
+        if not self.outputs:
+            raise self.fail("the subgraph has no outputs: it computes nothing")
+        for what, indices in (("input", self.inputs), ("output", self.outputs)):
+            repeated = next((i for n, i in enumerate(indices) if i in indices[:n]), None)
+            if repeated is not None:
+                raise self.fail(f"tensor '{self.tensors[repeated].name}' is listed twice as a "
+                                f"graph {what}")
         for index in self.inputs:
             if self.tensors[index].data is not None:
                 raise self.fail(f"input '{self.tensors[index].name}' has constant data: a graph "
