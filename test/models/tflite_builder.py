@@ -167,15 +167,16 @@ def _vector(b, start, offsets) -> int:
     return b.EndVector()
 
 
-def conv_options(padding: str = "SAME", stride: int = 1, activation: str = "NONE"):
+def conv_options(padding: str = "SAME", stride: int = 1, activation: str = "NONE",
+                 dilation: int = 1):
     """CONV_2D's builtin options."""
     def table(b):
         tflite.Conv2DOptionsStart(b)
         tflite.Conv2DOptionsAddPadding(b, getattr(tflite.Padding, padding))
         tflite.Conv2DOptionsAddStrideH(b, stride)
         tflite.Conv2DOptionsAddStrideW(b, stride)
-        tflite.Conv2DOptionsAddDilationHFactor(b, 1)
-        tflite.Conv2DOptionsAddDilationWFactor(b, 1)
+        tflite.Conv2DOptionsAddDilationHFactor(b, dilation)
+        tflite.Conv2DOptionsAddDilationWFactor(b, dilation)
         tflite.Conv2DOptionsAddFusedActivationFunction(
             b, getattr(tflite.ActivationFunctionType, activation))
         return tflite.Conv2DOptionsEnd(b)

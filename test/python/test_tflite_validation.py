@@ -21,8 +21,9 @@ from tflite_micro.python.tflite_micro import runtime
 
 import tinyml
 from conftest import assert_one_line_error, cli
-from tflite_builder import (TfliteModel, conv_options, depthwise_options,
-                            fully_connected_options, pool_options, reducer_options)
+from tflite_builder import (TfliteModel, concatenation_options, conv_options,
+                            depthwise_options, fully_connected_options, pool_options,
+                            reducer_options)
 from tinyml.frontend import FrontendError
 from tinyml.frontend.tflite import import_tflite
 from tinyml.frontend.tflite.verifier import verify
@@ -159,6 +160,19 @@ def _cases() -> dict[str, tuple[bytes, str]]:
     cases["output listed twice"] = (m.build([x], [y, y]), r"tensor 'output' is listed twice as "
                                                          r"a graph output")
     cases["no outputs"] = (m.build([x], []), r"the subgraph has no outputs")
+    m = TfliteModel()
+    a = m.tensor("a", [1, 4], np.int8, quantization=([0.1], [3], 0))
+    b = m.tensor("b", [1, 4], np.int8, quantization=([0.2], [-5], 0))
+    y = m.tensor("y", [1, 8], np.int8, quantization=([0.1], [3], 0))
+    m.operator("CONCATENATION", [a, b], [y], concatenation_options(1))
+    cases["concatenation of two scales"] = (
+        m.build([a, b], [y]), r"CONCATENATION\): int8 inputs whose scale or zero point differ")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 5, 5, 1]), m.tensor("output", [1, 5, 5, 1])
+    m.operator("CONV_2D", [x, m.tensor("w", [1, 3, 3, 1], data=np.ones((1, 3, 3, 1)))], [y],
+               conv_options(dilation=2 ** 31 - 1))
+    cases["huge dilation"] = (m.build([x], [y]), r"CONV_2D\): a dilated window of "
+                                                 r"\[4294967295, 4294967295\] is more than")
     m = TfliteModel()
     x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4], variable=True)
     m.operator("RELU", [x], [y])
@@ -299,3 +313,25 @@ def test_missing_options_are_the_schemas_defaults_as_in_tflite_micro(tmp_path):
     interpreter.invoke()
     got = tinyml.compile(str(path), target="host").run(sample).outputs[0]
     np.testing.assert_allclose(got, interpreter.get_output(0), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["RESHAPE", "TRANSPOSE"])
+def test_int8_data_movement_moves_the_bytes_as_tflite_micro(tmp_path, kind):
+    """TFLM's int8 RESHAPE and TRANSPOSE copy the stored bytes even where
+    the output's scale and zero point differ from the input's."""
+    m = TfliteModel()
+    x = m.tensor("input", [1, 2, 3], np.int8, quantization=([0.1], [3], 0))
+    shape = [1, 3, 2]
+    y = m.tensor("output", shape, np.int8, quantization=([0.05], [-7], 0))
+    second = m.tensor("shape", [3], np.int32, data=shape) if kind == "RESHAPE" \
+        else m.tensor("perm", [3], np.int32, data=[0, 2, 1])
+    m.operator(kind, [x, second], [y])
+    path = tmp_path / "move.tflite"
+    path.write_bytes(m.build([x], [y]))
+    sample = np.arange(-3, 3, dtype=np.int8).reshape(1, 2, 3)
+    interpreter = runtime.Interpreter.from_bytes(path.read_bytes())
+    interpreter.set_input(sample, 0)
+    interpreter.invoke()
+    for target in ("host", "cortex-m0"):
+        got = tinyml.compile(str(path), target=target).run(sample).outputs[0]
+        np.testing.assert_array_equal(got, interpreter.get_output(0), err_msg=target)

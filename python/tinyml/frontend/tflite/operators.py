@@ -58,6 +58,11 @@ def window(im: TfliteImporter, x_shape, kernel, options) -> tuple[list, list, li
         padding = [pairs[0][0], pairs[1][0], pairs[0][1], pairs[1][1]]
     else:
         padding = [0, 0, 0, 0]
+    extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
+    if any(e > 2 * s + 1 for e, s in zip(extents, spatial)):
+        # Its padding would be mostly the window: nothing a model means.
+        raise im.fail(f"a dilated window of {extents} is more than twice the input "
+                      f"{shape_text(x_shape)}")
     out = [(s + padding[a] + padding[a + 2] - (k - 1) * d - 1) // st + 1
            for a, (s, k, st, d) in enumerate(zip(spatial, kernel, strides, dilations))]
     if min(out) < 1:
@@ -296,17 +301,25 @@ def _pad(im: TfliteImporter, op: Operator) -> list:
     return [im.emit("tinyml.pad", out, [x], padding=padding)]
 
 
-# Data movement: an int8 tensor whose result has the same quantization moves
-# as int8 (what tf2onnx leaves outside its QDQ pairs), otherwise in float.
+# Data movement on int8 moves the stored bytes, as TFLM's kernels do.
 
 def moved_as_stored(im: TfliteImporter, op: Operator) -> bool:
-    """Whether every input and the output of a data-movement operator are
-    int8 with one per-tensor quantization."""
+    """Whether a data-movement operator moves int8 bytes: every input and the
+    output int8 per tensor. TFLM's RESHAPE, SQUEEZE and TRANSPOSE copy the
+    bytes whatever the output's scale and zero point say; its CONCATENATION
+    refuses inputs whose parameters differ from the output's, and so does
+    tinyml."""
     indices = [i for i in op.inputs if i >= 0 and im.tensors[i].data is None] + op.outputs
     params = [im.tensors[i].quantization for i in indices]
-    return all(im.tensors[i].type_name == "INT8" for i in indices) and all(
-        p is not None and p.axis is None and p.scales.tolist() == params[0].scales.tolist()
-        and p.zero_points.tolist() == params[0].zero_points.tolist() for p in params)
+    if not all(im.tensors[i].type_name == "INT8" and p is not None and p.axis is None
+               for i, p in zip(indices, params)):
+        return False
+    same = all(p.scales.tolist() == params[-1].scales.tolist()
+               and p.zero_points.tolist() == params[-1].zero_points.tolist() for p in params)
+    if op.kind == "CONCATENATION" and not same:
+        raise im.fail("int8 inputs whose scale or zero point differ from the output's; "
+                      "TFLM's CONCATENATION takes one quantization for all")
+    return True
 
 
 def source(im: TfliteImporter, op: Operator, position: int, stored: bool):
