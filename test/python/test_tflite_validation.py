@@ -174,6 +174,12 @@ def _cases() -> dict[str, tuple[bytes, str]]:
     cases["huge dilation"] = (m.build([x], [y]), r"CONV_2D\): a dilated window of "
                                                  r"\[4294967295, 4294967295\] is more than")
     m = TfliteModel()
+    x = m.tensor("input", [1, 2], np.int8, quantization=([0.1, 0.2], [0, 0], 1))
+    y = m.tensor("output", [1, 2], np.int8, quantization=Q)
+    m.operator("RELU", [x], [y])
+    cases["per-axis graph input"] = (m.build([x], [y]), r"input 'input': is quantized per "
+                                                        r"axis \(2 scales along dimension 1\)")
+    m = TfliteModel()
     x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4], variable=True)
     m.operator("RELU", [x], [y])
     cases["variable tensor"] = (m.build([x], [y]), r"tensor 'output': is a variable \(state "

@@ -401,6 +401,12 @@ class TfliteImporter(Importer):
                             "inputs and outputs are supported")
         if tensor.type_name == "INT8" and tensor.quantization is None:
             raise self.fail("is int8 without quantization parameters")
+        if tensor.type_name == "INT8" and tensor.quantization.axis is not None:
+            # TFLM's kernels read one scale of an activation; only weights
+            # are quantized per channel.
+            raise self.fail(f"is quantized per axis ({tensor.quantization.scales.size} scales "
+                            f"along dimension {tensor.quantization.axis}); a graph "
+                            f"{what} takes one scale and zero point")
         self.check_size(tensor.shape, TensorProto.FLOAT, what)
         element = ir.F32Type.get() if tensor.type_name == "FLOAT32" \
             else ir.IntegerType.get_signless(8)
