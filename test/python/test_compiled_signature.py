@@ -20,27 +20,13 @@ import numpy as np
 import pytest
 from elftools.elf.elffile import ELFFile
 
-import tinyml
-import zoo
 from conftest import assert_one_line_error, cli
-from test_compiled_folder import edit_report, read_report, replace_artefact
+from test_compiled_folder import (NAME, edit_report, folders,  # noqa: F401 (the fixture)
+                                  read_report, replace_artefact)
 from tinyml.compiler import load
 from tinyml.targets.cortexm import SIGNATURE_SECTION
 
-NAME = "op_conv"
 DAMAGED = "holds a damaged compiled model: "
-
-
-@pytest.fixture(scope="module")
-def folders(tmp_path_factory):
-    base = tmp_path_factory.mktemp("signed")
-    model = zoo.build(NAME)
-    (x,) = zoo.random_inputs(model).values()
-    np.save(base / "x.npy", x)
-    host = tinyml.compile(model, target="host")
-    host.save(base / "host")
-    tinyml.compile(model, target="cortex-m4").save(base / "cortex-m4")
-    return {"base": base, "x": base / "x.npy", "want": host(x)[0]}
 
 
 def _copy(folders, which: str, tmp_path: Path) -> Path:
