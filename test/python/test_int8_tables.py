@@ -17,8 +17,8 @@ from tflite_micro.python.tflite_micro import runtime
 
 import tinyml
 from tflite_builder import TfliteModel, leaky_relu_options
-from tinyml.conversion.integer_conversions import (_floats_of_keys, quantize_thresholds,
-                                                   quantized)
+from tinyml.conversion.integer_conversions import _floats_of_keys, quantize_thresholds
+from tinyml.ir.quant import quantized_values
 from tinyml.ir import fixed_point
 
 ALL_INT8 = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
@@ -98,8 +98,8 @@ def test_quantize_thresholds_give_the_float_result_everywhere(scale, zero_point,
     them."""
     thresholds = quantize_thresholds(scale, zero_point, ties_away).astype(np.int64)[1:]
     values = np.arange(-127, 128)
-    at = quantized(_floats_of_keys(thresholds), scale, zero_point, ties_away)
-    below = quantized(_floats_of_keys(thresholds - 1), scale, zero_point, ties_away)
+    at = quantized_values(_floats_of_keys(thresholds), scale, zero_point, ties_away)
+    below = quantized_values(_floats_of_keys(thresholds - 1), scale, zero_point, ties_away)
     reached = at >= values
     assert reached.all() and (below < values).all()
     rng = np.random.default_rng(5)
@@ -109,7 +109,7 @@ def test_quantize_thresholds_give_the_float_result_everywhere(scale, zero_point,
     bits = x.view(np.int32).astype(np.int64)
     keys = np.where(bits >= 0, bits, bits ^ 0x7FFFFFFF)
     searched = -128 + np.searchsorted(thresholds, keys, side="right")
-    np.testing.assert_array_equal(searched, quantized(x, scale, zero_point, ties_away))
+    np.testing.assert_array_equal(searched, quantized_values(x, scale, zero_point, ties_away))
 
 
 def test_a_float_edged_model_runs_on_the_m0_as_tflite_micro(tmp_path):

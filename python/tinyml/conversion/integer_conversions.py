@@ -27,7 +27,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, quant, tensor
 
-from ..ir.quant import is_per_axis
+from ..ir.quant import is_per_axis, quantized_values
 from ..ir.values import element_of, shape_of
 from ..pipeline.registry import Pass, register
 from .lower_to_linalg import build_elementwise, functions, lower_op
@@ -44,20 +44,6 @@ def _floats_of_keys(keys: np.ndarray) -> np.ndarray:
     return bits.view(np.float32)
 
 
-def quantized(x: np.ndarray, scale: float, zero_point: int, ties_away: bool) -> np.ndarray:
-    """tinyml.quantize in numpy float32: clamp(round(x / scale) + zp); a
-    NaN to the end of its sign, where its order key puts it."""
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        scaled = np.asarray(x, np.float32) / np.float32(scale)
-        rounded = np.where(np.abs(scaled - np.trunc(scaled)) == 0.5,
-                           np.trunc(scaled) + np.sign(scaled), np.rint(scaled)) \
-            if ties_away else np.rint(scaled)
-        clamped = np.clip(rounded, -128 - zero_point, 127 - zero_point)
-    nan = np.isnan(clamped)
-    clamped = np.where(nan, np.where(np.signbit(x), -128 - zero_point, 127 - zero_point), clamped)
-    return clamped.astype(np.int64) + zero_point
-
-
 def quantize_thresholds(scale: float, zero_point: int, ties_away: bool) -> np.ndarray:
     """T[k], k = 1..255: the order key of the smallest float32 quantized to
     -128 + k or more (T[0] = INT32_MIN, never chosen)."""
@@ -71,7 +57,7 @@ def quantize_thresholds(scale: float, zero_point: int, ties_away: bool) -> np.nd
         if not open_.any():
             break
         middle = (low + high) // 2
-        reaches = quantized(_floats_of_keys(middle), scale, zero_point, ties_away) >= targets
+        reaches = quantized_values(_floats_of_keys(middle), scale, zero_point, ties_away) >= targets
         high = np.where(open_ & reaches, middle, high)
         low = np.where(open_ & ~reaches, middle, low)
     return np.concatenate([[INT32_MIN], high]).astype(np.int32)

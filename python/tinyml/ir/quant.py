@@ -92,6 +92,28 @@ def is_per_axis(element: ir.Type) -> bool:
     return isinstance(element, quant.UniformQuantizedPerAxisType)
 
 
+def is_int8_per_tensor(element: ir.Type) -> bool:
+    return is_quantized(element) and not is_per_axis(element) \
+        and storage_type(element).width == 8
+
+
+def quantized_values(x: np.ndarray, scale: float, zero_point: int,
+                     ties_away: bool = False) -> np.ndarray:
+    """What `tinyml.quantize` computes of float32 values, in numpy: a
+    float32 division, rounding half to even (or, `ties_away`, half away
+    from zero), the zero point, saturation to int8; a NaN goes to the end
+    of its sign."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        scaled = np.asarray(x, np.float32) / np.float32(scale)
+        rounded = np.where(np.abs(scaled - np.trunc(scaled)) == 0.5,
+                           np.trunc(scaled) + np.sign(scaled), np.rint(scaled)) \
+            if ties_away else np.rint(scaled)
+        clamped = np.clip(rounded, -128 - zero_point, 127 - zero_point)
+    nan = np.isnan(clamped)
+    clamped = np.where(nan, np.where(np.signbit(x), -128 - zero_point, 127 - zero_point), clamped)
+    return clamped.astype(np.int64) + zero_point
+
+
 def has_quantized_data(op: ir.Operation) -> bool:
     """Whether an operand or result of `op` is a tensor of quantized type."""
     return any(isinstance(v.type, ir.RankedTensorType) and is_quantized(v.type.element_type)

@@ -51,8 +51,8 @@ from mlir.dialects import quant
 
 from ..ir.patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily
 from ..ir.fixed_point import activation_range
-from ..ir.quant import (is_per_axis, is_quantized, quant_cast, storage_cast, storage_type,
-                        with_storage_range, zero_points)
+from ..ir.quant import (is_int8_per_tensor, is_per_axis, quant_cast, storage_cast,
+                        storage_type, with_storage_range, zero_points)
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import Pass, register
 
@@ -68,10 +68,6 @@ def _only_use(value: ir.Value) -> bool:
 
 def _storage_bits(element: ir.Type) -> int:
     return storage_type(element).width
-
-
-def _int8_per_tensor(element: ir.Type) -> bool:
-    return is_quantized(element) and not is_per_axis(element) and _storage_bits(element) == 8
 
 
 def _activation(value: ir.Value):
@@ -102,7 +98,7 @@ def _contraction_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] |
     if sources is None:
         return None
     data, weights = element_of(sources[0]), element_of(sources[1])
-    if not _int8_per_tensor(data) or _storage_bits(weights) != 8 or any(zero_points(weights)):
+    if not is_int8_per_tensor(data) or _storage_bits(weights) != 8 or any(zero_points(weights)):
         return None  # TFLite's kernels take symmetric weights (zero point 0)
     if op.name == "tinyml.depthwise_conv2d" and shape_of(op.operands[1])[3] != 1:
         return None  # a channel multiplier: no quantized form
@@ -124,7 +120,7 @@ def _pool_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
 
 def _pad_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
     sources = _dequantized(op)
-    if sources is None or element_of(sources[0]) != result or not _int8_per_tensor(result):
+    if sources is None or element_of(sources[0]) != result or not is_int8_per_tensor(result):
         return None  # TFLite's PAD keeps the input's scale and zero point
     params = quant.UniformQuantizedType(result)
     steps = ir.FloatAttr(op.attributes["value"]).value / params.scale \
@@ -136,21 +132,21 @@ def _pad_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
 
 def _binary_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
     sources = _dequantized(op)
-    if sources is None or not all(_int8_per_tensor(element_of(s)) for s in sources):
+    if sources is None or not all(is_int8_per_tensor(element_of(s)) for s in sources):
         return None
     return sources
 
 
 def _mean_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
     sources = _dequantized(op)
-    if sources is None or not _int8_per_tensor(element_of(sources[0])):
+    if sources is None or not is_int8_per_tensor(element_of(sources[0])):
         return None
     return sources
 
 
 def _softmax_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:
     sources = _dequantized(op)
-    if sources is None or not _int8_per_tensor(element_of(sources[0])):
+    if sources is None or not is_int8_per_tensor(element_of(sources[0])):
         return None
     rank = len(shape_of(op.operands[0]))
     params = quant.UniformQuantizedType(result)
@@ -181,7 +177,7 @@ def quantize_op(op, rewriter):
     all quantized"""
     op = op.operation
     element = element_of(op.results[0])
-    if not _int8_per_tensor(element):
+    if not is_int8_per_tensor(element):
         return NO_MATCH
     result, bounds = _activation(op.operands[0])
     float_op = producer(result)

@@ -32,6 +32,7 @@ from mlir import ir
 from mlir.dialects import quant
 
 from ..ir.patterns import NO_MATCH, create, rewrite_greedily
+from ..ir.quant import is_int8_per_tensor, quantized_values
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import Pass, register
 from .fold_constants import EVALUATE, constant_array, dense_attr
@@ -40,11 +41,6 @@ from .fold_constants import EVALUATE, constant_array, dense_attr
 ELEMENTWISE = ("tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.div", "tinyml.maximum",
                "tinyml.minimum", "tinyml.neg", "tinyml.exp", "tinyml.relu", "tinyml.sigmoid",
                "tinyml.tanh", "tinyml.clamp")
-
-
-def _int8_per_tensor(element: ir.Type) -> bool:
-    return isinstance(element, quant.UniformQuantizedType) \
-        and quant.UniformQuantizedType(element).storage_type_integral_width == 8
 
 
 def _function_of_one_input(root: ir.Value):
@@ -63,7 +59,7 @@ def _function_of_one_input(root: ir.Value):
             if source is not None and source != op:
                 return False
             source = op
-            return _int8_per_tensor(element_of(op.operands[0])) \
+            return is_int8_per_tensor(element_of(op.operands[0])) \
                 and shape_of(value) == shape_of(root)
         if dense_attr(value) is not None:
             return int(np.prod(shape_of(value))) == 1
@@ -98,19 +94,10 @@ def _evaluate(source: ir.Operation, ops: list[ir.Operation], x: np.ndarray) -> n
     return values[ops[-1].results[0]]
 
 
-def _quantized(y: np.ndarray, element) -> list[int]:
-    """tinyml.quantize of float32 values (ONNX's QuantizeLinear): a float32
-    division, rounding half to even, the zero point, saturation."""
-    with np.errstate(all="ignore"):
-        rounded = np.rint(y.astype(np.float32) / np.float32(element.scale))
-    stored = np.clip(np.nan_to_num(rounded, nan=0.0) + element.zero_point, -128, 127)
-    return stored.astype(np.int64).tolist()
-
-
 def tabulate(op, rewriter):
     """quantize(f(dequantize(x))) -> lookup(x) with table quantize(f(dequantize(q)))"""
     op = op.operation
-    if not _int8_per_tensor(element_of(op.results[0])) or "ties_away_from_zero" in op.attributes:
+    if not is_int8_per_tensor(element_of(op.results[0])) or "ties_away_from_zero" in op.attributes:
         return NO_MATCH
     found = _function_of_one_input(op.operands[0])
     if found is None:
@@ -120,7 +107,8 @@ def tabulate(op, rewriter):
     q = np.arange(-128, 128, dtype=np.float32)
     x = (q - np.float32(x_type.zero_point)) * np.float32(x_type.scale)
     y = _evaluate(source, ops, x)
-    table = _quantized(y, quant.UniformQuantizedType(element_of(op.results[0])))
+    y_type = quant.UniformQuantizedType(element_of(op.results[0]))
+    table = quantized_values(y, y_type.scale, y_type.zero_point).tolist()
     with rewriter.ip:
         looked_up = create("tinyml.lookup", shape_of(op.results[0]), [source.operands[0]],
                            {"table": ir.DenseI8ArrayAttr.get(table)}, op.location,
