@@ -5,7 +5,8 @@ reaches outside the file, even in a table tinyml never reads (TFLM runs
 the flatbuffers verifier); an operator with the wrong number of operands,
 missing, mistyped or custom options, operand types its TFLM kernel does
 not take, inputs computed after it, constant data on a result or a graph
-input; quantization without zero points; a depthwise multiplier the
+input; quantization without zero points, or an int8 filter with one that
+is not 0; a depthwise multiplier the
 weights contradict; a rescaling TFLite's fixed-point arithmetic cannot
 represent. Valid models these checks touch still match tflite-micro.
 """
@@ -33,11 +34,11 @@ Q = ([0.05], [0], 0)  # a per-tensor int8 quantization
 
 
 def _int8_conv(output_dtype=np.int8, bias_dtype=np.int32, output_scale=0.05,
-               extra_inputs=(), extra_outputs=(), options=None, **input_options) -> bytes:
+               extra_inputs=(), extra_outputs=(), options=None, filter_q=([0.1], [0], 0),
+               **input_options) -> bytes:
     m = TfliteModel()
     x = m.tensor("input", [1, 4, 4, 2], np.int8, **{"quantization": Q, **input_options})
-    w = m.tensor("w", [3, 1, 1, 2], np.int8, data=np.ones((3, 1, 1, 2)),
-                 quantization=([0.1], [0], 0))
+    w = m.tensor("w", [3, 1, 1, 2], np.int8, data=np.ones((3, 1, 1, 2)), quantization=filter_q)
     b = m.tensor("b", [3], bias_dtype, data=np.zeros(3))
     y = m.tensor("output", [1, 4, 4, 3], output_dtype,
                  quantization=([output_scale], [0], 0) if output_dtype == np.int8 else None)
@@ -118,6 +119,9 @@ def _cases() -> dict[str, tuple[bytes, str]]:
                                             r"LOGISTIC\): input 'input' is INT8")
     cases["no zero points"] = (_int8_conv(quantization=([0.05], None, 0)),
                                r"tensor 'input': 0 zero points for 1 scales")
+    cases["filter zero point"] = (_int8_conv(filter_q=([0.1, 0.1, 0.1], [0, 0, 1], 0)),
+                                  r"CONV_2D\): filter 'w' has zero_point\[2\] = 1; TFLite's "
+                                  r"int8 filters are symmetric")
     cases["constant graph input"] = (_int8_conv(data=np.ones((1, 4, 4, 2))),
                                      r"input 'input' has constant data")
     m = TfliteModel()

@@ -86,6 +86,13 @@ def check_types(im, op) -> None:
     if inputs[1].type_name not in filters:
         raise im.fail(f"filter '{inputs[1].name}' is {inputs[1].type_name}; a "
                       f"{inputs[0].type_name} {op.kind} takes {' or '.join(filters)} filters")
+    if integer and inputs[1].quantization is not None:
+        nonzero = np.flatnonzero(inputs[1].quantization.zero_points)
+        if nonzero.size:
+            first = int(nonzero[0])
+            raise im.fail(f"filter '{inputs[1].name}' has zero_point[{first}] = "
+                          f"{int(inputs[1].quantization.zero_points[first])}; TFLite's int8 "
+                          "filters are symmetric (zero point 0) and TFLM's kernels read them so")
     bias = inputs[2] if len(inputs) > 2 else None
     wanted = "INT32" if integer else "FLOAT32"
     if bias is not None and bias.type_name != wanted:
