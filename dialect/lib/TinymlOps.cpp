@@ -514,9 +514,8 @@ LogicalResult FusedOp::verify() {
       return emitOpError("body argument type ")
              << arg.getType() << " differs from input type "
              << input.getType();
-  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
-  if (!yield)
-    return emitOpError("body must end with tinyml.yield");
+  // SingleBlockImplicitTerminator has checked that the body ends with one.
+  auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types do not match the result types");
   return success();

@@ -447,8 +447,9 @@ func.func @fused_yield_types(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @fused_terminator(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{body must end with tinyml.yield}}
+// A body without a terminator gets an implicit, empty tinyml.yield.
+func.func @fused_without_yield(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{yielded types do not match the result types}}
   %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %r = tinyml.relu %x : tensor<4xf32>

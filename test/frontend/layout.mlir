@@ -6,8 +6,8 @@
 
 // RUN: %build_zoo %t dscnn_tf2onnx dscnn_nchw resnet_block concat_channels
 // RUN: tinyml-opt %t/dscnn_tf2onnx.onnx | FileCheck %s --check-prefix=RAW
-// RUN: tinyml-opt %t/dscnn_tf2onnx.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce)' | FileCheck %s --check-prefixes=CORE,TF
-// RUN: tinyml-opt %t/dscnn_nchw.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce)' | FileCheck %s --check-prefixes=CORE,NCHW
+// RUN: tinyml-opt %t/dscnn_tf2onnx.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize)' | FileCheck %s --check-prefixes=CORE,TF
+// RUN: tinyml-opt %t/dscnn_nchw.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize)' | FileCheck %s --check-prefixes=CORE,NCHW
 
 // As imported, each conv is wrapped in its transposes.
 // RAW-LABEL: func.func @tf2onnx(%arg0: tensor<1x10x10x1xf32> {tinyml.name = "input_1"}) -> (tensor<1x4xf32> {tinyml.name = "probs"})
@@ -38,7 +38,7 @@
 
 // A residual block (NCHW, symbolic batch 'N'): the input transpose is the
 // only one left; the skip add runs on NHWC.
-// RUN: tinyml-opt %t/resnet_block.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce)' | FileCheck %s --check-prefix=RESNET
+// RUN: tinyml-opt %t/resnet_block.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize)' | FileCheck %s --check-prefix=RESNET
 // RESNET-LABEL: func.func @resnet_block(%arg0: tensor<1x2x6x6xf32>
 // RESNET:         %[[X:[0-9]+]] = tinyml.transpose %arg0 {permutation = array<i64: 0, 2, 3, 1>}
 // RESNET-NEXT:    %[[H0:[0-9]+]] = tinyml.conv2d %[[X]]
@@ -49,7 +49,7 @@
 
 // Two conv branches concatenated on the NCHW channel axis: the concat runs
 // on NHWC axis 3 and only the output transpose back to NCHW remains.
-// RUN: tinyml-opt %t/concat_channels.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce)' | FileCheck %s --check-prefix=CONCAT
+// RUN: tinyml-opt %t/concat_channels.onnx --pass-pipeline='builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize)' | FileCheck %s --check-prefix=CONCAT
 // CONCAT-LABEL: func.func @concat_channels
 // CONCAT:         %[[X:.*]] = tinyml.transpose %arg0 {permutation = array<i64: 0, 2, 3, 1>}
 // CONCAT-NOT:     tinyml.transpose

@@ -19,9 +19,9 @@ from tinyml.ir.context import make_context
 
 from conftest import TOLERANCE, argmax_rows
 
-LAYOUT = "canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce"
+LAYOUT = "canonicalize,tinyml-cancel-transposes,canonicalize"
 CLEANUP = (LAYOUT + ",tinyml-fold-constants,tinyml-simplify,tinyml-fold-batch-norm,"
-           "tinyml-fold-constants,canonicalize,tinyml-dce")
+           "tinyml-fold-constants,canonicalize")
 
 
 def imported(model, pipeline: str) -> ir.Module:
@@ -65,7 +65,7 @@ def test_folded_batch_norm_matches_unfolded(name):
     model = zoo.build(name)
     inputs = zoo.random_inputs(model)
     unfolded = imported(model, LAYOUT)
-    folded = imported(model, LAYOUT + ",tinyml-fold-batch-norm,tinyml-dce")
+    folded = imported(model, LAYOUT + ",tinyml-fold-batch-norm,canonicalize")
     before, after = op_counts(unfolded), op_counts(folded)
     assert before.get("tinyml.batch_norm", 0) > 0
     assert "tinyml.batch_norm" not in after
@@ -172,7 +172,7 @@ def test_folded_ops_match_their_lowering():
     with make_context() as context:
         lowered = ir.Module.parse(text, context)
         folded = ir.Module.parse(text, context)
-        Pipeline.parse("tinyml-fold-constants,tinyml-dce").run(folded)
+        Pipeline.parse("tinyml-fold-constants,canonicalize").run(folded)
         assert not op_counts(folded), f"left unfolded: {op_counts(folded)}"
         assert op_counts(lowered)  # the unfolded module really computes
         want = tinyml.compile(lowered)()
@@ -217,7 +217,7 @@ def test_simplify_keeps_the_numbers():
     with make_context() as context:
         plain = ir.Module.parse(SIMPLIFIABLE, context)
         simple = ir.Module.parse(SIMPLIFIABLE, context)
-        Pipeline.parse("tinyml-simplify,tinyml-dce").run(simple)
+        Pipeline.parse("tinyml-simplify,canonicalize").run(simple)
         assert op_counts(simple) == {"tinyml.clamp": 4, "tinyml.neg": 2}
         want = tinyml.compile(plain)(x)
         got = tinyml.compile(simple)(x)

@@ -195,7 +195,7 @@ class Abort(Pass):
 
 def test_pass_crash_names_the_pass_and_the_file(tmp_path):
     write(tmp_path, "in.mlir", RELU)
-    result = run_opt("in.mlir", "--tinyml-dce", "--test-abort", cwd=tmp_path,
+    result = run_opt("in.mlir", "--tinyml-simplify", "--test-abort", cwd=tmp_path,
                      prelude=ABORTING_PASS)
     assert result.returncode == 2
     assert stderr_lines(result) == [
@@ -263,7 +263,7 @@ def test_function_passes_leave_declarations_alone(tmp_path, flag):
 
 def test_normal_run_prints_ir_on_stdout(tmp_path):
     write(tmp_path, "in.mlir", RELU)
-    result = run_opt("in.mlir", "--tinyml-dce", cwd=tmp_path)
+    result = run_opt("in.mlir", "--tinyml-simplify", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert "tinyml.relu %arg0" in result.stdout
@@ -280,7 +280,7 @@ def test_diagnostics_reach_stderr_in_mlir_format(tmp_path):
 
 
 def test_stdin_input(tmp_path):
-    result = run_opt("--tinyml-dce", stdin=RELU)
+    result = run_opt("--tinyml-simplify", stdin=RELU)
     assert result.returncode == 0, result.stderr
     assert "tinyml.relu %arg0" in result.stdout
     assert "tinyml.neg" not in result.stdout
@@ -288,7 +288,7 @@ def test_stdin_input(tmp_path):
 
 def test_ir_printing_after_each_pass_goes_to_stderr(tmp_path):
     write(tmp_path, "in.mlir", RELU)
-    result = run_opt("in.mlir", "--tinyml-dce", "--cse", "--mlir-print-ir-after-all",
+    result = run_opt("in.mlir", "--tinyml-simplify", "--cse", "--mlir-print-ir-after-all",
                      cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     dumps = [line for line in stderr_lines(result) if "IR Dump After" in line]

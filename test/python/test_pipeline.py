@@ -28,7 +28,7 @@ class ScaleCheck(Pass):
 
 def test_every_registered_pass_is_documented():
     passes = registered_passes()
-    assert "tinyml-dce" in [p.name for p in passes]
+    assert "tinyml-simplify" in [p.name for p in passes]
     for cls in passes:
         assert cls.name.startswith("tinyml-")
         assert cls.summary and "\n" not in cls.summary
@@ -59,18 +59,18 @@ def test_bad_options_are_rejected(options, message):
 
 
 def test_pipeline_text_round_trips():
-    text = "builtin.module(tinyml-dce,canonicalize{max-iterations=3},func.func(cse,canonicalize))"
+    text = "builtin.module(tinyml-simplify,canonicalize{max-iterations=3},func.func(cse,canonicalize))"
     pipeline = Pipeline.parse(text)
     assert str(pipeline) == text
     assert str(Pipeline.parse(str(pipeline))) == text
     assert len(pipeline) == 3
-    assert isinstance(pipeline.elements[0], lookup("tinyml-dce"))
+    assert isinstance(pipeline.elements[0], lookup("tinyml-simplify"))
 
 
 def test_builder_composes_tinyml_and_upstream_passes():
-    pipeline = Pipeline().add("tinyml-dce").add("canonicalize", **{"max-iterations": 2}) \
+    pipeline = Pipeline().add("tinyml-simplify").add("canonicalize", **{"max-iterations": 2}) \
         .add("func.func(cse)")
-    assert str(pipeline) == "builtin.module(tinyml-dce,canonicalize{max-iterations=2},func.func(cse))"
+    assert str(pipeline) == "builtin.module(tinyml-simplify,canonicalize{max-iterations=2},func.func(cse))"
     # The printed pipeline is accepted by the upstream parser as well, once
     # the Python passes are known to it by name, and by tinyml-opt.
     result = subprocess.run(["tinyml-opt", f"--pass-pipeline={pipeline}", "-"],
@@ -86,7 +86,7 @@ def test_pipeline_runs_and_removes_dead_ops():
         %0 = tinyml.relu %a : tensor<4xf32>
         return %a : tensor<4xf32>
       }""", context)
-    Pipeline.parse("builtin.module(tinyml-dce)").run(module)
+    Pipeline.parse("builtin.module(tinyml-simplify)").run(module)
     assert "tinyml.relu" not in str(module)
 
 
@@ -102,7 +102,7 @@ def test_pass_error_becomes_a_located_diagnostic():
 @pytest.mark.parametrize("text, message", [
     ("tinyml-unknown", "unknown pass 'tinyml-unknown'"),
     ("not-a-pass", "invalid pass or pipeline 'not-a-pass'"),
-    ("tinyml-dce{x=1}", "pass 'tinyml-dce' has no option 'x'"),
+    ("tinyml-simplify{x=1}", "pass 'tinyml-simplify' has no option 'x'"),
     ("func.func(cse", "unbalanced brackets"),
 ])
 def test_bad_pipelines_are_rejected(text, message):

@@ -1,10 +1,10 @@
 // tinyml-opt reads a file or stdin, writes stdout or -o, and runs passes in
 // the order of their flags.
-// RUN: tinyml-opt %s --tinyml-dce | FileCheck %s
-// RUN: cat %s | tinyml-opt - --tinyml-dce | FileCheck %s
-// RUN: tinyml-opt %s --tinyml-dce -o %t && FileCheck %s --input-file=%t
-// RUN: tinyml-opt %s --pass-pipeline='builtin.module(tinyml-dce,func.func(cse))' | FileCheck %s
-// RUN: tinyml-opt %s --tinyml-dce --canonicalize | FileCheck %s
+// RUN: tinyml-opt %s --tinyml-simplify | FileCheck %s
+// RUN: cat %s | tinyml-opt - --tinyml-simplify | FileCheck %s
+// RUN: tinyml-opt %s --tinyml-simplify -o %t && FileCheck %s --input-file=%t
+// RUN: tinyml-opt %s --pass-pipeline='builtin.module(tinyml-simplify,func.func(cse))' | FileCheck %s
+// RUN: tinyml-opt %s --tinyml-simplify --canonicalize | FileCheck %s
 
 // CHECK-LABEL: func.func @unused_relu
 // CHECK-NOT:     tinyml.relu

@@ -3,12 +3,12 @@
 // UNKNOWN-PASS: tinyml-opt: error: unknown pass 'tinyml-no-such-pass'
 // RUN: not tinyml-opt %s --no-such-upstream-pass 2>&1 | FileCheck %s --check-prefix=UNKNOWN-UPSTREAM
 // UNKNOWN-UPSTREAM: tinyml-opt: error: invalid pass or pipeline 'no-such-upstream-pass'
-// RUN: not tinyml-opt %s --tinyml-dce='bogus=1' 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
-// BAD-OPTION: tinyml-opt: error: pass 'tinyml-dce' has no option 'bogus'
+// RUN: not tinyml-opt %s --tinyml-simplify='bogus=1' 2>&1 | FileCheck %s --check-prefix=BAD-OPTION
+// BAD-OPTION: tinyml-opt: error: pass 'tinyml-simplify' has no option 'bogus'
 // A bad value for an upstream option: LLVM's own complaint, on the same one line.
 // RUN: not tinyml-opt %s --canonicalize=max-iterations=99999999999999999999 2>&1 | FileCheck %s --check-prefix=BAD-UPSTREAM-VALUE --implicit-check-not={{.}}
 // BAD-UPSTREAM-VALUE: tinyml-opt: error: invalid pass or pipeline 'canonicalize{max-iterations=99999999999999999999}': for the --max-iterations option: '99999999999999999999' value invalid for long argument!
-// RUN: not tinyml-opt %s --pass-pipeline='builtin.module(tinyml-dce' 2>&1 | FileCheck %s --check-prefix=UNBALANCED
+// RUN: not tinyml-opt %s --pass-pipeline='builtin.module(tinyml-simplify' 2>&1 | FileCheck %s --check-prefix=UNBALANCED
 // UNBALANCED: tinyml-opt: error: unbalanced brackets in pipeline
 // RUN: not tinyml-opt %s.does-not-exist 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: tinyml-opt: error: cannot open input file '{{.*}}.does-not-exist': No such file or directory

@@ -1,6 +1,6 @@
 // Printing flags: IR after every pass, elided constants, the generic form.
-// RUN: tinyml-opt %s --tinyml-dce --cse --mlir-print-ir-after-all 2>&1 >/dev/null | FileCheck %s --check-prefix=AFTER-ALL
-// AFTER-ALL: IR Dump After tinyml-dce
+// RUN: tinyml-opt %s --tinyml-simplify --cse --mlir-print-ir-after-all 2>&1 >/dev/null | FileCheck %s --check-prefix=AFTER-ALL
+// AFTER-ALL: IR Dump After tinyml-simplify
 // AFTER-ALL: IR Dump After CSE
 // RUN: tinyml-opt %s --mlir-elide-elementsattrs-if-larger=4 | FileCheck %s --check-prefix=ELIDE
 // ELIDE: arith.constant dense_resource<__elided__> : tensor<8xf32>

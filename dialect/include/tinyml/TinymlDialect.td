@@ -1,7 +1,8 @@
 //===- TinymlDialect.td - the tinyml dialect ---------------*- tablegen -*-===//
 //
 // The tinyml dialect models an inference graph for a Cortex-M
-// microcontroller: NHWC activations, float32 tensors, value semantics.
+// microcontroller: NHWC activations, float32 or int8 tensors, value
+// semantics.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,9 +17,12 @@ def Tinyml_Dialect : Dialect {
   let description = [{
     Operations of a trained network after import: convolutions, matrix
     products, element-wise arithmetic and activations, pooling, reductions
-    and data movement, all on ranked float32 tensors in NHWC layout.
-    Constants stay builtin (`arith.constant`). Fusion passes group ops into
-    `tinyml.fused` regions, each of which lowers to a single loop nest.
+    and data movement, on ranked tensors in NHWC layout: float32, or of
+    upstream's uniform quantized types (`!quant.uniform<i8:f32, ...>`, per
+    tensor or per axis) in a quantized model, whose ops then compute as
+    TFLite's integer kernels do. Constants stay builtin (`arith.constant`).
+    Fusion passes group ops into `tinyml.fused` regions, each of which
+    lowers to a single loop nest.
   }];
   let cppNamespace = "::mlir::tinyml";
   // Folded constants (a reshape of a constant) become arith.constant.

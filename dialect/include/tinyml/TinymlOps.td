@@ -488,7 +488,10 @@ def Tinyml_DequantizeOp : Tinyml_Op<"dequantize", [Pure, SameOperandsAndResultSh
 // Fusion groups
 //===----------------------------------------------------------------------===//
 
-def Tinyml_FusedOp : Tinyml_Op<"fused", [IsolatedFromAbove, SingleBlock]> {
+// RecursiveMemoryEffects: a group has the effects of its body, none, so
+// canonicalize erases a group whose results are unused.
+def Tinyml_FusedOp : Tinyml_Op<"fused", [IsolatedFromAbove, RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "a fusion group: ops that lower to one loop nest";
   let description = [{
     The body computes the group's results from its block arguments, which
@@ -523,6 +526,8 @@ def Tinyml_YieldOp : Tinyml_Op<"yield", [Pure, Terminator,
     results, in order and type.
   }];
   let arguments = (ins Variadic<Tinyml_AnyTensor>:$values);
+  // The implicit terminator SingleBlockImplicitTerminator builds: no values.
+  let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 

@@ -5,7 +5,7 @@ tinyml-opt (`tinyml-opt --pass-pipeline="$(python -c 'import tinyml.pipeline.sta
 as p; print(p.bufferize())')" in.mlir`) and composes with the others:
 
     cleanup()          tinyml graph clean-up: canonicalize, transpose
-                       cancelling, constant folding, BN folding, DCE, CSE
+                       cancelling, constant folding, BN folding, CSE
     lower_to_linalg()  tinyml -> linalg on tensors
     tile_and_vectorize()  each configured group's transform script: tiles,
                        fusion, reduction steps, vectors, registers
@@ -44,12 +44,13 @@ def cleanup() -> Pipeline:
     subgraphs, simplify algebra, fold batch norms into the contractions
     before them (what folding exposes is folded again), turn a quantized
     model's dequantize -> op -> quantize into integer ops (an element-wise
-    function with no integer kernel into a table), then DCE and CSE."""
+    function with no integer kernel into a table), then canonicalize (which
+    erases what is left unused) and CSE."""
     return Pipeline([
         "canonicalize", "tinyml-cancel-transposes", "canonicalize",
         "tinyml-fold-constants", "tinyml-simplify", "tinyml-fold-batch-norm",
         "tinyml-quantize-ops", "tinyml-fold-constants", "tinyml-tabulate-int8-functions",
-        "canonicalize", "tinyml-dce", "cse",
+        "canonicalize", "cse",
     ])
 
 
@@ -60,7 +61,7 @@ def fusion() -> Pipeline:
     Each `tinyml.fused` group becomes one kernel: one loop nest (a reduction
     group's reductions and epilogue: one each)."""
     return Pipeline(["tinyml-fuse-conv-epilogue", "tinyml-fuse-reduction",
-                     "tinyml-fuse-elementwise", "tinyml-dce"])
+                     "tinyml-fuse-elementwise"])
 
 
 def lower_to_linalg(fpu: bool = True) -> Pipeline:

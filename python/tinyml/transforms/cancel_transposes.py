@@ -23,8 +23,8 @@ would duplicate it). Finally a transpose that moves only size-1 dimensions is
 a `tinyml.reshape` (option `unit-dims-to-reshape`), which folds with its
 neighbouring reshapes.
 
-Run it between `canonicalize`s and follow it with `tinyml-dce` (see
-`tinyml.frontend`).
+Run it between `canonicalize`s, the second of which erases the transposes
+left unused (see `tinyml.frontend`).
 """
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ neighbours later. Folding is tried on every batch norm first.
 
 Run it after `tinyml-cancel-transposes` (the frontend puts transposes
 between an NCHW Conv and its BatchNormalization) and follow it with
-`tinyml-dce`.
+`canonicalize`, which erases what it leaves unused.
 """
 from __future__ import annotations
 

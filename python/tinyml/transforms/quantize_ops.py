@@ -40,7 +40,7 @@ so that the op reads a dequantize again and the data moves as int8:
     transpose(dequantize(x)) -> dequantize(transpose(x)), and through quant.scast
 
 Run after `tinyml-cancel-transposes` (the layout transposes sit between the
-casts and the op until then), followed by `tinyml-dce`, which removes the
+casts and the op until then), followed by `canonicalize`, which erases the
 dequantize ops left without users.
 """
 from __future__ import annotations

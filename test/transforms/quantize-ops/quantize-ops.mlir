@@ -1,4 +1,4 @@
-// RUN: tinyml-opt %s --split-input-file --tinyml-quantize-ops --tinyml-dce | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --tinyml-quantize-ops --canonicalize | FileCheck %s
 
 // dequantize -> conv -> relu -> quantize: the quantized conv; the relu is
 // TFLite's fused activation range, the stored range of the conv's result

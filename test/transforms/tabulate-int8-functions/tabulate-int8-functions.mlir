@@ -1,4 +1,4 @@
-// RUN: tinyml-opt %s --split-input-file --tinyml-tabulate-int8-functions --tinyml-dce | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --tinyml-tabulate-int8-functions --canonicalize | FileCheck %s
 
 // A sigmoid between an int8 dequantize and quantize (onnxruntime's QDQ
 // Sigmoid) is the table of its 256 results: x = 0.5 * (q - 3) for

@@ -1,4 +1,7 @@
-// RUN: tinyml-opt %s --split-input-file --tinyml-dce | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --canonicalize | FileCheck %s
+
+// Every tinyml op is Pure and a tinyml.fused group has its body's effects
+// (RecursiveMemoryEffects), so canonicalize erases what nothing uses.
 
 // A chain of unused pure ops goes entirely, last user first.
 // CHECK-LABEL: func.func @dead_chain
@@ -33,4 +36,34 @@ func.func @live_chain(%a: tensor<4xf32>) -> tensor<4xf32> {
 func.func @keeps_calls(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = func.call @keeps_calls(%a) : (tensor<4xf32>) -> tensor<4xf32>
   return %a : tensor<4xf32>
+}
+
+// -----
+
+// A fusion group whose results are unused goes, body and all.
+// CHECK-LABEL: func.func @dead_group
+// CHECK-NOT:     tinyml.fused
+// CHECK:         return %arg0
+func.func @dead_group(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %r = tinyml.relu %x : tensor<4xf32>
+    tinyml.yield %r : tensor<4xf32>
+  }
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// A used group stays.
+// CHECK-LABEL: func.func @live_group
+// CHECK:         tinyml.fused "elementwise"
+// CHECK:           tinyml.relu
+func.func @live_group(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %r = tinyml.relu %x : tensor<4xf32>
+    tinyml.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
 }
