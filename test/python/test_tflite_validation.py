@@ -8,7 +8,8 @@ not take, inputs computed after it, constant data on a result or a graph
 input; quantization without zero points, or an int8 filter with one that
 is not 0; a depthwise multiplier the
 weights contradict; a rescaling TFLite's fixed-point arithmetic cannot
-represent. Valid models these checks touch still match tflite-micro.
+represent; an operator that writes a tensor another has written. Valid
+models these checks touch still match tflite-micro.
 """
 from __future__ import annotations
 
@@ -178,6 +179,18 @@ def _cases() -> dict[str, tuple[bytes, str]]:
     cases["huge dilation"] = (m.build([x], [y]), r"CONV_2D\): a dilated window of "
                                                  r"\[4294967295, 4294967295\] is more than")
     m = TfliteModel()
+    x, y = m.tensor("input", [1, 4, 4, 2]), m.tensor("output", [1, 4, 4, 2])
+    m.operator("RELU", [x], [x])
+    cases["output is its input"] = (m.build([x], [x]), r"operator 0 \(RELU\): output 'input' "
+                                                       r"is already a graph input")
+    m = TfliteModel()
+    x, h, y = m.tensor("input", [1, 4]), m.tensor("hidden", [1, 4]), m.tensor("output", [1, 4])
+    m.operator("RELU", [x], [h])
+    m.operator("RELU", [x], [h])
+    m.operator("RELU", [h], [y])
+    cases["a tensor written twice"] = (m.build([x], [y]), r"operator 1 \(RELU\): output "
+                                                          r"'hidden' is already .* an earlier")
+    m = TfliteModel()
     x = m.tensor("input", [1, 2], np.int8, quantization=([0.1, 0.2], [0, 0], 1))
     y = m.tensor("output", [1, 2], np.int8, quantization=Q)
     m.operator("RELU", [x], [y])
@@ -345,3 +358,24 @@ def test_int8_data_movement_moves_the_bytes_as_tflite_micro(tmp_path, kind):
     for target in ("host", "cortex-m0"):
         got = tinyml.compile(str(path), target=target).run(sample).outputs[0]
         np.testing.assert_array_equal(got, interpreter.get_output(0), err_msg=target)
+
+
+def test_a_fused_activation_that_leaves_one_value_matches_tflite_micro(tmp_path):
+    """A RELU fused into an int8 FULLY_CONNECTED whose output zero point is
+    127 clamps to [127, 127]: no quantized type holds that range, and the
+    layer computes in float the constant TFLM computes."""
+    m = TfliteModel()
+    x = m.tensor("input", [1, 8], np.int8, quantization=([0.05], [-3], 0))
+    w = m.tensor("w", [4, 8], np.int8, data=np.arange(32).reshape(4, 8) % 7 - 3,
+                 quantization=([0.01], [0], 0))
+    y = m.tensor("output", [1, 4], np.int8, quantization=([0.02], [127], 0))
+    m.operator("FULLY_CONNECTED", [x, w], [y], fully_connected_options("RELU"))
+    path = tmp_path / "fc.tflite"
+    path.write_bytes(m.build([x], [y]))
+    sample = np.arange(-60, 68, 16, dtype=np.int8).reshape(1, 8)
+    interpreter = runtime.Interpreter.from_bytes(path.read_bytes())
+    interpreter.set_input(sample, 0)
+    interpreter.invoke()
+    compiled = tinyml.compile(str(path), target="host")
+    np.testing.assert_array_equal(compiled.run(sample).outputs[0], interpreter.get_output(0))
+    assert compiled.report.float_layers

@@ -195,8 +195,12 @@ def quantize_op(op, rewriter):
     result_element = element
     if fused_activation:
         params = quant.UniformQuantizedType(element)
-        result_element = with_storage_range(
-            element, *activation_range(params.scale, params.zero_point, *bounds))
+        low, high = activation_range(params.scale, params.zero_point, *bounds)
+        if low >= high:
+            # A range of one value (a zero point at the end of the range) has
+            # no quantized type; the float op computes the same constant.
+            return NO_MATCH
+        result_element = with_storage_range(element, low, high)
     with rewriter.ip:
         y = create(name, shape, operands, attributes, float_op.location, result_element)
         if fused_activation:

@@ -37,7 +37,8 @@ def _count(n: int, what: str) -> str:
 
 def check_operands(im, op) -> None:
     """The operand counts, the outputs and the order: every input computed
-    by an earlier operator, a graph input or a constant."""
+    by an earlier operator, a graph input or a constant, and every output by
+    this operator alone."""
     if op.kind in ARITY:
         low, high, outputs = ARITY[op.kind]
         if not low <= len(op.inputs) <= (high if high is not None else len(op.inputs)):
@@ -57,6 +58,9 @@ def check_operands(im, op) -> None:
         if tensor.data is not None:
             raise im.fail(f"output '{tensor.name}' has constant data: a result is computed, "
                           "not stored in the file")
+        if index in im.values:
+            raise im.fail(f"output '{tensor.name}' is already a graph input or an earlier "
+                          "operator's result; each tensor is computed once")
     for index in op.inputs:
         if index >= 0 and im.tensors[index].data is None and index not in im.values:
             raise im.fail(f"input '{im.tensors[index].name}' is not computed before it is used")
