@@ -10,6 +10,22 @@ extern "C" {
 
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Tinyml, tinyml);
 
+//===----------------------------------------------------------------------===//
+// #tinyml.lowering
+//===----------------------------------------------------------------------===//
+
+/// Whether `attr` is a `#tinyml.lowering` attribute.
+MLIR_CAPI_EXPORTED bool tinymlAttributeIsALoweringConfig(MlirAttribute attr);
+
+/// The number of tile sizes and the `pos`-th of them.
+MLIR_CAPI_EXPORTED intptr_t tinymlLoweringConfigGetNumTile(MlirAttribute attr);
+MLIR_CAPI_EXPORTED int64_t tinymlLoweringConfigGetTile(MlirAttribute attr, intptr_t pos);
+
+/// The number of reduction steps and the `pos`-th of them.
+MLIR_CAPI_EXPORTED intptr_t tinymlLoweringConfigGetNumReduction(MlirAttribute attr);
+MLIR_CAPI_EXPORTED int64_t tinymlLoweringConfigGetReduction(MlirAttribute attr,
+                                                            intptr_t pos);
+
 #ifdef __cplusplus
 }
 #endif

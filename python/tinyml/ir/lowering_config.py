@@ -5,10 +5,11 @@ chosen by tinyml-choose-tiles and read by the group's lowering and its
 transform script."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from mlir import ir
+
+from .. import _tinyml
 
 #: The attribute of a `tinyml.fused` group (and, after lowering, of the
 #: linalg op its transform script starts from) that holds its configuration.
@@ -17,9 +18,6 @@ ATTRIBUTE = "lowering"
 #: overwrites its input, kept by its epilogue generic and by the band loop
 #: its transform script makes (see tinyml-read-in-place).
 IN_PLACE = "tinyml.in_place"
-
-_PRINTED = re.compile(r"#tinyml\.lowering<tile = \[([\d, ]*)\], reduction = \[([\d, ]*)\]>")
-
 
 @dataclass(frozen=True)
 class LoweringConfig:
@@ -37,10 +35,8 @@ class LoweringConfig:
         """The configuration `op` carries, or None."""
         if ATTRIBUTE not in op.attributes:
             return None
-        # The bindings have no accessors for a dialect attribute; its
-        # printed form is the assemblyFormat declared in ODS.
-        match = _PRINTED.fullmatch(str(op.attributes[ATTRIBUTE]))
-        if match is None:
+        sizes = _tinyml.lowering_config_sizes(op.attributes[ATTRIBUTE])
+        if sizes is None:
             raise ValueError(f"'{ATTRIBUTE}' is not a #tinyml.lowering attribute")
-        tile, reduction = (tuple(int(s) for s in group.split(",")) for group in match.groups())
-        return cls(tile, reduction)
+        tile, reduction = sizes
+        return cls(tuple(tile), tuple(reduction))

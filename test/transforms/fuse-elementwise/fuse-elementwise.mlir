@@ -197,3 +197,19 @@ func.func @nearest_first(%x: tensor<16xf32>) -> tensor<16xf32> {
   %3 = tinyml.add %1, %2 : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
   return %3 : tensor<16xf32>
 }
+
+// -----
+
+// Quantized ops have no fused lowering: an int8 add and the int8 add that
+// uses it stay two kernels.
+// CHECK-LABEL: func.func @quantized_never_fuse
+// CHECK-NOT:     tinyml.fused
+// CHECK:         tinyml.add
+// CHECK:         tinyml.add
+// CHECK-NOT:     tinyml.fused
+!q = !quant.uniform<i8:f32, 5.000000e-02:-3>
+func.func @quantized_never_fuse(%x: tensor<8x!q>, %y: tensor<8x!q>) -> tensor<8x!q> {
+  %0 = tinyml.add %x, %y : (tensor<8x!q>, tensor<8x!q>) -> tensor<8x!q>
+  %1 = tinyml.add %0, %x : (tensor<8x!q>, tensor<8x!q>) -> tensor<8x!q>
+  return %1 : tensor<8x!q>
+}
