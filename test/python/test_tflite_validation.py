@@ -24,8 +24,8 @@ from tflite_micro.python.tflite_micro import runtime
 import tinyml
 from conftest import assert_one_line_error, cli
 from tflite_builder import (TfliteModel, concatenation_options, conv_options,
-                            depthwise_options, fully_connected_options, pool_options,
-                            reducer_options)
+                            depthwise_options, fully_connected_options, leaky_relu_options,
+                            pool_options, reducer_options)
 from tinyml.frontend import FrontendError
 from tinyml.frontend.tflite import import_tflite
 from tinyml.frontend.tflite.verifier import verify
@@ -196,6 +196,11 @@ def _cases() -> dict[str, tuple[bytes, str]]:
     m.operator("RELU", [x], [y])
     cases["per-axis graph input"] = (m.build([x], [y]), r"input 'input': is quantized per "
                                                         r"axis \(2 scales along dimension 1\)")
+    m = TfliteModel()
+    x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4])
+    m.operator("LEAKY_RELU", [x], [y], leaky_relu_options(float("inf")))
+    cases["leaky relu alpha inf"] = (m.build([x], [y]), r"LEAKY_RELU\): alpha inf is not a "
+                                                        r"finite number")
     m = TfliteModel()
     x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4], variable=True)
     m.operator("RELU", [x], [y])
@@ -379,3 +384,21 @@ def test_a_fused_activation_that_leaves_one_value_matches_tflite_micro(tmp_path)
     compiled = tinyml.compile(str(path), target="host")
     np.testing.assert_array_equal(compiled.run(sample).outputs[0], interpreter.get_output(0))
     assert compiled.report.float_layers
+
+
+def test_an_int8_concatenation_of_a_constant_matches_tflite_micro(tmp_path):
+    m = TfliteModel()
+    q = ([0.1], [3], 0)
+    x = m.tensor("input", [1, 2, 2, 3], np.int8, quantization=q)
+    c = m.tensor("constant", [1, 2, 2, 1], np.int8, data=np.array([-128, -1, 5, 127]).reshape(
+        1, 2, 2, 1), quantization=q)
+    y = m.tensor("output", [1, 2, 2, 4], np.int8, quantization=q)
+    m.operator("CONCATENATION", [x, c], [y], concatenation_options(3))
+    path = tmp_path / "concat.tflite"
+    path.write_bytes(m.build([x], [y]))
+    sample = np.arange(-6, 6, dtype=np.int8).reshape(1, 2, 2, 3)
+    interpreter = runtime.Interpreter.from_bytes(path.read_bytes())
+    interpreter.set_input(sample, 0)
+    interpreter.invoke()
+    got = tinyml.compile(str(path), target="host").run(sample).outputs[0]
+    np.testing.assert_array_equal(got, interpreter.get_output(0))

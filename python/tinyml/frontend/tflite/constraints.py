@@ -110,14 +110,17 @@ LARGEST_MULTIPLIER = 2.0 ** 30
 
 #: int8 operators that do not rescale by a fixed-point multiplier: tables
 #: computed at compile time, and SOFTMAX, whose TFLM kernel clamps its own.
-UNSCALED = ("LOGISTIC", "TANH", "LEAKY_RELU", "HARD_SWISH", "SOFTMAX")
+UNSCALED = ("LOGISTIC", "TANH", "HARD_SWISH", "SOFTMAX")
 
 
 def check_rescaling(im, op) -> None:
     """The multiplier an int8 operator rescales by (its inputs' scales, a
     contraction's or MUL's multiplied, over its output's) must be one TFLM
-    computes with."""
+    computes with. A LEAKY_RELU rescales by two: its input's scale, and
+    that times alpha."""
     out = im.tensors[op.outputs[0]]
+    if op.kind == "LEAKY_RELU" and not np.isfinite(op.options.get("Alpha", 0.2)):
+        raise im.fail(f"alpha {op.options['Alpha']} is not a finite number")
     if op.kind in UNSCALED or out.type_name != "INT8" or out.quantization is None:
         return
     count = 2 if op.kind in CONTRACTIONS else DATA_INPUTS.get(op.kind, 1)
@@ -126,6 +129,8 @@ def check_rescaling(im, op) -> None:
     scales = [float(max(t.quantization.scales)) for t in quantized]
     if op.kind in CONTRACTIONS or op.kind == "MUL":
         scales = [float(np.prod(scales))]
+    if op.kind == "LEAKY_RELU":
+        scales += [scale * abs(float(op.options.get("Alpha", 0.2))) for scale in scales]
     output_scale = float(out.quantization.scales[0])
     for scale in scales:
         if scale / output_scale >= LARGEST_MULTIPLIER:

@@ -13,6 +13,7 @@ from ...ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
 from ...ir.quant import storage_cast, uniform_type
 from ..onnx.elementwise import hard_swish, leaky_relu
 from ..onnx.importer import Const, QuantConst, shape_text
+from .constraints import DATA_INPUTS
 from .importer import Operator, TfliteImporter, dequantized, handles
 
 #: tflite.ActivationFunctionType -> the clamp it is ((low, high); None: a relu).
@@ -308,8 +309,11 @@ def moved_as_stored(im: TfliteImporter, op: Operator) -> bool:
     output int8 per tensor. TFLM's RESHAPE, SQUEEZE and TRANSPOSE copy the
     bytes whatever the output's scale and zero point say; its CONCATENATION
     refuses inputs whose parameters differ from the output's, and so does
-    tinyml."""
-    indices = [i for i in op.inputs if i >= 0 and im.tensors[i].data is None] + op.outputs
+    tinyml. An operator with a constant data input moves dequantized values:
+    with one quantization for all, requantizing gives the same bytes."""
+    count = DATA_INPUTS.get(op.kind, 1)
+    data = op.inputs if count is None else op.inputs[:count]
+    indices = [i for i in data if i >= 0] + op.outputs
     params = [im.tensors[i].quantization for i in indices]
     if not all(im.tensors[i].type_name == "INT8" and p is not None and p.axis is None
                for i, p in zip(indices, params)):
@@ -319,7 +323,7 @@ def moved_as_stored(im: TfliteImporter, op: Operator) -> bool:
     if op.kind == "CONCATENATION" and not same:
         raise im.fail("int8 inputs whose scale or zero point differ from the output's; "
                       "TFLM's CONCATENATION takes one quantization for all")
-    return True
+    return all(im.tensors[i].data is None for i in indices)
 
 
 def source(im: TfliteImporter, op: Operator, position: int, stored: bool):
