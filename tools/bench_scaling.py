@@ -43,7 +43,7 @@ def compile_once(model: onnx.ModelProto, target: str) -> tuple[float, float, dic
     start, start_cpu = time.perf_counter(), time.process_time()
     compiled = tinyml.compile(model, target=target, warm_up=False)
     return (time.perf_counter() - start, time.process_time() - start_cpu,
-            compiled.report_data["stage_seconds"])
+            compiled.report.stage_seconds)
 
 
 def measure(family: str, sizes: list[int], target: str, repeat: int,

@@ -42,16 +42,16 @@ def measure(name: str, target: str, opt_level: str) -> dict:
         compiled = tinyml.compile(model, target=target, fuse=fuse, opt_level=opt_level)
         seconds = time.perf_counter() - start
         result = compiled.run(*inputs, arena_fill=b"\xff", estimate_cycles=fuse, profile=fuse)
-        report = compiled.report_data
+        report = compiled.report
         key = "fused" if fuse else "unfused"
-        row[f"kernels_{key}"] = report["kernels"]
-        row[f"intermediate_bytes_{key}"] = report["naive_arena_bytes"]
+        row[f"kernels_{key}"] = report.kernels
+        row[f"intermediate_bytes_{key}"] = report.naive_arena_bytes
         row[f"instructions_{key}"] = result.instructions
         if fuse:
-            row.update(macs=report["macs"], arena=report["arena_bytes"],
-                       greedy=report["greedy_arena_bytes"], lower_bound=report["lower_bound_bytes"],
-                       tflm=TFLM_ARENA.get(name), peak_op=report["peak_op"],
-                       text=report["flash"]["text"], rodata=report["flash"]["rodata"],
+            row.update(macs=report.macs, arena=report.arena_bytes,
+                       greedy=report.greedy_arena_bytes, lower_bound=report.lower_bound_bytes,
+                       tflm=TFLM_ARENA.get(name), peak_op=report.peak_op,
+                       text=report.flash.text, rodata=report.flash.rodata,
                        stack=result.stack_bytes, cycles=result.cycles_estimate,
                        compile_seconds=round(seconds, 2), profile=result.profile)
     return row

@@ -39,8 +39,8 @@ def main() -> int:
                 identical = all(a.tobytes() == b.tobytes()
                                 for a, b in zip(emulated.outputs, firmware.outputs))
                 all_identical &= identical
-                model = compiled.report_data["flash"]
-                model_flash = model["text"] + model["rodata"] + model["data"]
+                model = compiled.report.flash
+                model_flash = model.text + model.rodata + model.data
                 image = firmware.firmware_bytes
                 image_flash = image["text"] + image["rodata"] + image["data"]
                 print(f"| {name} | {'int8' if zoo == 'int8' else 'f32'} "

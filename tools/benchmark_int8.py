@@ -40,12 +40,12 @@ def main(argv=None) -> int:
         for target in args.targets.split(","):
             compiled = tinyml.compile(str(INT8_ZOO / f"{name}.onnx"), target=target)
             result = compiled.run(x, arena_fill=b"\xff")
-            report = compiled.report()
+            report = compiled.report
             mismatches = int((result.outputs[0].reshape(want.shape) != want).sum())
             print(f"| {name} | {target} | {result.instructions:,} | "
-                  f"{result.instructions / report['macs']:.2f} | {report['arena_bytes']:,} | "
-                  f"{report['flash']['text']:,} | {report['flash']['rodata']:,} | "
-                  f"{report['kernels']} | {mismatches} |",
+                  f"{result.instructions / report.macs:.2f} | {report.arena_bytes:,} | "
+                  f"{report.flash.text:,} | {report.flash.rodata:,} | "
+                  f"{report.kernels} | {mismatches} |",
                   flush=True)
     return 0
 

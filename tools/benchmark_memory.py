@@ -71,12 +71,12 @@ def main() -> int:
             bar = BAR.get((name, kind))
             change = placed_run.instructions / plain_run.instructions - 1
             print(f"| {name} | {kind} | {placed.arena_bytes:,} | {plain.arena_bytes:,} "
-                  f"| {plain.report_data['lower_bound_bytes']:,} "
+                  f"| {plain.report.lower_bound_bytes:,} "
                   f"| {f'{bar:,}' if bar else '-'} "
                   f"| {'-' if not bar else 'yes' if placed.arena_bytes <= bar else 'no'} "
-                  f"| {placed.report_data['in_place_groups']} "
-                  f"| {placed.report_data['recomputed_macs']:,} "
-                  f"| {placed.report_data['line_buffers']} "
+                  f"| {placed.report.in_place_groups} "
+                  f"| {placed.report.recomputed_macs:,} "
+                  f"| {placed.report.line_buffers} "
                   f"| {placed_run.instructions:,} | {plain_run.instructions:,} | {change:+.1%} "
                   f"| {'yes' if identical else 'NO'} |", flush=True)
     return 0 if identical_everywhere else 1

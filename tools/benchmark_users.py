@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import tinyml
-from tinyml.compiler import CompileError
+from tinyml import CompileError
 
 MODELS = Path(__file__).resolve().parents[1] / "test" / "models"
 
@@ -45,10 +45,10 @@ def measure(path: Path, target: str) -> dict:
         model = tinyml.compile(str(path), target=target)
     except CompileError as error:
         return {"refused": str(error).split(":")[0][:40]}
-    report = model.report()
+    report = model.report
     result = model.run(*sample(model))
-    return {"arena": report["arena_bytes"], "instructions": result.instructions,
-            "text": report["flash"]["text"], "float_layers": len(report["float_layers"])}
+    return {"arena": report.arena_bytes, "instructions": result.instructions,
+            "text": report.flash.text, "float_layers": len(report.float_layers)}
 
 
 def table(rows: list[dict], targets: list[str]) -> str:

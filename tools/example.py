@@ -56,24 +56,24 @@ def main() -> int:
     outdir = Path(args.output or tempfile.mkdtemp(prefix="tinyml-example-"))
     compiled.save(outdir)
 
-    report = compiled.report()
+    report = compiled.report
     error = max(float(np.max(np.abs(o.astype(np.float64) - r.reshape(o.shape))))
                 for o, r in zip(result.outputs, reference))
     mismatches = sum(int((o != r.reshape(o.shape)).sum()) for o, r in zip(result.outputs, reference))
     same_class = all(int(np.argmax(o)) == int(np.argmax(r))
                      for o, r in zip(result.outputs, reference))
-    flash = report["flash"]
+    flash = report.flash
     lines = [
-        f"model            {report['model']} ({args.model})",
-        f"target           {report['target']} (emulated, arena poisoned with 0xFF bytes)",
-        f"MACs             {report['macs']:,}",
-        f"kernels          {report['kernels']} loop nests",
-        f"arena            {report['arena_bytes']:,} B  (TFLM-style greedy {report['greedy_arena_bytes']:,} B,"
-        f" lower bound {report['lower_bound_bytes']:,} B, naive {report['naive_arena_bytes']:,} B)",
-        f"peak at          {report['peak_op']}",
-        f"flash            text {flash['text']:,} B, rodata {flash['rodata']:,} B,"
-        f" data {flash['data']} B, bss {flash['bss']} B",
-        f"instructions     {result.instructions:,} ({result.instructions / max(report['macs'], 1):.2f} per MAC)",
+        f"model            {report.model} ({args.model})",
+        f"target           {report.target} (emulated, arena poisoned with 0xFF bytes)",
+        f"MACs             {report.macs:,}",
+        f"kernels          {report.kernels} loop nests",
+        f"arena            {report.arena_bytes:,} B  (TFLM-style greedy {report.greedy_arena_bytes:,} B,"
+        f" lower bound {report.lower_bound_bytes:,} B, naive {report.naive_arena_bytes:,} B)",
+        f"peak at          {report.peak_op}",
+        f"flash            text {flash.text:,} B, rodata {flash.rodata:,} B,"
+        f" data {flash.data} B, bss {flash.bss} B",
+        f"instructions     {result.instructions:,} ({result.instructions / max(report.macs, 1):.2f} per MAC)",
         f"cycles estimate  {result.cycles_estimate:,} (llvm-mca per block x executed count)"
         if result.cycles_estimate else "cycles estimate  n/a",
         f"stack            {result.stack_bytes} B",
@@ -87,8 +87,9 @@ def main() -> int:
         f"artefacts        {outdir}",
     ]
     print("\n".join(lines))
-    print(json.dumps({**{k: report[k] for k in ("model", "target", "macs", "kernels", "arena_bytes",
-                                                "flash")},
+    saved = report.to_json()
+    print(json.dumps({**{k: saved[k] for k in ("model", "target", "macs", "kernels", "arena_bytes",
+                                               "flash")},
                       "instructions": result.instructions, "stack_bytes": result.stack_bytes,
                       "cycles_estimate": result.cycles_estimate,
                       **({"mismatches": mismatches} if int8 else {"max_abs_error": error}),

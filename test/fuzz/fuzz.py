@@ -1321,7 +1321,7 @@ def _numeric_check(work: Path, root: Path, model_file: str, outdir: str,
         arrays = np.load(reference)
         inputs = [arrays[f"in{i}"] for i in range(sum(k.startswith("in") for k in arrays))]
         wants = [arrays[f"out{j}"] for j in range(sum(k.startswith("out") for k in arrays))]
-        from tinyml.compiler import load
+        from tinyml import load
         model = load(work / outdir)
         verdict["compared"] = True
         ours = [(list(t.shape), str(t.dtype)) for t in model.inputs]

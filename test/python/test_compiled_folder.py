@@ -1,4 +1,4 @@
-"""tinyml-run and `tinyml.compiler.load` never trust a compiled folder.
+"""tinyml-run and `tinyml.load` never trust a compiled folder.
 
 report.json records the SHA-256 of every artefact and of its own content, so
 a damaged or edited folder is refused with one line before anything is
@@ -24,7 +24,8 @@ import tinyml
 import zoo
 from tinyml.targets import emulator
 from tinyml.cli import run as run_cli
-from tinyml.compiler import FORMAT_VERSION, RunError, load
+from tinyml import RunError, load
+from tinyml.report import FORMAT_VERSION
 
 NAME = "op_conv"  # a model with a non-empty arena
 OTHER = "op_relu"
@@ -413,7 +414,7 @@ def test_an_unwritable_output_is_one_line(folders, tmp_path, capsys):
 def test_an_internal_error_exits_2(folders, monkeypatch, capsys):
     def broken(outdir):
         raise KeyError("defect")
-    monkeypatch.setattr("tinyml.compiler.load", broken)
+    monkeypatch.setattr("tinyml.compiled_model.CompiledModel.load", broken)
     status, lines = run_main(capsys, folders["base"] / "host", "--input", folders["x"])
     assert status == 2
     assert lines == ["tinyml-run: internal error: KeyError: 'defect' "

@@ -23,7 +23,7 @@ from elftools.elf.elffile import ELFFile
 from conftest import assert_one_line_error, cli
 from test_compiled_folder import (NAME, edit_report, folders,  # noqa: F401 (the fixture)
                                   read_report, replace_artefact)
-from tinyml.compiler import load
+from tinyml import load
 from tinyml.targets.cortexm import SIGNATURE_SECTION
 
 DAMAGED = "holds a damaged compiled model: "

@@ -14,7 +14,7 @@ import pytest
 
 import tinyml
 import zoo
-from tinyml.compiler import CompileError, load
+from tinyml import CompileError, load
 
 from conftest import TOLERANCE, argmax_rows, assert_one_line_error, cli
 
@@ -36,9 +36,9 @@ def test_zoo_model_in_the_emulator(name, target, compiled_zoo):
     # Painting sees the deepest word written: at most every frame at once
     # (no recursion), a little under the model's own frame if its lowest
     # slot is alignment padding, zero for a leaf function that needs none.
-    frames = compiled.report_data["stack_frames"]
+    frames = compiled.report.stack_frames
     assert 0 <= result.stack_bytes <= sum(frames.values())
-    assert compiled.report_data["flash"]["text"] > 0
+    assert compiled.report.flash.text > 0
 
 
 def test_counts_are_deterministic_and_the_arena_is_never_read_uninitialised():
@@ -193,7 +193,7 @@ def test_optimization_levels():
     want = zoo.reference(model, dict(zip([i.name for i in model.graph.input], inputs)))[0]
     for level in ("O2", "O3", "Oz"):
         compiled = tinyml.compile(model, target="cortex-m4", opt_level=level)
-        assert compiled.options["opt_level"] == level
+        assert compiled.report.options["opt_level"] == level
         np.testing.assert_allclose(compiled.run(*inputs).outputs[0], want, atol=TOLERANCE)
     with pytest.raises(CompileError, match="unknown optimization level 'O9' "
                                            r"\(known: O1, O2, O3, Os, Oz\)"):

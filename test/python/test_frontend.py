@@ -32,7 +32,7 @@ from tinyml import Pipeline
 
 from conftest import cli
 
-CLEANUP = "builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize,tinyml-dce)"
+CLEANUP = "builtin.module(canonicalize,tinyml-cancel-transposes,canonicalize)"
 
 
 # ---------------------------------------------------------------------------

@@ -308,14 +308,14 @@ def _broken_importer(monkeypatch):
 
 
 def test_a_frontend_defect_is_an_internal_error(tmp_path, monkeypatch, capsys):
-    from tinyml import compiler
+    import tinyml
     from tinyml.cli import compile as compile_cli, opt as opt_cli
     path = tmp_path / "relu.onnx"
     onnx.save(_relu(), path)
     monkeypatch.setenv("TINYML_DEBUG", "")
     _broken_importer(monkeypatch)
     with pytest.raises(KeyError):
-        compiler.compile(str(path), target="host")
+        tinyml.compile(str(path), target="host")
     assert compile_cli.main([str(path), "-o", str(tmp_path / "out"), "--target", "host"]) == 2
     assert opt_cli.main([str(path)]) == 2
     errors = capsys.readouterr().err.splitlines()
@@ -325,11 +325,11 @@ def test_a_frontend_defect_is_an_internal_error(tmp_path, monkeypatch, capsys):
 
 
 def test_a_frontend_verdict_is_a_one_line_compile_error():
-    from tinyml import compiler
-    with pytest.raises(compiler.CompileError, match=r"^g: node 'add' \(Add\): has 3 inputs") \
+    import tinyml
+    with pytest.raises(tinyml.CompileError, match=r"^g: node 'add' \(Add\): has 3 inputs") \
             as info:
-        compiler.compile(_model([helper.make_node("Add", ["x"] * 3, ["y"], name="add")],
-                                [_io("x", [1, 3])], [_io("y", [1, 3])]), target="host")
+        tinyml.compile(_model([helper.make_node("Add", ["x"] * 3, ["y"], name="add")],
+                              [_io("x", [1, 3])], [_io("y", [1, 3])]), target="host")
     assert "\n" not in str(info.value)
 
 

@@ -30,15 +30,15 @@ def test_fused_equals_unfused(name, builds):
     inputs, fused, unfused = builds(name)
     for a, b in zip(fused(*inputs), unfused(*inputs)):
         assert float(np.max(np.abs(a - b))) <= RELATIVE * float(np.max(np.abs(b))), name
-    assert fused.report_data["kernels"] <= unfused.report_data["kernels"], name
+    assert fused.report.kernels <= unfused.report.kernels, name
 
 
 @pytest.mark.parametrize("name", zoo.names("mlperf"))
 def test_fusion_removes_kernels_and_intermediates(name, builds):
     _, fused, unfused = builds(name)
-    assert fused.report_data["kernels"] < unfused.report_data["kernels"]
-    assert fused.report_data["naive_arena_bytes"] < unfused.report_data["naive_arena_bytes"]
-    assert fused.report_data["macs"] == unfused.report_data["macs"] > 0
+    assert fused.report.kernels < unfused.report.kernels
+    assert fused.report.naive_arena_bytes < unfused.report.naive_arena_bytes
+    assert fused.report.macs == unfused.report.macs > 0
 
 
 def fused_groups(name: str) -> list[list[str]]:

@@ -18,7 +18,7 @@ from onnx import TensorProto, helper
 
 import tinyml
 import zoo
-from tinyml.compiler import CompileError
+from tinyml import CompileError
 
 from conftest import cli
 

@@ -10,7 +10,7 @@ import pytest
 
 import tinyml
 import zoo
-from tinyml.compiler import CompileError, RunError, load
+from tinyml import CompileError, RunError, load
 
 from conftest import TOLERANCE, argmax_rows, assert_one_line_error, cli
 

@@ -59,15 +59,15 @@ def test_in_place_chain_matches_onnxruntime(name, target):
     compiled = tinyml.compile(model, target=target)
     got = compiled.run(x, arena_fill=b"\xff").outputs[0]
     np.testing.assert_allclose(got, expected, atol=TOLERANCE, rtol=TOLERANCE)
-    assert compiled.report_data["in_place_groups"] + compiled.report_data["recomputed_macs"] > 0
-    assert (compiled.report_data["recomputed_macs"] > 0) == bands
+    assert compiled.report.in_place_groups + compiled.report.recomputed_macs > 0
+    assert (compiled.report.recomputed_macs > 0) == bands
     if target == "host":
         # Below the op-by-op bound (the same plan on every target): the
         # same layers one after the other need more.
         op_by_op = tinyml.compile(model, target=target, in_place=False)
-        assert compiled.report_data["arena_bytes"] < op_by_op.report_data["lower_bound_bytes"]
-        assert op_by_op.report_data["in_place_groups"] == 0
-        assert op_by_op.report_data["recomputed_macs"] == 0
+        assert compiled.report.arena_bytes < op_by_op.report.lower_bound_bytes
+        assert op_by_op.report.in_place_groups == 0
+        assert op_by_op.report.recomputed_macs == 0
 
 
 # name -> (channels, height, width, block): residual blocks whose second
@@ -110,11 +110,11 @@ def test_line_buffered_block_matches_onnxruntime(name, target):
     compiled = tinyml.compile(model, target=target)
     got = compiled.run(x, arena_fill=b"\xff").outputs[0]
     np.testing.assert_allclose(got, expected, atol=TOLERANCE, rtol=TOLERANCE)
-    assert compiled.report_data["line_buffers"] > 0
+    assert compiled.report.line_buffers > 0
     if target == "host":
         op_by_op = tinyml.compile(model, target=target, in_place=False)
-        assert compiled.report_data["arena_bytes"] < op_by_op.report_data["lower_bound_bytes"]
-        assert op_by_op.report_data["line_buffers"] == 0
+        assert compiled.report.arena_bytes < op_by_op.report.lower_bound_bytes
+        assert op_by_op.report.line_buffers == 0
 
 
 def test_no_in_place_flag_keeps_every_layer_op_by_op(tmp_path):

@@ -23,7 +23,7 @@ import tinyml
 import zoo
 from conftest import cli
 from tinyml import make_context
-from tinyml.compiler import CompileError
+from tinyml import CompileError
 from tinyml.frontend import import_onnx
 from tinyml.pipeline.stages import cleanup
 from tinyml.targets.toolchain import run_tool
@@ -136,7 +136,7 @@ def test_an_element_wise_function_without_integer_kernel_is_a_table():
     want = zoo.reference(model, {"x0": x})[0]
     for target in ("host", "cortex-m4", "cortex-m0"):
         compiled = tinyml.compile(model, target=target)
-        assert compiled.report()["float_layers"] == []
+        assert compiled.report.float_layers == []
         got = compiled.run(x).outputs[0]
         assert got.dtype == np.int8
         assert np.abs(got.astype(int) - want.astype(int)).max() <= 1, target
@@ -152,7 +152,7 @@ def test_a_layer_without_integer_kernel_runs_in_float_and_is_reported():
     x[1][x[1] == 5] = 6  # the zero point: no division by zero
     want = zoo.reference(model, {"x0": x[0], "x1": x[1]})[0]
     compiled = tinyml.compile(model, target="cortex-m4")
-    assert [layer["op"] for layer in compiled.report()["float_layers"]] == ["tinyml.div"]
+    assert [layer.op for layer in compiled.report.float_layers] == ["tinyml.div"]
     got = compiled.run(*x).outputs[0]
     assert np.abs(got.astype(int) - want.astype(int)).max() <= 1
     with pytest.raises(CompileError, match=r"cortex-m0 has no FPU: .* 'tinyml\.div' "):

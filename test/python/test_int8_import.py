@@ -17,7 +17,7 @@ import tinyml
 import zoo
 from test_frontend import cleaned, run_module
 from tinyml import make_context
-from tinyml.compiler import CompileError
+from tinyml import CompileError
 from tinyml.frontend import import_onnx
 
 INT8_ZOO = Path(__file__).resolve().parents[1] / "models" / "int8"

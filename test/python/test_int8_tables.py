@@ -84,7 +84,7 @@ def test_a_tabulated_layer_runs_bit_exact_on_every_target(tmp_path, kind):
     want = _tflite_micro(data, ALL_INT8)
     for target in ("host", "cortex-m4", "cortex-m0"):
         model = tinyml.compile(str(path), target=target, emit_stages=True)
-        assert "tinyml.lookup" in model.stages["cleanup"] and model.report()["float_layers"] == []
+        assert "tinyml.lookup" in model.stages["cleanup"] and model.report.float_layers == []
         np.testing.assert_array_equal(model.run(ALL_INT8).outputs[0], want, err_msg=target)
 
 

@@ -7,7 +7,8 @@ import pytest
 from mlir import ir
 
 import tinyml
-from tinyml.compiler import RunError, compile
+from tinyml import RunError, compile
+from tinyml.conversion import linalg_builders
 from tinyml.conversion import lower_to_linalg as lowering
 
 RNG = np.random.default_rng(0)
@@ -395,7 +396,7 @@ def test_fused_elementwise_group_is_lowered():
 
 def test_scalar_bodies_cover_every_elementwise_op():
     assert set(BINARIES) | set(UNARIES) | {"clamp", "batch_norm"} == \
-        {name.split(".")[1] for name in lowering.SCALAR_BODIES}
+        {name.split(".")[1] for name in linalg_builders.SCALAR_BODIES}
 
 
 def test_lowered_ir_has_no_tinyml_and_no_maximumf():
@@ -432,11 +433,11 @@ def test_input_validation():
 
 
 def test_reshape_groups():
-    assert lowering.reshape_groups([2, 3, 4], [6, 4]) == [[0, 1], [2]]
-    assert lowering.reshape_groups([2, 1, 1, 3], [2, 3]) == [[0], [1, 2, 3]]
-    assert lowering.reshape_groups([4, 1, 1], [4, 1]) == [[0], [1, 2]]
-    assert lowering.reshape_groups([2, 3, 4], [4, 6]) is None
-    assert lowering.reshape_groups([1, 1], []) == []
+    assert linalg_builders.reshape_groups([2, 3, 4], [6, 4]) == [[0, 1], [2]]
+    assert linalg_builders.reshape_groups([2, 1, 1, 3], [2, 3]) == [[0], [1, 2, 3]]
+    assert linalg_builders.reshape_groups([4, 1, 1], [4, 1]) == [[0], [1, 2]]
+    assert linalg_builders.reshape_groups([2, 3, 4], [4, 6]) is None
+    assert linalg_builders.reshape_groups([1, 1], []) == []
 
 
 def test_unlowerable_op_is_a_pass_error(monkeypatch):

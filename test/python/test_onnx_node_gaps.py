@@ -24,7 +24,7 @@ from onnx import TensorProto, helper, numpy_helper
 import tinyml
 import zoo
 from frontend_cases import init, make, rand, tin, tout
-from tinyml.compiler import CompileError
+from tinyml import CompileError
 
 # max |got - expected| / max |expected|.
 TOLERANCE = 1e-5

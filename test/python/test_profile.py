@@ -16,7 +16,7 @@ from onnx import TensorProto, helper
 import tinyml
 import zoo
 from tinyml.cli import run as run_cli
-from tinyml.compiler import RunError
+from tinyml import RunError
 from tinyml.targets.profile import OTHER, PROFILE_JSON, PROFILE_SVG, svg
 
 
@@ -154,7 +154,7 @@ def test_report_without_kernel_map_is_one_line(conv, tmp_path, capsys):
     assert not (outdir / PROFILE_JSON).exists()
     with pytest.raises(RunError, match="kernel_map\\[0\\].names must be a list of strings"):
         broken = tinyml.compile(one_conv_model(), target="cortex-m4")
-        broken.report_data["kernel_map"][0]["names"] = "the_conv"
+        broken.report.kernel_map[0].names = "the_conv"
         broken.run(conv["x"], profile=True)
 
 

@@ -22,7 +22,7 @@ from onnx import TensorProto, helper
 
 import tinyml
 import zoo
-from tinyml.compiler import RunError, load
+from tinyml import RunError, load
 from tinyml.targets import qemu
 
 from conftest import TOLERANCE, assert_one_line_error, cli

@@ -35,7 +35,7 @@ from tflite_builder import (TfliteModel, add_options, concatenation_options, con
                             pool_options, reducer_options, softmax_options,
                             strided_slice_options)
 from tinyml import make_context
-from tinyml.compiler import CompileError
+from tinyml import CompileError
 from tinyml.frontend import import_onnx
 from tinyml.frontend.tflite import import_tflite
 from tinyml.pipeline.stages import cleanup
@@ -344,7 +344,7 @@ def test_a_dynamic_batch_compiles_at_batch_1_with_its_shape_computation_folded(t
     model = tinyml.compile(str(path), target="cortex-m4")
     got = model.run(x).outputs[0]
     assert np.abs(got - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max()))
-    assert model.report()["dynamic_batch"] == 1
+    assert model.report.dynamic_batch == 1
     assert "batch dimension is dynamic: this object computes batch 1" in \
         model.artefacts["flat.h"]
     imported = tinyml.compile(str(path), target="host", emit_stages=True).stages["input"]
@@ -356,7 +356,7 @@ def test_a_model_with_a_static_batch_has_no_batch_in_its_report(tmp_path):
     path = tmp_path / "flat.tflite"
     path.write_bytes(_flatten_model(batch_signature=False))
     model = tinyml.compile(str(path), target="cortex-m4")
-    assert "dynamic_batch" not in model.report()
+    assert "dynamic_batch" not in model.report.to_json()
     assert "dynamic" not in model.artefacts["flat.h"]
 
 
@@ -366,7 +366,7 @@ def test_batch_sets_a_dynamic_tflite_batch(tmp_path):
     path.write_bytes(_flatten_model(batch_signature=True))
     x = np.random.default_rng(2).standard_normal((3, 4, 4, 2)).astype(np.float32)
     model = tinyml.compile(str(path), target="host", batch=3)
-    assert list(model.inputs[0].shape) == [3, 4, 4, 2] and model.report()["dynamic_batch"] == 3
+    assert list(model.inputs[0].shape) == [3, 4, 4, 2] and model.report.dynamic_batch == 3
     got = model.run(x).outputs[0]
     single = tinyml.compile(str(path), target="host")
     want = np.concatenate([single.run(x[i:i + 1]).outputs[0] for i in range(3)])
@@ -375,7 +375,7 @@ def test_batch_sets_a_dynamic_tflite_batch(tmp_path):
 
 def test_batch_does_not_change_a_static_tflite_model():
     model = tinyml.compile(str(INT8_ZOO / "op_conv.tflite"), target="host", batch=2)
-    assert model.inputs[0].shape[0] == 1 and "dynamic_batch" not in model.report()
+    assert model.inputs[0].shape[0] == 1 and "dynamic_batch" not in model.report.to_json()
 
 
 def test_an_int32_bias_is_read_as_tflm_reads_it_whatever_its_own_quantization(tmp_path):
@@ -440,5 +440,5 @@ def test_int8_sub_and_mul_are_bit_exact_to_tflite_micro(tmp_path, kind):
     want = interpreter.get_output(0)
     for target in ("host", "cortex-m4", "cortex-m0"):
         model = tinyml.compile(str(path), target=target)
-        assert model.report()["float_layers"] == []
+        assert model.report.float_layers == []
         np.testing.assert_array_equal(model.run(*x).outputs[0], want, err_msg=target)

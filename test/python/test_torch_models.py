@@ -54,7 +54,7 @@ def test_a_pytorch_export_matches_onnxruntime(network, exporter):
     want = _reference(path, x)
     for target in ("host", "cortex-m4"):
         model = tinyml.compile(str(path), target=target)
-        assert model.report()["dynamic_batch"] == 1
+        assert model.report.dynamic_batch == 1
         got = model.run(x).outputs[0]
         assert np.abs(got - want).max() <= 1e-5 * max(1.0, float(np.abs(want).max())), target
 
@@ -68,6 +68,6 @@ def test_an_onnxruntime_quantized_export_is_within_one_step(network, fmt):
     step = _output_scale(path)
     for target in ("host", "cortex-m4", "cortex-m0"):
         model = tinyml.compile(str(path), target=target)
-        assert model.report()["float_layers"] == [], target
+        assert model.report.float_layers == [], target
         got = model.run(x).outputs[0]
         assert np.abs(got - want).max() <= step * 1.001, target

@@ -56,9 +56,9 @@ def test_a_converted_keras_model_matches_tflite_micro(network, mode):
     want = _reference(path, x)
     for target in _targets(mode):
         model = tinyml.compile(str(path), target=target)
-        assert model.report()["dynamic_batch"] == 1
+        assert model.report.dynamic_batch == 1
         # Every int8 layer has an integer kernel: none computes in float.
-        assert model.report()["float_layers"] == []
+        assert model.report.float_layers == []
         got = model.run(x).outputs[0]
         assert got.dtype == want.dtype
         if mode == "float":

@@ -43,7 +43,7 @@ def _whole_number(text: str) -> int:
 
 
 def make_parser() -> argparse.ArgumentParser:
-    from ..targets import DEFAULT_TARGET, TARGETS
+    from ..targets import COMPILE_TARGETS, DEFAULT_TARGET
     parser = _Parser(prog="tinyml-compile",
                      description="Compile an ONNX or TFLite model (or tinyml MLIR) into OUTDIR.")
     parser.add_argument("model", help="the model: .onnx, .tflite (recognised by its content), "
@@ -52,7 +52,7 @@ def make_parser() -> argparse.ArgumentParser:
                         help="the output directory (an existing one is replaced only if it "
                              "is empty or an earlier tinyml output)")
     parser.add_argument("--target", default=DEFAULT_TARGET,
-                        help=f"the target (one of: {', '.join(TARGETS)}; "
+                        help=f"the target (one of: {', '.join(COMPILE_TARGETS)}; "
                              f"default: {DEFAULT_TARGET})")
     parser.add_argument("--no-fusion", action="store_true",
                         help="turn all fusion off (to compare with the fused build)")
@@ -86,7 +86,8 @@ def compile_command(argv: list[str]) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
     try:
-        from ..compiler import CompileError, compile
+        from ..compiler import compile
+        from ..errors import CompileError
         from ..frontend import FrontendError
         from ..pipeline.registry import PassError, PipelineError
         from ..safe_io import OutputError, check_output_dir, unreadable_reason
@@ -110,10 +111,10 @@ def compile_command(argv: list[str]) -> int:
         return 1
     except Exception as error:  # a defect in tinyml itself, not bad input
         return internal_error("tinyml-compile", error)
-    report = compiled.report()
-    for layer in report.get("float_layers", []):
-        print(f"tinyml-compile: warning: layer '{layer['layer']}' ({layer['op']}) computes in "
+    for layer in compiled.report.float_layers:
+        print(f"tinyml-compile: warning: layer '{layer.layer}' ({layer.op}) computes in "
               "float32 in this quantized model: it has no int8 kernel", file=sys.stderr)
+    report = compiled.report.to_json()
     summary = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
                                             "flash", "compile_seconds") if key in report}
     summary["output"] = str(Path(args.output))

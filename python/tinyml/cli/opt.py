@@ -11,7 +11,7 @@ from ..ir.context import make_context
 from ..ir.diagnostics import location_prefix, severity_name
 from ..frontend import FrontendError, is_tflite
 from ..ir.parser_traps import parser_traps
-from ..pipeline.registry import PipelineError, registered_passes
+from ..pipeline.registry import PipelineError, registered_passes, registered_pipelines
 from ..pipeline.builder import Pipeline
 from ..safe_io import OutputError, write_file
 from .crash_guard import internal_error, phase, reader_gone, run_guarded
@@ -28,7 +28,7 @@ by one --<pass>[=options] flag per pass, in order, and prints the result.
 
 options:
   -o FILE                          write the output to FILE (default: stdout)
-  --pass-pipeline=PIPELINE         e.g. 'builtin.module(tinyml-dce,func.func(cse))'
+  --pass-pipeline=PIPELINE         e.g. 'builtin.module(tinyml-simplify,func.func(cse))'
   --<pass>[="opt=value ..."]       append one pass (tinyml or upstream)
   --split-input-file               process chunks separated by '// -----' alone
   --verify-diagnostics             check '// expected-error @+1 {{...}}' comments
@@ -38,7 +38,7 @@ options:
   --mlir-print-op-generic          print the generic op form
   --mlir-print-debuginfo           print every op's location
   --import-onnx                    treat the input as an ONNX model
-  --list-passes                    list the tinyml passes and their options
+  --list-passes                    list the tinyml passes and pipelines, with options
   -h, --help                       this text and the pass list
 """
 
@@ -70,14 +70,23 @@ class Options:
 
 def pass_list() -> str:
     lines = ["tinyml passes:"]
-    for cls in registered_passes():
-        lines.append(f"  --{cls.name:<34} {cls.summary}")
-        for option in cls.options:
-            spec = f"{option.name}=<{option.type.__name__}>"
-            lines.append(f"      {spec:<32} {option.help} "
-                         f"(default: {option.format(option.default)})")
+    for entry in registered_passes():
+        lines += _listed(entry)
+    lines.append("tinyml pipelines (the compiler's stages):")
+    for entry in registered_pipelines():
+        lines += _listed(entry)
     lines.append("upstream MLIR passes are accepted by name, e.g. --canonicalize, --cse")
     return "\n".join(lines)
+
+
+def _listed(entry) -> list[str]:
+    """A pass's or a named pipeline's lines: its flag, summary and options."""
+    lines = [f"  --{entry.name:<34} {entry.summary}"]
+    for option in entry.options:
+        spec = f"{option.name}=<{option.type.__name__}>"
+        lines.append(f"      {spec:<32} {option.help} "
+                     f"(default: {option.format(option.default)})")
+    return lines
 
 
 def parse_args(argv: list[str]) -> Options | None:

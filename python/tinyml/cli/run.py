@@ -29,7 +29,7 @@ why, "json" and "svg" are null, and the run still succeeds.
 
 Errors print one line `tinyml-run: error: ...` and exit 1: bad inputs, an
 unwritable output, and a compiled folder that is damaged or edited (checked
-in full before anything runs, see `tinyml.compiler.load`). A defect in
+in full before anything runs, see `tinyml.CompiledModel.load`). A defect in
 tinyml itself prints `tinyml-run: internal error: ...` and exits 2.
 """
 from __future__ import annotations
@@ -106,14 +106,15 @@ def load_input(path: str) -> np.ndarray:
 
 
 def run(args) -> dict:
-    from ..compiler import RunError, load
+    from ..compiled_model import CompiledModel
+    from ..errors import RunError
     from ..targets.toolchain import ToolchainError
     try:
         from ..targets.emulator import EmulatorError
     except ImportError:  # reported by the run itself, as a RunError
         EmulatorError = RunError
     try:
-        model = load(args.outdir)
+        model = CompiledModel.load(args.outdir)
     except RunError as error:
         raise UsageError(str(error)) from None
     if len(args.input) != len(model.inputs):

@@ -19,14 +19,15 @@ quantized one `int-reduction-taps`). On a core with the DSP extension
 (`smlad_tile`), a quantized depthwise conv's a row of pixels of one channel. A depthwise conv with a channel multiplier is not tiled."""
 from mlir import ir
 
-from ..ir.ops import CONTRACTIONS
+from ..dialects import tinyml as tm
+from ..ir.ops import CONTRACTIONS, op_names
 from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
 from ..transforms.fusion import group_root, top_level_ops
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
 from ..pipeline.registry import Option, Pass, functions, register
 
-POOLS = ("tinyml.avg_pool2d", "tinyml.global_avg_pool")
+POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
 
 
 @register
@@ -64,7 +65,7 @@ class ChooseTiles(Pass):
     def apply(self, module):
         for func in functions(module):
             for op in top_level_ops(func):
-                root = group_root(op) if op.name == "tinyml.fused" else None
+                root = group_root(op) if op.name == tm.FusedOp.OPERATION_NAME else None
                 if root is not None and root.name in CONTRACTIONS:
                     config = self.config(root)
                 elif op.name in POOLS:
@@ -81,7 +82,7 @@ class ChooseTiles(Pass):
         if "padding" in pool.attributes and any(ir.DenseI64ArrayAttr(pool.attributes["padding"])):
             return None
         channels = largest_divisor(shape_of(pool.results[0])[-1], self.max_channels)
-        if pool.name == "tinyml.global_avg_pool":
+        if pool.name == tm.GlobalAvgPoolOp.OPERATION_NAME:
             return LoweringConfig((1, channels), (1, 0))  # the mean over [n, c]
         return LoweringConfig((1, 1, 1, channels), (1, 0))
 
@@ -91,7 +92,7 @@ class ChooseTiles(Pass):
         accumulators = self.max_int_accumulators if quantized else self.max_accumulators
         taps = self.int_reduction_taps if quantized else self.reduction_taps
         channels = largest_divisor(out_shape[-1], min(self.max_channels, accumulators))
-        if root.name == "tinyml.matmul":
+        if root.name == tm.MatmulOp.OPERATION_NAME:
             # One row (a matrix-vector product): each weight is used once,
             # so wider tiles only amortise the row's load and the loop.
             limit = self.max_int_columns if quantized else min(self.max_columns, accumulators)
@@ -99,10 +100,10 @@ class ChooseTiles(Pass):
             k = shape_of(root.operands[0])[0 if "transpose_lhs" in root.attributes else 1]
             step = taps if quantized else self.matmul_step
             return LoweringConfig((1, columns), (largest_divisor(k, step),))
-        if root.name == "tinyml.depthwise_conv2d" and shape_of(root.operands[1])[3] > 1:
+        if root.name == tm.DepthwiseConv2DOp.OPERATION_NAME and shape_of(root.operands[1])[3] > 1:
             return None  # a multiplier maps channels to inputs unevenly
         pixels = largest_divisor(out_shape[2], min(self.max_pixels, accumulators // channels))
-        if root.name == "tinyml.depthwise_conv2d":
+        if root.name == tm.DepthwiseConv2DOp.OPERATION_NAME:
             if quantized and self.dsp:
                 # One channel: its taps' weights serve the tile's pixels (and
                 # each input byte the taps over it), where a tile of channels

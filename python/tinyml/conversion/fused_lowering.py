@@ -10,7 +10,7 @@ and then the element-wise ops on its result, its epilogue:
   fuses the contraction into its tiles, so the accumulators meet the
   epilogue in registers;
 - a reduction group (reduce_*, global_avg_pool, softmax) becomes the
-  root's generics, as the op alone lowers (lower_to_linalg.py),
+  root's generics, as the op alone lowers (float_lowering.py),
   reading the element-wise prologue as they go: each generic's body
   computes the input element it reduces from the group's inputs, so the
   prologue's result is never stored; then the epilogue generic;
@@ -24,15 +24,18 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..dialects import tinyml as tm
 from ..ir.builders import build
 from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, LoweringConfig
-from ..ir.ops import CONTRACTIONS, REDUCTIONS
+from ..ir.ops import CONTRACTIONS, REDUCTIONS, keyed_by_name
 from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
 from ..pipeline.registry import PassError
 from ..transforms.fusion import group_root
-from .lower_to_linalg import (LOWERINGS, REDUCTION_LOWERINGS, SCALAR_BODIES, Elements,
-                              ScalarBuilder, broadcast_map, build_generic, empty, identity_map)
+from .float_lowering import FLOAT_LOWERINGS, REDUCTION_LOWERINGS
+from .linalg_builders import (SCALAR_BODIES, Elements, ScalarBuilder, broadcast_map,
+                              build_generic, empty, identity_map)
+from .quantized_lowering import QUANTIZED_LOWERINGS
 
 
 class GroupLowering:
@@ -111,7 +114,7 @@ class GroupLowering:
             clone = build(root.name, [result.type],
                           operands[:2] if bias is not None else operands,
                           {name: root.attributes[name] for name in root.attributes})
-            contraction = LOWERINGS[root.name](clone.opview)
+            contraction = FLOAT_LOWERINGS[root.name](clone.opview)
             clone.erase()
             if bias is None and self.yielded == result:
                 return contraction  # no bias, no epilogue: nothing to anchor a tile to
@@ -135,7 +138,6 @@ class GroupLowering:
         """A quantized contraction, alone in its group: its integer lowering,
         whose requantizing generic reads the contraction first (the op the
         transform script starts from) and carries the configuration."""
-        from .quantized_lowering import QUANTIZED_LOWERINGS
         with ir.InsertionPoint(self.fused), self.fused.location:
             clone = build(root.name, [root.results[0].type],
                           [self.leaf(operand) for operand in root.operands],
@@ -276,7 +278,7 @@ def check_config(config: LoweringConfig, root: ir.Operation, location: ir.Locati
             size and dim % size for size, dim in zip(config.tile, out_shape)):
         raise PassError(f"tile {list(config.tile)} does not divide the output "
                         f"{'x'.join(map(str, out_shape))}", location)
-    steps = {"tinyml.conv2d": 3, "tinyml.depthwise_conv2d": 2, "tinyml.matmul": 1}[root.name]
+    steps = keyed_by_name({tm.Conv2DOp: 3, tm.DepthwiseConv2DOp: 2, tm.MatmulOp: 1})[root.name]
     if len(config.reduction) != steps:
         raise PassError(f"{len(config.reduction)} reduction steps for the {steps} reduction "
                         f"dimensions of '{root.name}'", location)

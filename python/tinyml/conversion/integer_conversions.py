@@ -27,11 +27,12 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, quant, tensor
 
+from ..dialects import tinyml as tm
 from ..ir.quant import is_per_axis, quantized_values
 from ..ir.values import element_of, shape_of
-from ..pipeline.registry import Pass, register
-from .lower_to_linalg import build_elementwise, functions, lower_op
-from .quantized_lowering import _int_constant, _scalar, _stored, _with_quantized_result
+from ..pipeline.registry import Pass, functions, register
+from .linalg_builders import apply_lowering, build_elementwise, int_constant, int_scalar
+from .quantized_lowering import storage_of, with_quantized_result
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 SIGN_CLEARED = 0x7FFFFFFF
@@ -75,37 +76,37 @@ def _i(bits: int) -> ir.IntegerType:
 
 def integer_quantize(op) -> ir.Value:
     element = quant.UniformQuantizedType(element_of(op.results[0]))
-    thresholds = _int_constant(quantize_thresholds(
+    thresholds = int_constant(quantize_thresholds(
         element.scale, element.zero_point, "ties_away_from_zero" in op.attributes), 32)
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
 
     def body(_, args):
         bits = arith.bitcast(_i(32), args[0])
-        key = arith.xori(bits, arith.andi(arith.shrsi(bits, _scalar(31, 32)),
-                                          _scalar(SIGN_CLEARED, 32)))
-        position = _scalar(0, 32)
+        key = arith.xori(bits, arith.andi(arith.shrsi(bits, int_scalar(31, 32)),
+                                          int_scalar(SIGN_CLEARED, 32)))
+        position = int_scalar(0, 32)
         for step in (128, 64, 32, 16, 8, 4, 2, 1):
-            candidate = arith.addi(position, _scalar(step, 32))
+            candidate = arith.addi(position, int_scalar(step, 32))
             threshold = tensor.extract(thresholds,
                                        [arith.index_cast(ir.IndexType.get(), candidate)])
             position = arith.select(arith.cmpi(arith.CmpIPredicate.sge, key, threshold),
                                     candidate, position)
-        return arith.trunci(_i(8), arith.subi(position, _scalar(128, 32)))
+        return arith.trunci(_i(8), arith.subi(position, int_scalar(128, 32)))
 
-    return _with_quantized_result(op, build_elementwise(result_type, [op.operands[0]], body))
+    return with_quantized_result(op, build_elementwise(result_type, [op.operands[0]], body))
 
 
 def integer_dequantize(op) -> ir.Value:
     element = quant.UniformQuantizedType(element_of(op.operands[0]))
-    table = _int_constant(dequantize_table(element.scale, element.zero_point), 32)
+    table = int_constant(dequantize_table(element.scale, element.zero_point), 32)
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), ir.F32Type.get())
 
     def body(_, args):
-        offset = arith.addi(arith.extsi(_i(32), args[0]), _scalar(128, 32))
+        offset = arith.addi(arith.extsi(_i(32), args[0]), int_scalar(128, 32))
         bits = tensor.extract(table, [arith.index_cast(ir.IndexType.get(), offset)])
         return arith.bitcast(ir.F32Type.get(), bits)
 
-    return build_elementwise(result_type, [_stored(op.operands[0])], body)
+    return build_elementwise(result_type, [storage_of(op.operands[0])], body)
 
 
 @register
@@ -119,7 +120,8 @@ class IntegerConversions(Pass):
         for func in functions(module):
             for op in list(func.regions[0].blocks[0].operations):
                 op = op.operation
-                if op.name == "tinyml.quantize":
-                    lower_op(op, integer_quantize)
-                elif op.name == "tinyml.dequantize" and not is_per_axis(element_of(op.operands[0])):
-                    lower_op(op, integer_dequantize)
+                if op.name == tm.QuantizeOp.OPERATION_NAME:
+                    apply_lowering(op, integer_quantize)
+                elif op.name == tm.DequantizeOp.OPERATION_NAME \
+                        and not is_per_axis(element_of(op.operands[0])):
+                    apply_lowering(op, integer_dequantize)

@@ -18,8 +18,10 @@ location names only its root; a copy, lacking names of its own, those of
 the kernel whose result it copies) and carries the number. Lowerings build
 their ops under the location of the op they lower, so the number reaches the
 LLVM dialect, where `tinyml-kernel-lines` turns it into a line of a DWARF
-line table. After `apply`, `self.kernels[function name]` lists the kernels
-(`Kernel`) it numbered, in order; running it again numbers nothing.
+line table. The kernels it numbered (`Kernel`) are appended, in order, to
+the function's `tinyml.kernels` attribute (`report_attributes.KERNELS`),
+which the compile report's kernel map is read from; running it again
+numbers nothing.
 """
 from __future__ import annotations
 
@@ -28,8 +30,10 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from ..dialects import tinyml as tm
 from ..ir import analysis
 from ..pipeline.registry import Option, Pass, PassError, functions, register
+from ..report_attributes import KERNELS, append_to
 
 MARKER_FILE = "tinyml.kernel"
 
@@ -104,10 +108,11 @@ def _member_locations(op: ir.Operation) -> list[ir.Location]:
         source = op.operands[0].owner
         return [op.location] + ([] if isinstance(source, ir.Block)
                                 else [source.operation.location])
-    if op.name != "tinyml.fused":
+    if op.name != tm.FusedOp.OPERATION_NAME:
         return [op.location]
     return [inner.operation.location for inner in op.regions[0].blocks[0].operations
-            if inner.operation.name.startswith("tinyml.") and inner.operation.name != "tinyml.yield"]
+            if inner.operation.name.startswith("tinyml.")
+            and inner.operation.name != tm.YieldOp.OPERATION_NAME]
 
 
 def _is_kernel(op: ir.Operation) -> bool:
@@ -194,15 +199,9 @@ class NumberKernels(Pass):
                high=MAX_KERNEL_NUMBER),
     )
 
-    def __init__(self, **values):
-        super().__init__(**values)
-        self.kernels: dict[str, list[Kernel]] = {}
-
     def apply(self, module):
-        self.kernels = {}
         for func in functions(module):
-            name = ir.StringAttr(func.attributes["sym_name"]).value
-            self.kernels[name] = self.number(func)
+            append_to(func, KERNELS, [kernel.to_json() for kernel in self.number(func)])
 
     def number(self, func: ir.Operation) -> list[Kernel]:
         kernels = []

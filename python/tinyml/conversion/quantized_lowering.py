@@ -46,18 +46,21 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, quant, tensor, tosa
 
+from ..dialects import tinyml as tm
 from ..ir.attributes import attr_float, attr_ints, window_attributes
 from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
                               quantize_multiplier, softmax_tables)
 from ..ir.lazy_modules import linalg
+from ..ir.ops import keyed_by_name
 from ..ir.patterns import attributes_of, create
 from ..ir.quant import is_per_axis, scales, storage_cast, storage_type, zero_points
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
-from .lower_to_linalg import (LOWERINGS, ScalarBuilder, broadcast_to, build_elementwise,
-                              build_generic, collapse, dense_const, empty, identity_map, lower_op,
-                              pad, pad_nhwc, pool_window, projection_map, reshape,
-                              window_counts)
+from .float_lowering import FLOAT_LOWERINGS
+from .linalg_builders import (ScalarBuilder, apply_lowering, broadcast_to, build_elementwise,
+                              build_generic, collapse, dense_const, empty, identity_map,
+                              int_constant, int_scalar, pad, pad_nhwc, pool_window,
+                              projection_map, reshape, window_counts)
 
 INT8_MIN, INT8_MAX = -128, 127
 
@@ -95,7 +98,7 @@ def _i(bits: int) -> ir.IntegerType:
     return ir.IntegerType.get_signless(bits)
 
 
-def _stored(value: ir.Value) -> ir.Value:
+def storage_of(value: ir.Value) -> ir.Value:
     """A quantized tensor's integer storage."""
     return storage_cast(value, storage_type(element_of(value)))
 
@@ -111,22 +114,12 @@ def _constant_storage(value: ir.Value, what: str, op) -> np.ndarray:
     return np.array(source.attributes["value"])
 
 
-def _int_constant(array: np.ndarray, bits: int) -> ir.Value:
-    array = np.ascontiguousarray(array, dtype={8: np.int8, 32: np.int32}[bits])
-    tensor_type = ir.RankedTensorType.get(list(array.shape), _i(bits))
-    return arith.ConstantOp(tensor_type, ir.DenseElementsAttr.get(array, type=tensor_type)).result
-
-
-def _scalar(value: int, bits: int) -> ir.Value:
-    return arith.ConstantOp(_i(bits), ir.IntegerAttr.get(_i(bits), int(value))).result
-
-
 def _apply_scale(value: ir.Value, real: float) -> ir.Value:
     """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) on int32."""
     multiplier, shift = quantize_multiplier(real)
-    return _multiply_by_quantized_multiplier(value, _scalar(multiplier, 32),
-                                             _scalar(shift, 32) if shift > 0 else None,
-                                             _scalar(max(-shift, 0), 32))
+    return _multiply_by_quantized_multiplier(value, int_scalar(multiplier, 32),
+                                             int_scalar(shift, 32) if shift > 0 else None,
+                                             int_scalar(max(-shift, 0), 32))
 
 
 def _multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
@@ -151,7 +144,7 @@ def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
     if element is not None:
         params = quant.UniformQuantizedType(element)
         low, high = params.storage_type_min, params.storage_type_max
-    clamped = arith.minsi(arith.maxsi(value, _scalar(low, 32)), _scalar(high, 32))
+    clamped = arith.minsi(arith.maxsi(value, int_scalar(low, 32)), int_scalar(high, 32))
     return arith.trunci(_i(8), clamped)
 
 
@@ -172,7 +165,7 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type,
     channel_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(rank - 1)])
     inputs = [(acc, identity_map(rank))]
     if per_channel:
-        inputs += [(_int_constant(array, bits), channel_map) for array, bits in tables.values()]
+        inputs += [(int_constant(array, bits), channel_map) for array, bits in tables.values()]
 
     def body(b, args):
         if per_channel:
@@ -180,10 +173,10 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type,
             params = {k: v if k == "multiplier" else arith.extsi(_i(32), v)
                       for k, v in params.items()}
         else:
-            params = {k: _scalar(int(array[0]), 32) for k, (array, _) in tables.items()}
+            params = {k: int_scalar(int(array[0]), 32) for k, (array, _) in tables.items()}
         scaled = _multiply_by_quantized_multiplier(args[0], params["multiplier"],
                                                    params.get("left"), params["right"])
-        return _saturate(arith.addi(scaled, _scalar(_zero_point(result), 32)), result)
+        return _saturate(arith.addi(scaled, int_scalar(_zero_point(result), 32)), result)
 
     outs = empty(shape, _i(8)) if overwritten is None else overwritten
     (result,) = build_generic(inputs, [(outs, identity_map(rank))], ["parallel"] * rank, body)
@@ -193,10 +186,11 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type,
 def _accumulator_init(bias_folded: np.ndarray, shape: Sequence[int]) -> ir.Value:
     if not np.all((bias_folded >= -2 ** 31) & (bias_folded < 2 ** 31)):
         raise ValueError("the bias with the input offset folded in overflows int32")
-    return broadcast_to(_int_constant(bias_folded, 32), shape, list(range(len(shape) - 1)))
+    return broadcast_to(int_constant(bias_folded, 32), shape, list(range(len(shape) - 1)))
 
 
-def _with_quantized_result(op, stored: ir.Value) -> ir.Value:
+def with_quantized_result(op, stored: ir.Value) -> ir.Value:
+    """`stored`, the integer result computed for `op`, as `op`'s quantized result."""
     return storage_cast(stored, element_of(op.results[0]))
 
 
@@ -213,12 +207,12 @@ def lower_quantized_conv2d(op, in_place: bool = False) -> ir.Value:
     out_shape = shape_of(op.results[0])
     channels = out_shape[-1]
     folded = _bias(bias, channels, op) - _zero_point(x_type) * weights.sum(axis=(0, 1, 2))
-    stored = _stored(x)
+    stored = storage_of(x)
     x8 = pad_nhwc(stored, padding, _zero_point(x_type))
-    acc = linalg.conv_2d_nhwc_hwcf(x8, _stored(w), outs=[_accumulator_init(folded, out_shape)],
+    acc = linalg.conv_2d_nhwc_hwcf(x8, storage_of(w), outs=[_accumulator_init(folded, out_shape)],
                                    strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return _with_quantized_result(
+    return with_quantized_result(
         op, _requantize(acc, scales, y_type, stored if in_place else None))
 
 
@@ -231,13 +225,13 @@ def lower_quantized_depthwise_conv2d(op, in_place: bool = False) -> ir.Value:
     out_shape = shape_of(op.results[0])
     channels = out_shape[-1]
     folded = _bias(bias, channels, op) - _zero_point(x_type) * weights.sum(axis=(0, 1, 3))
-    stored = _stored(x)
+    stored = storage_of(x)
     x8 = pad_nhwc(stored, padding, _zero_point(x_type))
-    w8 = collapse(_stored(w), [[0], [1], [2, 3]])
+    w8 = collapse(storage_of(w), [[0], [1], [2, 3]])
     acc = linalg.depthwise_conv_2d_nhwc_hwc(x8, w8, outs=[_accumulator_init(folded, out_shape)],
                                             strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return _with_quantized_result(
+    return with_quantized_result(
         op, _requantize(acc, scales, y_type, stored if in_place else None))
 
 
@@ -256,11 +250,11 @@ def lower_quantized_matmul(op) -> ir.Value:
     maps = [ir.AffineMap.get(3, 0, exprs) for exprs in (
         [k_, m_] if transpose_lhs else [m_, k_], [n_, k_] if transpose_rhs else [k_, n_],
         [m_, n_])]
-    acc = linalg.matmul(_stored(lhs), _stored(rhs), outs=[_accumulator_init(folded, out_shape)],
-                        indexing_maps=maps)
+    acc = linalg.matmul(storage_of(lhs), storage_of(rhs),
+                        outs=[_accumulator_init(folded, out_shape)], indexing_maps=maps)
     scales = effective_scales(x_type, w_type, y_type, channels,
                               float_product=not is_per_axis(w_type))
-    return _with_quantized_result(op, _requantize(acc, scales, y_type))
+    return with_quantized_result(op, _requantize(acc, scales, y_type))
 
 
 def _bias(bias: ir.Value | None, channels: int, op) -> np.ndarray:
@@ -282,15 +276,15 @@ def lower_quantized_add(op) -> ir.Value:
 
     def body(_, args):
         def scaled(value, zero_point, real):
-            offset = arith.addi(arith.extsi(_i(32), value), _scalar(-zero_point, 32))
-            return _apply_scale(arith.muli(offset, _scalar(1 << left_shift, 32)), real)
-        combine = arith.subi if op.name == "tinyml.sub" else arith.addi
+            offset = arith.addi(arith.extsi(_i(32), value), int_scalar(-zero_point, 32))
+            return _apply_scale(arith.muli(offset, int_scalar(1 << left_shift, 32)), real)
+        combine = arith.subi if op.name == tm.SubOp.OPERATION_NAME else arith.addi
         total = combine(scaled(args[0], z1, s1 / twice_max), scaled(args[1], z2, s2 / twice_max))
         out = _apply_scale(total, twice_max / ((1 << left_shift) * s_out))
-        return _saturate(arith.addi(out, _scalar(z_out, 32)), types[2])
+        return _saturate(arith.addi(out, int_scalar(z_out, 32)), types[2])
 
-    stored = build_elementwise(result_type, [_stored(lhs), _stored(rhs)], body)
-    return _with_quantized_result(op, stored)
+    stored = build_elementwise(result_type, [storage_of(lhs), storage_of(rhs)], body)
+    return with_quantized_result(op, stored)
 
 
 def lower_quantized_mul(op) -> ir.Value:
@@ -303,13 +297,13 @@ def lower_quantized_mul(op) -> ir.Value:
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
 
     def body(_, args):
-        a, b = (arith.addi(arith.extsi(_i(32), value), _scalar(-zero_point, 32))
+        a, b = (arith.addi(arith.extsi(_i(32), value), int_scalar(-zero_point, 32))
                 for value, zero_point in ((args[0], z1), (args[1], z2)))
         out = _apply_scale(arith.muli(a, b), s1 * s2 / s_out)
-        return _saturate(arith.addi(out, _scalar(z_out, 32)), types[2])
+        return _saturate(arith.addi(out, int_scalar(z_out, 32)), types[2])
 
-    stored = build_elementwise(result_type, [_stored(lhs), _stored(rhs)], body)
-    return _with_quantized_result(op, stored)
+    stored = build_elementwise(result_type, [storage_of(lhs), storage_of(rhs)], body)
+    return with_quantized_result(op, stored)
 
 
 def lower_quantized_avg_pool2d(op) -> ir.Value:
@@ -320,24 +314,24 @@ def lower_quantized_avg_pool2d(op) -> ir.Value:
     n, h, w, c = shape_of(x)
     out_shape = shape_of(op.results[0])
     _, oh, ow, _ = out_shape
-    padded = pad_nhwc(_stored(x), padding, 0)
-    zeros = linalg.fill(_scalar(0, 32), outs=[empty(out_shape, _i(32))])
+    padded = pad_nhwc(storage_of(x), padding, 0)
+    zeros = linalg.fill(int_scalar(0, 32), outs=[empty(out_shape, _i(32))])
     sums = linalg.pooling_nhwc_sum(padded, empty(kernel), outs=[zeros], strides=strides,
                                    dilations=[1, 1])
-    rows = _int_constant(window_counts(h, oh, kernel[0], strides[0], padding[0]), 32)
-    cols = _int_constant(window_counts(w, ow, kernel[1], strides[1], padding[1]), 32)
+    rows = int_constant(window_counts(h, oh, kernel[0], strides[0], padding[0]), 32)
+    cols = int_constant(window_counts(w, ow, kernel[1], strides[1], padding[1]), 32)
 
     def body(b, args):
         total, count = args[0], arith.muli(args[1], args[2])
-        half = arith.divsi(count, _scalar(2, 32))
-        positive = arith.cmpi(arith.CmpIPredicate.sgt, total, _scalar(0, 32))
+        half = arith.divsi(count, int_scalar(2, 32))
+        positive = arith.cmpi(arith.CmpIPredicate.sgt, total, int_scalar(0, 32))
         nudged = arith.select(positive, arith.addi(total, half), arith.subi(total, half))
         return _saturate(arith.divsi(nudged, count))  # C division: truncates
 
     (stored,) = build_generic(
         [(sums, identity_map(4)), (rows, projection_map(4, [1])), (cols, projection_map(4, [2]))],
         [(empty(out_shape, _i(8)), identity_map(4))], ["parallel"] * 4, body)
-    return _with_quantized_result(op, stored)
+    return with_quantized_result(op, stored)
 
 
 def lower_quantized_max_pool2d(op) -> ir.Value:
@@ -346,11 +340,11 @@ def lower_quantized_max_pool2d(op) -> ir.Value:
     x = op.operands[0]
     kernel, strides, padding = pool_window(op)
     out_shape = shape_of(op.results[0])
-    padded = pad_nhwc(_stored(x), padding, INT8_MIN)
-    lowest = linalg.fill(_scalar(INT8_MIN, 8), outs=[empty(out_shape, _i(8))])
+    padded = pad_nhwc(storage_of(x), padding, INT8_MIN)
+    lowest = linalg.fill(int_scalar(INT8_MIN, 8), outs=[empty(out_shape, _i(8))])
     stored = linalg.pooling_nhwc_max(padded, empty(kernel), outs=[lowest], strides=strides,
                                      dilations=[1, 1])
-    return _with_quantized_result(op, stored)
+    return with_quantized_result(op, stored)
 
 
 # gemmlowp's fixed point on int32 scalars, as arith ops (fixedpoint.h).
@@ -363,15 +357,15 @@ def _high_mul(a: ir.Value, b: ir.Value) -> ir.Value:
     """SaturatingRoundingDoublingHighMul: (a * b + 2^30) >> 31 with TFLite's
     rounding, which is apply_scale's at shift 31 (no operand here is
     INT32_MIN, the one case SRDHM saturates)."""
-    return tosa.ApplyScaleOp(_i(32), a, b, _scalar(31, 8), _double_round()).result
+    return tosa.ApplyScaleOp(_i(32), a, b, int_scalar(31, 8), _double_round()).result
 
 
 def _rounding_divide_by_pot(x: ir.Value, exponent: ir.Value) -> ir.Value:
     """RoundingDivideByPOT with a run-time exponent in [0, 31]."""
-    one = _scalar(1, 32)
+    one = int_scalar(1, 32)
     mask = arith.subi(arith.shli(one, exponent), one)
     remainder = arith.andi(x, mask)
-    negative = arith.cmpi(arith.CmpIPredicate.slt, x, _scalar(0, 32))
+    negative = arith.cmpi(arith.CmpIPredicate.slt, x, int_scalar(0, 32))
     threshold = arith.addi(arith.shrsi(mask, one), arith.extui(_i(32), negative))
     up = arith.cmpi(arith.CmpIPredicate.sgt, remainder, threshold)
     return arith.addi(arith.shrsi(x, exponent), arith.extui(_i(32), up))
@@ -380,20 +374,20 @@ def _rounding_divide_by_pot(x: ir.Value, exponent: ir.Value) -> ir.Value:
 def _saturating_shift_left(x: ir.Value, exponent: int) -> ir.Value:
     """SaturatingRoundingMultiplyByPOT<exponent> for exponent > 0."""
     threshold = (1 << (31 - exponent)) - 1
-    shifted = arith.shli(x, _scalar(exponent, 32))
-    high = arith.cmpi(arith.CmpIPredicate.sgt, x, _scalar(threshold, 32))
-    low = arith.cmpi(arith.CmpIPredicate.slt, x, _scalar(-threshold, 32))
-    return arith.select(low, _scalar(INT32_MIN, 32),
-                        arith.select(high, _scalar(INT32_MAX, 32), shifted))
+    shifted = arith.shli(x, int_scalar(exponent, 32))
+    high = arith.cmpi(arith.CmpIPredicate.sgt, x, int_scalar(threshold, 32))
+    low = arith.cmpi(arith.CmpIPredicate.slt, x, int_scalar(-threshold, 32))
+    return arith.select(low, int_scalar(INT32_MIN, 32),
+                        arith.select(high, int_scalar(INT32_MAX, 32), shifted))
 
 
 def _count_leading_zeros(x: ir.Value) -> ir.Value:
     """Of a non-zero int32, by halving steps: ARMv6-M has no CLZ."""
-    count = _scalar(0, 32)
+    count = int_scalar(0, 32)
     for bits in (16, 8, 4, 2, 1):
-        small = arith.cmpi(arith.CmpIPredicate.ule, x, _scalar((1 << (32 - bits)) - 1, 32))
-        x = arith.select(small, arith.shli(x, _scalar(bits, 32)), x)
-        count = arith.select(small, arith.addi(count, _scalar(bits, 32)), count)
+        small = arith.cmpi(arith.CmpIPredicate.ule, x, int_scalar((1 << (32 - bits)) - 1, 32))
+        x = arith.select(small, arith.shli(x, int_scalar(bits, 32)), x)
+        count = arith.select(small, arith.addi(count, int_scalar(bits, 32)), count)
     return count
 
 
@@ -404,9 +398,10 @@ def _one_over_one_plus_x(a: ir.Value) -> ir.Value:
     negative = arith.cmpi(arith.CmpIPredicate.slt, total, _i64(0))
     sign = arith.select(negative, _i64(-1), _i64(1))
     half_denominator = arith.trunci(_i(32), arith.divsi(arith.addi(total, sign), _i64(2)))
-    x = arith.addi(_scalar(1515870810, 32), _high_mul(half_denominator, _scalar(-1010580540, 32)))
+    x = arith.addi(int_scalar(1515870810, 32),
+                   _high_mul(half_denominator, int_scalar(-1010580540, 32)))
     for _ in range(3):
-        one_minus = arith.subi(_scalar(1 << 29, 32), _high_mul(half_denominator, x))
+        one_minus = arith.subi(int_scalar(1 << 29, 32), _high_mul(half_denominator, x))
         x = arith.addi(x, _saturating_shift_left(_high_mul(x, one_minus), 2))
     return _saturating_shift_left(x, 1)
 
@@ -419,12 +414,12 @@ def lower_quantized_softmax(op) -> ir.Value:
     rows = shape[:-1]
     row_map = projection_map(rank, list(range(rank - 1)))
     exps, accumulated = softmax_tables(quant.UniformQuantizedType(element_of(x)).scale)
-    exp_table = _int_constant(np.array(exps, np.int32), 32)
-    sum_table = _int_constant(np.array(accumulated, np.int32), 32)
-    x8 = _stored(x)
+    exp_table = int_constant(np.array(exps, np.int32), 32)
+    sum_table = int_constant(np.array(accumulated, np.int32), 32)
+    x8 = storage_of(x)
 
     def filled(value: int, sizes) -> ir.Value:
-        return linalg.fill(_scalar(value, 32), outs=[empty(sizes, _i(32))])
+        return linalg.fill(int_scalar(value, 32), outs=[empty(sizes, _i(32))])
 
     def lookup(table: ir.Value, value: ir.Value, row_max: ir.Value) -> ir.Value:
         difference = arith.subi(row_max, arith.extsi(_i(32), value))  # 0..255
@@ -441,10 +436,10 @@ def lower_quantized_softmax(op) -> ir.Value:
         """GetReciprocal(sum, 12) -> (shifted_scale, the output's shift)."""
         total = args[0]
         headroom = _count_leading_zeros(total)
-        shifted_minus_one = arith.subi(arith.shli(total, headroom), _scalar(INT32_MIN, 32))
-        bits_over_unit = arith.subi(_scalar(ACCUMULATION_INTEGER_BITS, 32), headroom)
+        shifted_minus_one = arith.subi(arith.shli(total, headroom), int_scalar(INT32_MIN, 32))
+        bits_over_unit = arith.subi(int_scalar(ACCUMULATION_INTEGER_BITS, 32), headroom)
         return [_one_over_one_plus_x(shifted_minus_one),
-                arith.addi(bits_over_unit, _scalar(31 - 8, 32))]
+                arith.addi(bits_over_unit, int_scalar(31 - 8, 32))]
 
     row_identity = identity_map(rank - 1)
     scales, shifts = build_generic([(sums, row_identity)],
@@ -456,12 +451,12 @@ def lower_quantized_softmax(op) -> ir.Value:
         value, row_max, scale, shift = args[:4]
         scaled = _high_mul(scale, lookup(exp_table, value, row_max))
         return _saturate(arith.addi(_rounding_divide_by_pot(scaled, shift),
-                                            _scalar(INT8_MIN, 32)))
+                                            int_scalar(INT8_MIN, 32)))
 
     (stored,) = build_generic(
         [(x8, identity_map(rank)), (row_max, row_map), (scales, row_map), (shifts, row_map)],
         [(empty(shape, _i(8)), identity_map(rank))], ["parallel"] * rank, output)
-    return _with_quantized_result(op, stored)
+    return with_quantized_result(op, stored)
 
 
 def mean_multiplier(input_scale: float, output_scale: float, count: int) -> tuple[int, int]:
@@ -484,22 +479,22 @@ def lower_quantized_reduce_mean(op) -> ir.Value:
     multiplier, shift = mean_multiplier(_scales(in_type)[0], _scales(out_type)[0], count)
     kept = [d for d in range(len(shape)) if d not in axes]
     sums_shape = [shape[d] for d in kept]
-    zeros = linalg.fill(_scalar(0, 32), outs=[empty(sums_shape, _i(32))])
+    zeros = linalg.fill(int_scalar(0, 32), outs=[empty(sums_shape, _i(32))])
     (sums,) = build_generic(
-        [(_stored(x), identity_map(len(shape)))], [(zeros, projection_map(len(shape), kept))],
+        [(storage_of(x), identity_map(len(shape)))], [(zeros, projection_map(len(shape), kept))],
         ["reduction" if d in axes else "parallel" for d in range(len(shape))],
         lambda b, a: arith.addi(a[1], arith.extsi(_i(32), a[0])))
     offset = _zero_point(in_type) * count
 
     def requantize(_, args):
-        value = arith.subi(args[0], _scalar(offset, 32))
-        scaled = tosa.ApplyScaleOp(_i(32), value, _scalar(multiplier, 32),
-                                   _scalar(31 - shift, 8), _double_round()).result
-        return _saturate(arith.addi(scaled, _scalar(_zero_point(out_type), 32)), out_type)
+        value = arith.subi(args[0], int_scalar(offset, 32))
+        scaled = tosa.ApplyScaleOp(_i(32), value, int_scalar(multiplier, 32),
+                                   int_scalar(31 - shift, 8), _double_round()).result
+        return _saturate(arith.addi(scaled, int_scalar(_zero_point(out_type), 32)), out_type)
 
     result_type = ir.RankedTensorType.get(sums_shape, _i(8))
     stored = build_elementwise(result_type, [sums], requantize)
-    return _with_quantized_result(op, reshape(stored, shape_of(op.results[0])))
+    return with_quantized_result(op, reshape(stored, shape_of(op.results[0])))
 
 
 def lower_quantized_clamp(op) -> ir.Value:
@@ -508,9 +503,10 @@ def lower_quantized_clamp(op) -> ir.Value:
                                  ir.FloatAttr(op.attributes["min"]).value,
                                  ir.FloatAttr(op.attributes["max"]).value)
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
-    stored = build_elementwise(result_type, [_stored(op.operands[0])], lambda b, args: arith.minsi(
-        arith.maxsi(args[0], _scalar(low, 8)), _scalar(high, 8)))
-    return _with_quantized_result(op, stored)
+    stored = build_elementwise(
+        result_type, [storage_of(op.operands[0])],
+        lambda b, args: arith.minsi(arith.maxsi(args[0], int_scalar(low, 8)), int_scalar(high, 8)))
+    return with_quantized_result(op, stored)
 
 
 def lower_quantize(op) -> ir.Value:
@@ -531,9 +527,9 @@ def lower_quantize(op) -> ir.Value:
         bounded = b.select(b.cmp("olt", scaled, low), low,
                            b.select(b.cmp("ogt", scaled, high), high, scaled))
         rounded = arith.fptosi(_i(32), round_to_integer(b, bounded))
-        return arith.trunci(_i(8), arith.addi(rounded, _scalar(zero_point, 32)))
+        return arith.trunci(_i(8), arith.addi(rounded, int_scalar(zero_point, 32)))
 
-    return _with_quantized_result(op, build_elementwise(result_type, [op.operands[0]], body))
+    return with_quantized_result(op, build_elementwise(result_type, [op.operands[0]], body))
 
 
 def _round_half_even(b, value: ir.Value) -> ir.Value:
@@ -562,7 +558,7 @@ def lower_dequantize(op) -> ir.Value:
     shape = shape_of(source)
     result_type = ir.RankedTensorType.get(shape, ir.F32Type.get())
     scale, zero_point = _scales(element), np.float32(zero_points(element))
-    stored = _stored(source)
+    stored = storage_of(source)
     rank = len(shape)
     if not is_per_axis(element):
         def body(b, args):
@@ -592,20 +588,20 @@ def lower_quantized_pad(op) -> ir.Value:
     rank = len(shape_of(x))
     fill = _zero_point(element) + round(attr_float(op.attributes, "value", 0.0)
                                         / float(_scales(element)[0]))
-    return _with_quantized_result(op, pad(_stored(x), amounts[:rank], amounts[rank:], fill))
+    return with_quantized_result(op, pad(storage_of(x), amounts[:rank], amounts[rank:], fill))
 
 
 def lower_lookup(op) -> ir.Value:
     """`table[x + 128]` for every stored x (what tosa-to-linalg makes of an
     int8 `tosa.table`): a load from a 256-byte constant in flash."""
-    table = _int_constant(np.asarray(ir.DenseI8ArrayAttr(op.attributes["table"]), np.int8), 8)
+    table = int_constant(np.asarray(ir.DenseI8ArrayAttr(op.attributes["table"]), np.int8), 8)
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
 
     def body(_, args):
-        offset = arith.addi(arith.extsi(_i(32), args[0]), _scalar(128, 32))
+        offset = arith.addi(arith.extsi(_i(32), args[0]), int_scalar(128, 32))
         return tensor.extract(table, [arith.index_cast(ir.IndexType.get(), offset)])
 
-    return _with_quantized_result(op, build_elementwise(result_type, [_stored(op.operands[0])],
+    return with_quantized_result(op, build_elementwise(result_type, [storage_of(op.operands[0])],
                                                         body))
 
 
@@ -613,31 +609,30 @@ def lower_on_storage(op) -> ir.Value:
     """Data movement of quantized tensors (reshape, transpose, concat): the
     same op on their integer storage."""
     result_element = element_of(op.results[0])
-    stored = create(op.name, shape_of(op.results[0]), [_stored(v) for v in op.operands],
+    stored = create(op.name, shape_of(op.results[0]), [storage_of(v) for v in op.operands],
                     attributes_of(op), op.location, storage_type(result_element))
-    (value,) = lower_op(producer(stored))
+    (value,) = apply_lowering(producer(stored), FLOAT_LOWERINGS[op.name])
     return storage_cast(value, result_element)
 
 
 #: How each op on quantized data lowers, by op name.
-QUANTIZED_LOWERINGS = {
-    "tinyml.conv2d": lower_quantized_conv2d,
-    "tinyml.depthwise_conv2d": lower_quantized_depthwise_conv2d,
-    "tinyml.matmul": lower_quantized_matmul,
-    "tinyml.clamp": lower_quantized_clamp,
-    "tinyml.add": lower_quantized_add,
-    "tinyml.sub": lower_quantized_add,
-    "tinyml.mul": lower_quantized_mul,
-    "tinyml.avg_pool2d": lower_quantized_avg_pool2d,
-    "tinyml.max_pool2d": lower_quantized_max_pool2d,
-    "tinyml.softmax": lower_quantized_softmax,
-    "tinyml.reduce_mean": lower_quantized_reduce_mean,
-    "tinyml.quantize": lower_quantize,
-    "tinyml.dequantize": lower_dequantize,
-    "tinyml.pad": lower_quantized_pad,
-    "tinyml.lookup": lower_lookup,
-    "tinyml.reshape": lower_on_storage,
-    "tinyml.transpose": lower_on_storage,
-    "tinyml.concat": lower_on_storage,
-    "tinyml.fused": LOWERINGS["tinyml.fused"],  # a group of a quantized contraction
-}
+QUANTIZED_LOWERINGS = keyed_by_name({
+    tm.Conv2DOp: lower_quantized_conv2d,
+    tm.DepthwiseConv2DOp: lower_quantized_depthwise_conv2d,
+    tm.MatmulOp: lower_quantized_matmul,
+    tm.ClampOp: lower_quantized_clamp,
+    tm.AddOp: lower_quantized_add,
+    tm.SubOp: lower_quantized_add,
+    tm.MulOp: lower_quantized_mul,
+    tm.AvgPool2DOp: lower_quantized_avg_pool2d,
+    tm.MaxPool2DOp: lower_quantized_max_pool2d,
+    tm.SoftmaxOp: lower_quantized_softmax,
+    tm.ReduceMeanOp: lower_quantized_reduce_mean,
+    tm.QuantizeOp: lower_quantize,
+    tm.DequantizeOp: lower_dequantize,
+    tm.PadOp: lower_quantized_pad,
+    tm.LookupOp: lower_lookup,
+    tm.ReshapeOp: lower_on_storage,
+    tm.TransposeOp: lower_on_storage,
+    tm.ConcatOp: lower_on_storage,
+})

@@ -13,7 +13,7 @@ transposes to and from the NHWC layout of the dialect. The recommended
 cleanup that leaves only the transposes the model really needs is
 
     Pipeline.parse("builtin.module(canonicalize,tinyml-cancel-transposes,"
-                   "canonicalize,tinyml-dce)")
+                   "canonicalize)")
 
 This package does not import `onnx` (nor the TFLite reader) until a frontend
 function is used, so that tools can catch `FrontendError` and recognise a
@@ -37,14 +37,13 @@ def function_name(name: str) -> str:
     return f"m_{name}" if name[0].isdigit() else name
 
 
-#: The function attribute a frontend sets when the model's batch dimension is
-#: dynamic: the batch it was compiled for (`--batch`, default 1).
-BATCH_ATTRIBUTE = "tinyml.batch"
-
 def mark_batch(fn, batch: int) -> None:
-    """Records on the imported function that its dynamic batch is `batch`."""
+    """Records on the imported function that its dynamic batch is `batch`
+    (`--batch`, default 1)."""
     from mlir import ir
-    fn.attributes[BATCH_ATTRIBUTE] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), batch)
+
+    from ..report_attributes import BATCH
+    fn.attributes[BATCH] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), batch)
 
 
 #: The file identifier of a TFLite flatbuffer, at byte 4.

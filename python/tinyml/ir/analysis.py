@@ -5,8 +5,10 @@ import math
 
 from mlir import ir
 
+from ..dialects import tinyml as tm
 from ..transforms.fusion import group_root
 from .lowering_config import IN_PLACE
+from .ops import keyed_by_name, op_names
 
 #: tinyml-fuse-row-bands' function attribute (memory/fuse_row_bands.py).
 RECOMPUTED = "tinyml.recomputed_macs"
@@ -22,13 +24,13 @@ def _shape(value: ir.Value) -> list[int]:
 
 def op_macs(op: ir.Operation) -> int:
     """Multiply-accumulates of one tinyml op (0 for ops without a product)."""
-    if op.name == "tinyml.conv2d":
+    if op.name == tm.Conv2DOp.OPERATION_NAME:
         kh, kw, cin, _ = _shape(op.operands[1])
         return math.prod(_shape(op.results[0])) * kh * kw * cin
-    if op.name == "tinyml.depthwise_conv2d":
+    if op.name == tm.DepthwiseConv2DOp.OPERATION_NAME:
         kh, kw, _, _ = _shape(op.operands[1])
         return math.prod(_shape(op.results[0])) * kh * kw
-    if op.name == "tinyml.matmul":
+    if op.name == tm.MatmulOp.OPERATION_NAME:
         lhs = _shape(op.operands[0])
         k = lhs[0] if "transpose_lhs" in op.attributes else lhs[1]
         return math.prod(_shape(op.results[0])) * k
@@ -109,13 +111,14 @@ def group_macs(op: ir.Operation) -> int:
     return total
 
 
-_POOLS = frozenset({"tinyml.avg_pool2d", "tinyml.max_pool2d", "tinyml.global_avg_pool"})
-_KINDS = {"tinyml.depthwise_conv2d": "depthwise", "tinyml.matmul": "fc",
-          "tinyml.softmax": "softmax", "tinyml.reshape": "reshape", "tinyml.pad": "pad",
-          "tinyml.transpose": "transpose", "tinyml.concat": "concat", "tinyml.slice": "slice",
+_POOLS = frozenset(op_names(tm.AvgPool2DOp, tm.MaxPool2DOp, tm.GlobalAvgPoolOp))
+_KINDS = {**keyed_by_name({tm.DepthwiseConv2DOp: "depthwise", tm.MatmulOp: "fc",
+                           tm.SoftmaxOp: "softmax", tm.ReshapeOp: "reshape", tm.PadOp: "pad",
+                           tm.TransposeOp: "transpose", tm.ConcatOp: "concat",
+                           tm.SliceOp: "slice"}),
           "memref.copy": "copy",
           **dict.fromkeys(_POOLS, "pool"),
-          **dict.fromkeys(("tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max"),
+          **dict.fromkeys(op_names(tm.ReduceSumOp, tm.ReduceMeanOp, tm.ReduceMaxOp),
                           "reduction")}
 
 
@@ -125,10 +128,10 @@ def kernel_kind(op: ir.Operation) -> str:
     `reduction`, `softmax`, `elementwise`, or the data movement it is
     (`reshape`, `pad`, `transpose`, `concat`, `slice`, `copy`). A fused group is
     the kind of its contraction or reduction, else `elementwise`."""
-    root = group_root(op) if op.name == "tinyml.fused" else op
+    root = group_root(op) if op.name == tm.FusedOp.OPERATION_NAME else op
     if root is None:
         return "elementwise"
-    if root.name == "tinyml.conv2d":
+    if root.name == tm.Conv2DOp.OPERATION_NAME:
         kh, kw = _shape(root.operands[1])[:2]
         return "pointwise" if (kh, kw) == (1, 1) else f"conv{kh}x{kw}"
     return _KINDS.get(root.name, "elementwise")

@@ -1,23 +1,40 @@
 """Sets of tinyml ops that several phases treat alike."""
+from __future__ import annotations
 
-ELEMENTWISE = frozenset({
-    "tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.div", "tinyml.maximum",
-    "tinyml.minimum", "tinyml.neg", "tinyml.exp", "tinyml.relu", "tinyml.sigmoid",
-    "tinyml.tanh", "tinyml.clamp", "tinyml.batch_norm",
-})
+from typing import TypeVar
+
+from mlir import ir
+
+from ..dialects import tinyml as tm
+
+T = TypeVar("T")
+
+
+def op_names(*ops: type[ir.OpView]) -> tuple[str, ...]:
+    """The names of the op classes `ops` (generated from ODS), in order."""
+    return tuple(op.OPERATION_NAME for op in ops)
+
+
+def keyed_by_name(table: dict[type[ir.OpView], T]) -> dict[str, T]:
+    """`table`, a dict keyed by op classes, keyed by the ops' names."""
+    return {op.OPERATION_NAME: value for op, value in table.items()}
+
+
+ELEMENTWISE = frozenset(op_names(
+    tm.AddOp, tm.SubOp, tm.MulOp, tm.DivOp, tm.MaximumOp, tm.MinimumOp, tm.NegOp, tm.ExpOp,
+    tm.ReluOp, tm.SigmoidOp, tm.TanhOp, tm.ClampOp, tm.BatchNormOp,
+))
 
 # Element-wise ops worth recomputing in every consumer rather than storing:
 # one or two instructions per element on a Cortex-M, no transcendental
 # functions.
-CHEAP = frozenset({
-    "tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.maximum", "tinyml.minimum",
-    "tinyml.neg", "tinyml.relu", "tinyml.clamp",
-})
+CHEAP = frozenset(op_names(
+    tm.AddOp, tm.SubOp, tm.MulOp, tm.MaximumOp, tm.MinimumOp, tm.NegOp, tm.ReluOp, tm.ClampOp,
+))
 
 # The ops a register tile and a transform script are built around.
-CONTRACTIONS = frozenset({"tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul"})
+CONTRACTIONS = frozenset(op_names(tm.Conv2DOp, tm.DepthwiseConv2DOp, tm.MatmulOp))
 
-REDUCTIONS = frozenset({
-    "tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max",
-    "tinyml.global_avg_pool", "tinyml.softmax",
-})
+REDUCTIONS = frozenset(op_names(
+    tm.ReduceSumOp, tm.ReduceMeanOp, tm.ReduceMaxOp, tm.GlobalAvgPoolOp, tm.SoftmaxOp,
+))

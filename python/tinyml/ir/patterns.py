@@ -22,32 +22,34 @@ NO_MATCH = True
 Pattern = Callable[[ir.OpView, PatternRewriter], bool | None]
 
 
-def producer_named(value: ir.Value, name: str) -> ir.Operation | None:
-    """The op producing `value` when it is a `name` op."""
+def producer_named(value: ir.Value, op_class: type[ir.OpView]) -> ir.Operation | None:
+    """The op producing `value` when it is an `op_class` op."""
     op = producer(value)
-    return op if op is not None and op.name == name else None
+    return op if op is not None and op.name == op_class.OPERATION_NAME else None
 
 
 def attributes_of(op: ir.Operation) -> dict:
     return {name: op.attributes[name] for name in op.attributes}
 
 
-def create(name: str, shape, operands, attributes: dict, loc,
+def create(op: type[ir.OpView] | str, shape, operands, attributes: dict, loc,
            element: ir.Type | None = None) -> ir.Value:
-    """The tinyml op `name` with one result of `shape` and `element` (default
-    float32)."""
+    """The tinyml op `op` (its class, or its name) with one result of
+    `shape` and `element` (default float32)."""
     result_type = ir.RankedTensorType.get(list(shape), element or ir.F32Type.get())
-    return build(name, [result_type], operands, attributes, loc=loc).result
+    return build(op, [result_type], operands, attributes, loc=loc).result
 
 
-def rewrite_greedily(module: ir.Operation, patterns: Iterable[tuple[str, Pattern]],
+def rewrite_greedily(module: ir.Operation,
+                     patterns: Iterable[tuple[type[ir.OpView] | str, Pattern]],
                      fold: bool = True, max_sweeps: int | None = 10) -> None:
-    """Applies `patterns`, (root op name, pattern) pairs, to `module` until
-    none of them changes it any more; with `fold`, also the ops' folders,
-    constant deduplication and region simplification. An op a pattern
-    creates from Python is not on the driver's worklist until its next sweep
-    over the module, so a chain of n rewrites can take n sweeps: patterns
-    that provably stop (fusion) may lift `max_sweeps` (None: no limit)."""
+    """Applies `patterns`, (root op class or name, pattern) pairs, to
+    `module` until none of them changes it any more; with `fold`, also the
+    ops' folders, constant deduplication and region simplification. An op a
+    pattern creates from Python is not on the driver's worklist until its
+    next sweep over the module, so a chain of n rewrites can take n sweeps:
+    patterns that provably stop (fusion) may lift `max_sweeps` (None: no
+    limit)."""
     context = module.context
     with context, ir.Location.unknown(context):
         pattern_set = RewritePatternSet(context)

@@ -22,6 +22,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import quant
 
+from ..dialects import tinyml as tm
 from .builders import build
 
 #: Storage types tinyml reads: int8 data and weights, int32 biases.
@@ -80,7 +81,7 @@ def with_storage_range(element: ir.Type, low: int, high: int) -> ir.Type:
                                           params.zero_point, low, high)
 
 
-QUANT_CASTS = ("quant.scast", "tinyml.quantize", "tinyml.dequantize")
+QUANT_CASTS = ("quant.scast", tm.QuantizeOp.OPERATION_NAME, tm.DequantizeOp.OPERATION_NAME)
 
 
 def is_quantized(element: ir.Type) -> bool:
@@ -136,9 +137,9 @@ def storage_cast(value: ir.Value, element: ir.Type, loc=None) -> ir.Value:
 
 def dequantize(value: ir.Value, loc=None) -> ir.Value:
     """`tinyml.dequantize`: a quantized tensor as float32."""
-    return quant_cast("tinyml.dequantize", value, ir.F32Type.get(), loc)
+    return quant_cast(tm.DequantizeOp.OPERATION_NAME, value, ir.F32Type.get(), loc)
 
 
 def quantize(value: ir.Value, element: ir.Type, loc=None) -> ir.Value:
     """`tinyml.quantize`: a float32 tensor rounded to the quantized `element`."""
-    return quant_cast("tinyml.quantize", value, element, loc)
+    return quant_cast(tm.QuantizeOp.OPERATION_NAME, value, element, loc)

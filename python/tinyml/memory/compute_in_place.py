@@ -40,8 +40,10 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..dialects import tinyml as tm
 from ..ir.attributes import window_attributes
 from ..ir.lowering_config import IN_PLACE, LoweringConfig
+from ..ir.ops import op_names
 from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, functions, register
 from ..transforms.fusion import group_root
@@ -56,7 +58,7 @@ def overwritten_index(group: ir.Operation) -> int | None:
     """The index of the group operand its conv reads as input, if the group
     reads that operand nowhere else."""
     root = group_root(group)
-    if root is None or root.name not in ("tinyml.conv2d", "tinyml.depthwise_conv2d"):
+    if root is None or root.name not in op_names(tm.Conv2DOp, tm.DepthwiseConv2DOp):
         return None
     argument = root.operands[0]
     if not isinstance(argument.owner, ir.Block) or len(list(argument.uses)) != 1:
@@ -87,7 +89,7 @@ def band_bytes(group: ir.Operation) -> int | None:
         return None
     _, height, _, channels = out_shape
     whole = tensor_bytes(root.results[0])
-    if root.name == "tinyml.conv2d":
+    if root.name == tm.Conv2DOp.OPERATION_NAME:
         if shape_of(root.operands[1])[:2] != [1, 1] or any(padding):
             return None
         return whole // height
@@ -100,7 +102,7 @@ def savings(graph: Graph) -> dict[int, int]:
     saved: dict[int, int] = {}
     position = {op: i for i, op in enumerate(graph.ops)}
     for i, op in enumerate(graph.ops):
-        if op.name != "tinyml.fused":
+        if op.name != tm.FusedOp.OPERATION_NAME:
             continue
         band = band_bytes(op)
         if band is None:

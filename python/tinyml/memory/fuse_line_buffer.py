@@ -64,7 +64,8 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
-from ..conversion.lower_to_linalg import collapse, expand
+from ..conversion.linalg_builders import collapse, expand
+from ..dialects import tinyml as tm
 from ..ir.analysis import LINE_BUFFERS
 from ..ir.attributes import window_attributes
 from ..ir.values import shape_of
@@ -212,7 +213,7 @@ def _shortcut(residual: ir.Value, source: ir.Value) -> ir.Operation | None:
     """The conv group computing `residual` from `source` alone, if the
     residual is all it is read for."""
     owner = residual.owner
-    if isinstance(owner, ir.Block) or owner.operation.name != "tinyml.fused":
+    if isinstance(owner, ir.Block) or owner.operation.name != tm.FusedOp.OPERATION_NAME:
         return None
     group = owner.operation
     if len(group.results) != 1 or len(list(residual.uses)) != 1 or row_conv(group) is None \
@@ -227,7 +228,7 @@ def _residual_add(consumer: ir.Operation) -> ir.Operation | None:
     if row_conv(consumer) is None:
         return None
     uses = list(consumer.results[0].uses)
-    if len(uses) != 1 or uses[0].owner.operation.name != "tinyml.add":
+    if len(uses) != 1 or uses[0].owner.operation.name != tm.AddOp.OPERATION_NAME:
         return None
     add = uses[0].owner.operation
     if len(add.operands) != 2 or add.operands[0] == add.operands[1] or any(
@@ -244,13 +245,13 @@ def candidates(func: ir.Operation) -> list[LineBuffer]:
     found = []
     for op in func.regions[0].blocks[0].operations:
         op = op.operation
-        if op.name != "tinyml.fused" or len(op.results) != 1 or row_conv(op) is None:
+        if op.name != tm.FusedOp.OPERATION_NAME or len(op.results) != 1 or row_conv(op) is None:
             continue
         uses = list(op.results[0].uses)
         if len(uses) != 1:
             continue
         consumer = uses[0].owner.operation
-        if consumer.name != "tinyml.fused" or len(consumer.results) != 1:
+        if consumer.name != tm.FusedOp.OPERATION_NAME or len(consumer.results) != 1:
             continue
         d_index = overwritten_index(consumer)
         if d_index is None or consumer.operands[d_index] != op.results[0]:

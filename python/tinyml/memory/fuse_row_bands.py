@@ -44,6 +44,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
+from ..dialects import tinyml as tm
 from ..ir.analysis import RECOMPUTED
 from ..ir.attributes import window_attributes
 from ..ir.values import shape_of
@@ -58,7 +59,7 @@ from .schedule_for_memory import build_graph, tensor_bytes
 
 def _is_pointwise(group: ir.Operation) -> bool:
     root = row_conv(group)
-    if root is None or root.name != "tinyml.conv2d":
+    if root is None or root.name != tm.Conv2DOp.OPERATION_NAME:
         return False
     strides, _, padding = window_attributes(root.attributes)
     return shape_of(root.operands[1])[:2] == [1, 1] and list(strides) == [1, 1] \
@@ -82,13 +83,13 @@ def candidate_pairs(func: ir.Operation, max_recompute: float,
     pairs = []
     for op in func.regions[0].blocks[0].operations:
         op = op.operation
-        if op.name != "tinyml.fused" or not _is_pointwise(op) or len(op.results) != 1:
+        if op.name != tm.FusedOp.OPERATION_NAME or not _is_pointwise(op) or len(op.results) != 1:
             continue
         uses = list(op.results[0].uses)
         if len(uses) != 1:
             continue
         consumer = uses[0].owner.operation
-        if consumer.name == "tinyml.fused" and row_conv(consumer) is not None \
+        if consumer.name == tm.FusedOp.OPERATION_NAME and row_conv(consumer) is not None \
                 and overwritten_input(consumer) == op.results[0] \
                 and recompute_fraction(consumer, band_rows) <= max_recompute:
             pairs.append((op, consumer))

@@ -54,12 +54,12 @@ alignment (e.g. f64 with alignment=4) is refused.
 The function gets `tinyml.arena_bytes`, `tinyml.arena_alignment`,
 `tinyml.greedy_arena_bytes` (TFLM's planner on the same buffers),
 `tinyml.naive_arena_bytes` (sum of all), `tinyml.lower_bound_bytes` (max
-bytes that must be live at one op) and `tinyml.peak_op` (the op where that
-maximum is reached). After `apply`, `self.plans[function name]` holds the
-`tinyml.memory.planner.MemoryPlan` (report, timeline JSON and SVG) and
-`self.step_locations[function name]` the location of each step's op (the
-profile finds each kernel's steps by them); with
-`report-dir` the pass also writes `<function>.memory.json` / `.svg` there.
+bytes that must be live at one op), `tinyml.peak_op` (the op where that
+maximum is reached) and `tinyml.memory_plan`: the buffers, their offsets,
+and each step's op and kernel number (0: none), from which
+`recorded_plan` rebuilds the `tinyml.memory.planner.MemoryPlan` (timeline
+JSON and SVG) and the profile finds each kernel's steps. With `report-dir`
+the pass also writes `<function>.memory.json` / `.svg` there.
 """
 from __future__ import annotations
 
@@ -72,8 +72,11 @@ from mlir.dialects import arith, memref
 from ..ir.diagnostics import location_prefix
 from .planner import ALGORITHMS, Buffer, MemoryPlan, PlanError, make_plan
 from ..safe_io import OutputError, write_file
-from ..conversion.number_kernels import is_marker
+from ..conversion.number_kernels import is_marker, kernel_number
 from ..pipeline.registry import Option, Pass, PassError, PipelineError, functions, register
+from ..report_attributes import (ARENA_ALIGNMENT, ARENA_BYTES, GREEDY_ARENA_BYTES,
+                                 LOWER_BOUND_BYTES, MEMORY_PLAN, NAIVE_ARENA_BYTES, PEAK_OP,
+                                 read, to_attribute)
 
 ALLOC_OPS = ("memref.alloc", "memref.alloca")
 # Ops that free or resize a buffer behind the planner's back.
@@ -554,12 +557,8 @@ class PlanMemory(Pass):
         if self.alignment & (self.alignment - 1):
             raise PipelineError(f"option 'alignment' of pass '{self.name}' must be a power "
                                 f"of two, got {self.alignment}")
-        self.plans: dict[str, MemoryPlan] = {}
-        self.step_locations: dict[str, list[ir.Location]] = {}
 
     def apply(self, module):
-        self.plans = {}
-        self.step_locations = {}
         calls = _calls(module)
         for func in list(functions(module)):
             if not _is_public(func):
@@ -570,7 +569,7 @@ class PlanMemory(Pass):
                                 "call would miss the arena argument", calls[name].location)
             self.plan_function(func)
 
-    def plan_function(self, func: ir.Operation) -> MemoryPlan | None:
+    def plan_function(self, func: ir.Operation) -> None:
         function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         if any(isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType))
                for t in list(function_type.inputs) + list(function_type.results)):
@@ -582,7 +581,7 @@ class PlanMemory(Pass):
             if analysis.allocs:
                 raise PassError(f"@{analysis.name} already has an arena argument but still "
                                 "allocates", analysis.allocs[0].op.location)
-            return None
+            return
         op_names = [describe(op) for op in analysis.step_ops]
         details = {v.name: {"type": str(a.type), "alloc": describe(a.op)}
                    for a in analysis.allocs for v in a.versions}
@@ -593,8 +592,6 @@ class PlanMemory(Pass):
             raise PassError(f"memory plan of @{analysis.name} failed verification: {error}",
                             func.location) from None
         self._rewrite(func, analysis, plan)
-        self.plans[analysis.name] = plan
-        self.step_locations[analysis.name] = [op.location for op in analysis.step_ops]
         if self.report_dir:
             stem = os.path.join(self.report_dir, f"{analysis.name}.memory")
             try:
@@ -602,7 +599,6 @@ class PlanMemory(Pass):
                 write_file(stem + ".svg", plan.timeline_svg())
             except OutputError as error:  # a folder the user named: their error to fix
                 raise PassError(f"report-dir: {error}", func.location) from None
-        return plan
 
     def _rewrite(self, func: ir.Operation, analysis: FunctionAnalysis, plan: MemoryPlan) -> None:
         context = func.context
@@ -640,12 +636,53 @@ class PlanMemory(Pass):
                                                views[alloc.version_at(step).name])
                 alloc.op.erase()  # every use now goes to a view (none left if dead)
 
-            def i64(n: int) -> ir.IntegerAttr:
-                return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), n)
+            for name, value in ((ARENA_BYTES, plan.arena_bytes),
+                                (ARENA_ALIGNMENT, plan.alignment),
+                                (GREEDY_ARENA_BYTES, plan.greedy_arena_bytes),
+                                (NAIVE_ARENA_BYTES, plan.naive_bytes),
+                                (LOWER_BOUND_BYTES, plan.lower_bound_bytes),
+                                (PEAK_OP, plan.peak_op or ""),
+                                (MEMORY_PLAN, _plan_record(plan, analysis))):
+                func.attributes[name] = to_attribute(value)
 
-            func.attributes["tinyml.arena_bytes"] = i64(plan.arena_bytes)
-            func.attributes["tinyml.arena_alignment"] = i64(plan.alignment)
-            func.attributes["tinyml.greedy_arena_bytes"] = i64(plan.greedy_arena_bytes)
-            func.attributes["tinyml.naive_arena_bytes"] = i64(plan.naive_bytes)
-            func.attributes["tinyml.lower_bound_bytes"] = i64(plan.lower_bound_bytes)
-            func.attributes["tinyml.peak_op"] = ir.StringAttr.get(plan.peak_op or "")
+
+def _plan_record(plan: MemoryPlan, analysis: FunctionAnalysis) -> dict:
+    """What `tinyml.memory_plan` holds: the plan less the numbers that have
+    attributes of their own."""
+    record = {
+        "algorithm": plan.algorithm,
+        "heuristic": plan.heuristic,
+        "buffers": [{"name": b.name, "size": b.size, "first": b.first, "last": b.last,
+                     "offset": plan.offsets[b.name]} for b in plan.buffers],
+        "inplace_pairs": [list(pair) for pair in plan.inplace_pairs],
+        "steps": plan.op_names,
+        "step_kernels": [kernel_number(op.location) or 0 for op in analysis.step_ops],
+    }
+    if plan.peak_step is not None:
+        record["peak_step"] = plan.peak_step
+    return record
+
+
+def recorded_plan(func: ir.Operation) -> tuple[MemoryPlan, list[int]] | None:
+    """The plan `tinyml-plan-memory` recorded on `func` (None when it
+    planned none) and the kernel number of each of its steps (0: none); the
+    buffers' types and allocations are not recorded."""
+    record = read(func, MEMORY_PLAN)
+    if record is None:
+        return None
+
+    def number(name: str) -> int:
+        return ir.IntegerAttr(func.attributes[name]).value
+
+    buffers = record["buffers"]
+    plan = MemoryPlan(
+        function=ir.StringAttr(func.attributes["sym_name"]).value,
+        buffers=[Buffer(b["name"], b["size"], b["first"], b["last"]) for b in buffers],
+        offsets={b["name"]: b["offset"] for b in buffers},
+        arena_bytes=number(ARENA_BYTES), alignment=number(ARENA_ALIGNMENT),
+        algorithm=record["algorithm"], heuristic=record["heuristic"],
+        inplace_pairs=tuple(tuple(pair) for pair in record["inplace_pairs"]),
+        greedy_arena_bytes=number(GREEDY_ARENA_BYTES), naive_bytes=number(NAIVE_ARENA_BYTES),
+        lower_bound_bytes=number(LOWER_BOUND_BYTES), peak_step=record.get("peak_step"),
+        op_names=record["steps"])
+    return plan, record["step_kernels"]

@@ -45,13 +45,14 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from ..dialects import tinyml as tm
 from ..ir.quant import is_quantized, storage_type
 from .plan_memory import element_bytes
 from ..pipeline.registry import Option, Pass, PassError, functions, register
 
 PURE_DIALECTS = ("tinyml", "arith", "math", "tensor", "quant")
-ALIAS_OPS = ("tinyml.reshape", "tensor.expand_shape", "tensor.collapse_shape", "tensor.cast",
-             "tensor.extract_slice", "quant.scast")
+ALIAS_OPS = (tm.ReshapeOp.OPERATION_NAME, "tensor.expand_shape", "tensor.collapse_shape",
+             "tensor.cast", "tensor.extract_slice", "quant.scast")
 
 
 #: The function attribute holding the peak of live bytes of its schedule.

@@ -1,18 +1,36 @@
 """The memory timeline of a plan: per execution step, the buffers live, their
 bytes and the highest arena byte in use (`timeline`, written as
-memory.json), and a picture of it (`timeline_svg`, memory.svg)."""
+memory.json), and a picture of it (`timeline_svg`, memory.svg).
+
+The planner draws its plans with this module, so this module imports
+nothing of the planner's: a buffer here is anything with the fields of the
+planner's `Buffer` (`LiveBuffer`)."""
 from __future__ import annotations
 
 # html.escape, not xml.sax.saxutils.escape: that one imports urllib and
 # email, 50 ms on every start of a tinyml tool.
 from html import escape
-from typing import TYPE_CHECKING, Mapping, Sequence
-
-if TYPE_CHECKING:  # the planner builds its plans' timelines with this module
-    from .planner import Buffer
+from typing import Mapping, Protocol, Sequence
 
 
-def _steps(buffers: Sequence[Buffer], op_names: Sequence[str] | None) -> range:
+class LiveBuffer(Protocol):
+    """`size` bytes named `name`, live from step `first` to step `last`,
+    inclusive."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def first(self) -> int: ...
+
+    @property
+    def last(self) -> int: ...
+
+
+def _steps(buffers: Sequence[LiveBuffer], op_names: Sequence[str] | None) -> range:
     end = max((b.last + 1 for b in buffers), default=0)
     if op_names is not None:
         end = max(end, len(op_names))
@@ -31,7 +49,7 @@ def _union_length(ranges: list[tuple[int, int]]) -> int:
     return total
 
 
-def timeline(buffers: Sequence[Buffer], offsets: Mapping[str, int],
+def timeline(buffers: Sequence[LiveBuffer], offsets: Mapping[str, int],
              op_names: Sequence[str] | None = None, arena_size: int | None = None) -> dict:
     """Per step: the op, the buffers live, their bytes (in-place buffers
     sharing bytes counted once) and the highest arena byte in use."""
@@ -67,7 +85,7 @@ def _fmt(n: float) -> str:
     return f"{n:.2f}".rstrip("0").rstrip(".")
 
 
-def timeline_svg(buffers: Sequence[Buffer], offsets: Mapping[str, int],
+def timeline_svg(buffers: Sequence[LiveBuffer], offsets: Mapping[str, int],
                  op_names: Sequence[str] | None = None, arena_size: int | None = None,
                  title: str = "", notes: Sequence[str] = ()) -> str:
     """An SVG picture of the plan: x is the step, y the arena offset, one

@@ -9,14 +9,12 @@ import os
 import re
 import sys
 import tempfile
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable
 
 from mlir import ir
 from mlir.passmanager import PassManager
 
-from .registry import Pass, PassError, PipelineError, lookup
-
-P = TypeVar("P", bound=Pass)
+from .registry import Pass, PassError, PipelineError, lookup, lookup_pipeline
 
 
 def split_top_level(text: str) -> list[str]:
@@ -68,11 +66,6 @@ class Pipeline:
     def extend(self, other: "Pipeline") -> "Pipeline":
         self.elements.extend(other.elements)
         return self
-
-    def passes(self, kind: type[P]) -> list[P]:
-        """The tinyml passes of class `kind` in this pipeline, in order: what
-        they found while running (a plan, the kernels) is read from them."""
-        return [element for element in self.elements if isinstance(element, kind)]
 
     @classmethod
     def parse(cls, text: str) -> "Pipeline":
@@ -182,13 +175,13 @@ def _parse_element(text: str, options: dict[str, Any]) -> list[Pass | str]:
         return [e for item in split_top_level(text) for e in _parse_element(item, {})]
     name, brace, rest = text.partition("{")
     name = name.strip()
-    cls = lookup(name)
-    if cls is not None:
+    cls, named = lookup(name), lookup_pipeline(name)
+    if cls is not None or named is not None:
         if brace:
             if not rest.endswith("}"):
                 raise PipelineError(f"missing '}}' in '{text}'")
             options = {**parse_options(rest[:-1]), **options}
-        return [cls(**options)]
+        return [cls(**options)] if cls is not None else named.expand(options).elements
     if name.startswith("tinyml-"):
         raise PipelineError(f"unknown pass '{name}'")
     if options:

@@ -1,9 +1,11 @@
 """The pass registry: a tinyml pass is a small class with a name, a one-line
-summary, typed options and an `apply` on the module."""
+summary, typed options and an `apply` on the module. Named pipelines (the
+compiler's stages) are registered beside the passes and expand, where a
+pipeline names them, into the passes they stand for."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from mlir import ir
 
@@ -111,6 +113,44 @@ def lookup(name: str) -> type[Pass] | None:
 
 def registered_passes() -> list[type[Pass]]:
     return sorted(_REGISTRY.values(), key=lambda cls: cls.name)
+
+
+@dataclass(frozen=True)
+class NamedPipeline:
+    """A pipeline known by name (`tinyml-stage-fusion`): `build` makes its
+    elements from the options' values, keyword arguments named after the
+    options with dashes turned into underscores."""
+
+    name: str
+    summary: str
+    options: tuple[Option, ...]
+    build: Callable[..., Any]
+
+    def expand(self, values: dict[str, Any]) -> Any:
+        known = {option.name: option for option in self.options}
+        for key in values:
+            if key not in known:
+                raise PipelineError(f"pipeline '{self.name}' has no option '{key}'")
+        return self.build(**{key.replace("-", "_"): known[key].convert(self.name, value)
+                             for key, value in values.items()})
+
+
+_PIPELINES: dict[str, NamedPipeline] = {}
+
+
+def register_pipeline(pipeline: NamedPipeline) -> None:
+    """Makes a named pipeline known to pipelines and tinyml-opt."""
+    if pipeline.name in _PIPELINES or pipeline.name in _REGISTRY:
+        raise ValueError(f"pipeline '{pipeline.name}' registered twice")
+    _PIPELINES[pipeline.name] = pipeline
+
+
+def lookup_pipeline(name: str) -> NamedPipeline | None:
+    return _PIPELINES.get(name)
+
+
+def registered_pipelines() -> list[NamedPipeline]:
+    return sorted(_PIPELINES.values(), key=lambda pipeline: pipeline.name)
 
 
 def functions(module: ir.Operation):

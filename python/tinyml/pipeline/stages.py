@@ -1,8 +1,8 @@
 """The compilation pipeline as named stages (IREE-style).
 
 Each stage is a function returning a `tinyml.Pipeline` that runs alone with
-tinyml-opt (`tinyml-opt --pass-pipeline="$(python -c 'import tinyml.pipeline.stages
-as p; print(p.bufferize())')" in.mlir`) and composes with the others:
+tinyml-opt (`tinyml-opt --tinyml-stage-bufferize in.mlir`) and composes with
+the others:
 
     cleanup()          tinyml graph clean-up: canonicalize, transpose
                        cancelling, constant folding, BN folding, CSE
@@ -24,10 +24,14 @@ as p; print(p.bufferize())')" in.mlir`) and composes with the others:
 `compile_stages(...)` composes them for a target (a Cortex-M target uses
 `lower_to_llvm(index_bitwidth=32, bare_ptr=True)`) as `Stage`s, each with
 what the compile report reads off the module after it. `STAGES` maps each
-stage's name to its function.
+stage's name to its function; each is also a named pipeline,
+`tinyml-stage-<name>`, with the function's bool and int parameters as
+options, which tinyml-opt and `Pipeline.parse` expand
+(`tinyml-opt --tinyml-stage-bufferize='deallocate=false' in.mlir`).
 """
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -36,7 +40,7 @@ from mlir import ir
 from ..codegen.attach_transform_script import LOWER_CONTRACTIONS
 from ..ir import analysis
 from .builder import Pipeline
-from .registry import lookup
+from .registry import NamedPipeline, Option, lookup, register_pipeline
 
 
 def cleanup() -> Pipeline:
@@ -218,6 +222,36 @@ STAGES: dict[str, Callable[..., Pipeline]] = {
     "lower-to-loops": lower_to_loops,
     "lower-to-llvm": lower_to_llvm,
 }
+
+_SUMMARIES = {
+    "cleanup": "Graph clean-up: transposes, constants, batch norms, int8 ops",
+    "fusion": "Dispatch-region formation: tinyml.fused groups",
+    "tiling": "The register tile of every conv/matmul group",
+    "schedule": "An execution order with a lower peak, groups in place",
+    "lower-to-linalg": "Every tinyml op to linalg on tensors",
+    "tile-and-vectorize": "Each group's transform script: tiles, vectors, registers",
+    "bufferize": "Tensors to memrefs; results become caller-owned out-params",
+    "plan-memory": "Every intermediate buffer a view of one arena",
+    "lower-to-loops": "linalg on memrefs to loops, each loop nest a function",
+    "lower-to-llvm": "Everything to the LLVM dialect",
+}
+
+
+def _stage_options(name: str, stage: Callable[..., Pipeline]) -> tuple[Option, ...]:
+    """A stage's bool and int keyword parameters as the options of its named
+    pipeline (`int_tile`, a tuple, is not one); a stage that passes
+    `**options` on to its pass has that pass's options."""
+    parameters = inspect.signature(stage).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return lookup(f"tinyml-{name}").options
+    return tuple(Option(p.name.replace("_", "-"), type(p.default), p.default,
+                        f"`{p.name}` of tinyml.pipeline.stages.{stage.__name__}")
+                 for p in parameters if type(p.default) in (bool, int))
+
+
+for _name, _stage in STAGES.items():
+    register_pipeline(NamedPipeline(f"tinyml-stage-{_name}", _SUMMARIES[_name],
+                                    _stage_options(_name, _stage), _stage))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ runs. A layer is the set of ONNX nodes one kernel computes (`Conv_3+Relu_3`);
 the rare layer computed by several kernels (a node rematerialized into two
 groups still names each group) shows them as the parts of its bar. In the
 emulator every executed instruction is attributed to a kernel by the
-object's line table (`emulator.Attribution`); what belongs to no kernel is
+object's line table (`measure.Attribution`); what belongs to no kernel is
 `other`, by name (`glue`: the function's prologue, epilogue and the steps
 between kernels). A runtime helper's instructions (`memset`, `expf`...)
 count for the kernel that called it, and its `helpers` says how many. The

@@ -22,11 +22,13 @@ from typing import Sequence
 
 import numpy as np
 
+from . import TARGETS
 from .cortexm import object_sizes
 from .toolchain import ToolchainError, find_tool
 
-#: The QEMU board of each CPU the firmware is built for (its Makefile agrees).
-BOARDS = {"cortex-m4": "mps2-an386", "cortex-m7": "mps2-an500"}
+#: The QEMU board of each CPU the firmware is built for (its Makefile agrees):
+#: the targets' `qemu_board`.
+BOARDS = {name: target.qemu_board for name, target in TARGETS.items() if target.qemu_board}
 #: The firmware repeats at most this many bytes of an arena fill.
 MAX_ARENA_FILL = 16
 #: A build or a run that takes longer than this is stopped and reported.
@@ -57,7 +59,9 @@ def board_of(cpu: str) -> str:
     try:
         return BOARDS[cpu]
     except KeyError:
-        raise QemuError(f"QEMU runs cortex-m4 and cortex-m7 models (boards "
+        *others, last = BOARDS
+        cpus = f"{', '.join(others)} and {last}" if others else last
+        raise QemuError(f"QEMU runs {cpus} models (boards "
                         f"{', '.join(BOARDS.values())}); this one is compiled for {cpu}") from None
 
 

@@ -35,17 +35,16 @@ import numpy as np
 from mlir import ir
 
 from .fold_constants import constant, constant_array
+from ..dialects import tinyml as tm
 from ..ir.attributes import inverse_permutation
 from ..ir.patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily
 from ..ir.quant import QUANT_CASTS, is_per_axis, quant_cast
 from ..ir.values import element_of, shape_of
 from ..pipeline.registry import Option, Pass, register
 
-UNARY = ("tinyml.relu", "tinyml.clamp", "tinyml.sigmoid", "tinyml.tanh", "tinyml.exp",
-         "tinyml.neg")
-BINARY = ("tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.div", "tinyml.maximum",
-          "tinyml.minimum")
-REDUCE = ("tinyml.reduce_sum", "tinyml.reduce_mean", "tinyml.reduce_max")
+UNARY = (tm.ReluOp, tm.ClampOp, tm.SigmoidOp, tm.TanhOp, tm.ExpOp, tm.NegOp)
+BINARY = (tm.AddOp, tm.SubOp, tm.MulOp, tm.DivOp, tm.MaximumOp, tm.MinimumOp)
+REDUCE = (tm.ReduceSumOp, tm.ReduceMeanOp, tm.ReduceMaxOp)
 
 
 # --- small helpers ------------------------------------------------------------
@@ -60,7 +59,7 @@ def permuted(values: Sequence, perm: Sequence[int]) -> list:
 
 def transpose_input(value: ir.Value, user: ir.Operation):
     """(x, perm) when `value` is `transpose(x, perm)` used only by `user`."""
-    op = producer_named(value, "tinyml.transpose")
+    op = producer_named(value, tm.TransposeOp)
     if op is None:
         return None
     if any(use.owner.operation != user for use in value.uses):
@@ -70,7 +69,7 @@ def transpose_input(value: ir.Value, user: ir.Operation):
 
 def transpose(value: ir.Value, perm: Sequence[int], loc) -> ir.Value:
     shape = shape_of(value)
-    return create("tinyml.transpose", [shape[p] for p in perm], [value],
+    return create(tm.TransposeOp, [shape[p] for p in perm], [value],
                   {"permutation": ir.DenseI64ArrayAttr.get(list(perm))}, loc, element_of(value))
 
 
@@ -228,19 +227,19 @@ def unit_transpose_to_reshape(op, rewriter):
     if moved != sorted(moved):
         return NO_MATCH
     with rewriter.ip:
-        y = create("tinyml.reshape", shape_of(op.results[0]), [op.operands[0]], {},
+        y = create(tm.ReshapeOp, shape_of(op.results[0]), [op.operands[0]], {},
                    op.location, element_of(op.results[0]))
         rewriter.replace_op(op, [y])
 
 
 SINKING_PATTERNS = [
-    *((name, sink_through_unary) for name in UNARY),
-    *((name, sink_through_binary) for name in BINARY),
-    *((name, sink_through_reduce) for name in REDUCE),
-    ("tinyml.concat", sink_through_concat),
-    ("tinyml.pad", sink_through_pad),
-    ("tinyml.softmax", sink_through_softmax),
-    ("tinyml.batch_norm", sink_through_batch_norm),
+    *((op, sink_through_unary) for op in UNARY),
+    *((op, sink_through_binary) for op in BINARY),
+    *((op, sink_through_reduce) for op in REDUCE),
+    (tm.ConcatOp, sink_through_concat),
+    (tm.PadOp, sink_through_pad),
+    (tm.SoftmaxOp, sink_through_softmax),
+    (tm.BatchNormOp, sink_through_batch_norm),
     *((name, sink_through_quant_cast) for name in QUANT_CASTS),
 ]
 
@@ -257,4 +256,4 @@ class CancelTransposes(Pass):
     def apply(self, module):
         rewrite_greedily(module, SINKING_PATTERNS)
         if self.unit_dims_to_reshape:
-            rewrite_greedily(module, [("tinyml.transpose", unit_transpose_to_reshape)])
+            rewrite_greedily(module, [(tm.TransposeOp, unit_transpose_to_reshape)])

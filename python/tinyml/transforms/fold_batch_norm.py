@@ -37,7 +37,9 @@ import numpy as np
 from mlir import ir
 
 from .fold_constants import constant, constant_array
+from ..dialects import tinyml as tm
 from ..ir.attributes import attr_float, attr_flag
+from ..ir.ops import keyed_by_name
 from ..ir.patterns import NO_MATCH, attributes_of, create, rewrite_greedily
 from ..ir.values import producer, shape_of
 from ..pipeline.registry import Option, Pass, register
@@ -72,11 +74,11 @@ def scale_columns(op: ir.Operation, w: np.ndarray, s: np.ndarray) -> np.ndarray:
     return w * s[:, None] if attr_flag(op.attributes, "transpose_rhs") else w * s
 
 
-SCALE_FILTER = {
-    "tinyml.conv2d": scale_hwcf,
-    "tinyml.depthwise_conv2d": scale_hwcm,
-    "tinyml.matmul": scale_columns,
-}
+SCALE_FILTER = keyed_by_name({
+    tm.Conv2DOp: scale_hwcf,
+    tm.DepthwiseConv2DOp: scale_hwcm,
+    tm.MatmulOp: scale_columns,
+})
 
 
 def fold_into_contraction(op, rewriter):
@@ -115,9 +117,8 @@ def scale_and_shift(op, rewriter):
     y = op.operands[0]
     shape = shape_of(op.results[0])
     with rewriter.ip:
-        scaled = create("tinyml.mul", shape, [y, constant(s, op.location)], {}, op.location)
-        shifted = create("tinyml.add", shape, [scaled, constant(t, op.location)], {},
-                         op.location)
+        scaled = create(tm.MulOp, shape, [y, constant(s, op.location)], {}, op.location)
+        shifted = create(tm.AddOp, shape, [scaled, constant(t, op.location)], {}, op.location)
         rewriter.replace_op(op, [shifted])
 
 
@@ -132,6 +133,6 @@ class FoldBatchNorm(Pass):
     )
 
     def apply(self, module):
-        rewrite_greedily(module, [("tinyml.batch_norm", fold_into_contraction)])
+        rewrite_greedily(module, [(tm.BatchNormOp, fold_into_contraction)])
         if self.decompose:
-            rewrite_greedily(module, [("tinyml.batch_norm", scale_and_shift)])
+            rewrite_greedily(module, [(tm.BatchNormOp, scale_and_shift)])

@@ -29,7 +29,9 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith
 
+from ..dialects import tinyml as tm
 from ..ir.attributes import attr_flag, attr_float, attr_int, attr_ints, window_attributes
+from ..ir.ops import keyed_by_name
 from ..ir.patterns import NO_MATCH, producer_named, rewrite_greedily
 from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, register
@@ -40,7 +42,7 @@ from ..pipeline.registry import Option, Pass, register
 def dense_attr(value: ir.Value) -> ir.DenseFPElementsAttr | None:
     """The attribute of `value` when it is an `arith.constant` dense f32
     tensor, else None (cheap: no elements are read)."""
-    op = producer_named(value, "arith.constant")
+    op = producer_named(value, arith.ConstantOp)
     if op is None:
         return None
     attr = op.attributes["value"]
@@ -185,38 +187,38 @@ def pad(attrs: Attrs, x):
 
 
 #: The math of every foldable op: `EVALUATE[name](attrs, *operands)`.
-EVALUATE: dict[str, Callable[..., np.ndarray]] = {
-    "tinyml.add": lambda attrs, a, b: a + b,
-    "tinyml.sub": lambda attrs, a, b: a - b,
-    "tinyml.mul": lambda attrs, a, b: a * b,
-    "tinyml.div": lambda attrs, a, b: a / b,
-    "tinyml.maximum": lambda attrs, a, b: np.maximum(a, b),
-    "tinyml.minimum": lambda attrs, a, b: np.minimum(a, b),
-    "tinyml.neg": lambda attrs, x: -x,
-    "tinyml.exp": lambda attrs, x: np.exp(x),
-    "tinyml.relu": lambda attrs, x: np.maximum(x, 0.0),
-    "tinyml.sigmoid": lambda attrs, x: sigmoid(x),
-    "tinyml.tanh": lambda attrs, x: np.tanh(x),
-    "tinyml.clamp": clamp,
-    "tinyml.batch_norm": batch_norm,
-    "tinyml.matmul": matmul,
-    "tinyml.conv2d": conv2d,
-    "tinyml.depthwise_conv2d": depthwise_conv2d,
-    "tinyml.max_pool2d": max_pool2d,
-    "tinyml.avg_pool2d": avg_pool2d,
-    "tinyml.global_avg_pool": lambda attrs, x: x.mean(axis=(1, 2), keepdims=True),
-    "tinyml.reduce_sum": reduction(np.sum),
-    "tinyml.reduce_mean": reduction(np.mean),
-    "tinyml.reduce_max": reduction(np.max),
-    "tinyml.softmax": softmax,
-    "tinyml.transpose": lambda attrs, x: x.transpose(attr_ints(attrs, "permutation")),
+EVALUATE: dict[str, Callable[..., np.ndarray]] = keyed_by_name({
+    tm.AddOp: lambda attrs, a, b: a + b,
+    tm.SubOp: lambda attrs, a, b: a - b,
+    tm.MulOp: lambda attrs, a, b: a * b,
+    tm.DivOp: lambda attrs, a, b: a / b,
+    tm.MaximumOp: lambda attrs, a, b: np.maximum(a, b),
+    tm.MinimumOp: lambda attrs, a, b: np.minimum(a, b),
+    tm.NegOp: lambda attrs, x: -x,
+    tm.ExpOp: lambda attrs, x: np.exp(x),
+    tm.ReluOp: lambda attrs, x: np.maximum(x, 0.0),
+    tm.SigmoidOp: lambda attrs, x: sigmoid(x),
+    tm.TanhOp: lambda attrs, x: np.tanh(x),
+    tm.ClampOp: clamp,
+    tm.BatchNormOp: batch_norm,
+    tm.MatmulOp: matmul,
+    tm.Conv2DOp: conv2d,
+    tm.DepthwiseConv2DOp: depthwise_conv2d,
+    tm.MaxPool2DOp: max_pool2d,
+    tm.AvgPool2DOp: avg_pool2d,
+    tm.GlobalAvgPoolOp: lambda attrs, x: x.mean(axis=(1, 2), keepdims=True),
+    tm.ReduceSumOp: reduction(np.sum),
+    tm.ReduceMeanOp: reduction(np.mean),
+    tm.ReduceMaxOp: reduction(np.max),
+    tm.SoftmaxOp: softmax,
+    tm.TransposeOp: lambda attrs, x: x.transpose(attr_ints(attrs, "permutation")),
     # Row-major, so the elements stay; the pattern gives them the result's
     # shape. (The dialect's folder cannot: tinyml has no constant
     # materializer.)
-    "tinyml.reshape": lambda attrs, x: x,
-    "tinyml.pad": pad,
-    "tinyml.concat": lambda attrs, *xs: np.concatenate(xs, axis=attr_int(attrs, "axis")),
-}
+    tm.ReshapeOp: lambda attrs, x: x,
+    tm.PadOp: pad,
+    tm.ConcatOp: lambda attrs, *xs: np.concatenate(xs, axis=attr_int(attrs, "axis")),
+})
 
 
 # --- the pattern --------------------------------------------------------------------
@@ -237,7 +239,7 @@ def fold_to_constant(op, rewriter, max_elements: int):
     with np.errstate(all="ignore"):
         value = np.asarray(EVALUATE[op.name](op.attributes,
                                              *(a.astype(np.float64) for a in operands)))
-    if op.name == "tinyml.reshape":
+    if op.name == tm.ReshapeOp.OPERATION_NAME:
         value = value.reshape(shape)
     if list(value.shape) != shape:
         # The numpy math and the op disagree (e.g. a pool window that runs

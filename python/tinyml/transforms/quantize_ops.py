@@ -49,6 +49,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import quant
 
+from ..dialects import tinyml as tm
+from ..ir.ops import CONTRACTIONS, keyed_by_name, op_names
 from ..ir.patterns import NO_MATCH, attributes_of, create, producer_named, rewrite_greedily
 from ..ir.fixed_point import activation_range
 from ..ir.quant import (is_int8_per_tensor, is_per_axis, quant_cast, storage_cast,
@@ -56,9 +58,8 @@ from ..ir.quant import (is_int8_per_tensor, is_per_axis, quant_cast, storage_cas
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import Pass, register
 
-CONTRACTIONS = ("tinyml.conv2d", "tinyml.depthwise_conv2d", "tinyml.matmul")
 #: Ops whose integer kernel saturates its result: an activation narrows that.
-SATURATING = (*CONTRACTIONS, "tinyml.add", "tinyml.sub", "tinyml.mul")
+SATURATING = (*CONTRACTIONS, *op_names(tm.AddOp, tm.SubOp, tm.MulOp))
 F32_MAX = float(np.finfo(np.float32).max)
 
 
@@ -73,10 +74,10 @@ def _storage_bits(element: ir.Type) -> int:
 def _activation(value: ir.Value):
     """(the value an activation reads, (min, max)) when `value` is a relu or
     clamp with one user; else (value, None)."""
-    relu = producer_named(value, "tinyml.relu")
+    relu = producer_named(value, tm.ReluOp)
     if relu is not None and _only_use(value):
         return relu.operands[0], (0.0, F32_MAX)
-    clamp = producer_named(value, "tinyml.clamp")
+    clamp = producer_named(value, tm.ClampOp)
     if clamp is not None and _only_use(value):
         bounds = (ir.FloatAttr(clamp.attributes["min"]).value,
                   ir.FloatAttr(clamp.attributes["max"]).value)
@@ -87,7 +88,7 @@ def _activation(value: ir.Value):
 def _dequantized(op: ir.Operation) -> list[ir.Value] | None:
     """The quantized values `op`'s operands dequantize, when all are
     `tinyml.dequantize` results."""
-    sources = [producer_named(value, "tinyml.dequantize") for value in op.operands]
+    sources = [producer_named(value, tm.DequantizeOp) for value in op.operands]
     if any(source is None for source in sources):
         return None
     return [source.operands[0] for source in sources]
@@ -100,7 +101,7 @@ def _contraction_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] |
     data, weights = element_of(sources[0]), element_of(sources[1])
     if not is_int8_per_tensor(data) or _storage_bits(weights) != 8 or any(zero_points(weights)):
         return None  # TFLite's kernels take symmetric weights (zero point 0)
-    if op.name == "tinyml.depthwise_conv2d" and shape_of(op.operands[1])[3] != 1:
+    if op.name == tm.DepthwiseConv2DOp.OPERATION_NAME and shape_of(op.operands[1])[3] != 1:
         return None  # a channel multiplier: no quantized form
     if len(sources) > 2:
         bias = element_of(sources[2])
@@ -160,15 +161,17 @@ def _softmax_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | Non
 #: whose result is quantized to a given type (None: no quantized form fits).
 QUANTIZED_OPERANDS = {
     **dict.fromkeys(CONTRACTIONS, _contraction_operands),
-    "tinyml.avg_pool2d": _pool_operands,
-    "tinyml.max_pool2d": _pool_operands,
-    "tinyml.pad": _pad_operands,
-    "tinyml.add": _binary_operands,
-    "tinyml.sub": _binary_operands,
-    "tinyml.mul": _binary_operands,
-    "tinyml.softmax": _softmax_operands,
-    "tinyml.reduce_mean": _mean_operands,
-    "tinyml.global_avg_pool": _mean_operands,
+    **keyed_by_name({
+        tm.AvgPool2DOp: _pool_operands,
+        tm.MaxPool2DOp: _pool_operands,
+        tm.PadOp: _pad_operands,
+        tm.AddOp: _binary_operands,
+        tm.SubOp: _binary_operands,
+        tm.MulOp: _binary_operands,
+        tm.SoftmaxOp: _softmax_operands,
+        tm.ReduceMeanOp: _mean_operands,
+        tm.GlobalAvgPoolOp: _mean_operands,
+    }),
 }
 
 
@@ -187,8 +190,8 @@ def quantize_op(op, rewriter):
     if operands is None:
         return NO_MATCH
     name, attributes = float_op.name, attributes_of(float_op)
-    if name == "tinyml.global_avg_pool":  # TFLite's int8 MEAN over H and W
-        name, attributes = "tinyml.reduce_mean", {
+    if name == tm.GlobalAvgPoolOp.OPERATION_NAME:  # TFLite's int8 MEAN over H and W
+        name, attributes = tm.ReduceMeanOp.OPERATION_NAME, {
             "axes": ir.DenseI64ArrayAttr.get([1, 2]), "keep_dims": ir.UnitAttr.get()}
     shape = shape_of(op.results[0])
     fused_activation = bounds is not None and float_op.name in SATURATING
@@ -207,7 +210,7 @@ def quantize_op(op, rewriter):
             int8 = storage_cast(y, ir.IntegerType.get_signless(8), op.location)
             y = storage_cast(int8, element, op.location)
         elif bounds is not None:
-            y = create("tinyml.clamp", shape, [y], {
+            y = create(tm.ClampOp, shape, [y], {
                 "min": ir.FloatAttr.get_f32(bounds[0]), "max": ir.FloatAttr.get_f32(bounds[1])},
                 op.location, element)
         rewriter.replace_op(op, [y])
@@ -218,7 +221,7 @@ def move_above_cast(op, rewriter):
     for dequantize and quant.scast of per-tensor types"""
     op = op.operation
     cast = producer(op.operands[0])
-    if cast is None or cast.name not in ("tinyml.dequantize", "quant.scast") \
+    if cast is None or cast.name not in (tm.DequantizeOp.OPERATION_NAME, "quant.scast") \
             or not _only_use(op.operands[0]):
         return NO_MATCH
     source = cast.operands[0]
@@ -238,6 +241,6 @@ class QuantizeOps(Pass):
     options = ()
 
     def apply(self, module):
-        rewrite_greedily(module, [("tinyml.reshape", move_above_cast),
-                                  ("tinyml.transpose", move_above_cast),
-                                  ("tinyml.quantize", quantize_op)])
+        rewrite_greedily(module, [(tm.ReshapeOp, move_above_cast),
+                                  (tm.TransposeOp, move_above_cast),
+                                  (tm.QuantizeOp, quantize_op)])

@@ -30,26 +30,28 @@ import math
 from mlir import ir
 
 from .fold_constants import splat_value
+from ..dialects import tinyml as tm
 from ..ir.attributes import attr_float
+from ..ir.ops import op_names
 from ..ir.patterns import NO_MATCH, create, producer_named, rewrite_greedily
 from ..ir.values import producer, shape_of
 from ..pipeline.registry import Pass, register
 
 # The ops that limit their input to a range [low, high].
-RANGE_OPS = ("tinyml.relu", "tinyml.clamp")
+RANGE_OPS = op_names(tm.ReluOp, tm.ClampOp)
 
 
 # --- helpers --------------------------------------------------------------------
 
 def value_range(op: ir.Operation) -> tuple[float, float]:
     """The [low, high] a relu or clamp limits its input to."""
-    if op.name == "tinyml.relu":
+    if op.name == tm.ReluOp.OPERATION_NAME:
         return 0.0, math.inf
     return attr_float(op.attributes, "min"), attr_float(op.attributes, "max")
 
 
 def clamp(x: ir.Value, low: float, high: float, loc) -> ir.Value:
-    return create("tinyml.clamp", shape_of(x), [x],
+    return create(tm.ClampOp, shape_of(x), [x],
                   {"min": ir.FloatAttr.get_f32(low), "max": ir.FloatAttr.get_f32(high)}, loc)
 
 
@@ -80,7 +82,7 @@ def negate_x(op, rewriter, number: float, constant_at: tuple[int, ...]):
     if x is None:
         return NO_MATCH
     with rewriter.ip:
-        rewriter.replace_op(op, [create("tinyml.neg", shape_of(x), [x], {}, op.location)])
+        rewriter.replace_op(op, [create(tm.NegOp, shape_of(x), [x], {}, op.location)])
 
 
 # --- patterns: each reads as the identity it applies ------------------------------
@@ -118,7 +120,7 @@ def times_minus_one(op, rewriter):
 def neg_neg(op, rewriter):
     """neg(neg(x)) = x"""
     op = op.operation
-    inner = producer_named(op.operands[0], "tinyml.neg")
+    inner = producer_named(op.operands[0], tm.NegOp)
     if inner is None:
         return NO_MATCH
     rewriter.replace_op(op, [inner.operands[0]])
@@ -127,7 +129,7 @@ def neg_neg(op, rewriter):
 def relu_relu(op, rewriter):
     """relu(relu(x)) = relu(x)"""
     op = op.operation
-    inner = producer_named(op.operands[0], "tinyml.relu")
+    inner = producer_named(op.operands[0], tm.ReluOp)
     if inner is None:
         return NO_MATCH
     rewriter.replace_op(op, [inner.results[0]])
@@ -138,11 +140,12 @@ def merge_ranges(op, rewriter):
     of a relu or clamp, not both relu, when max(lows) <= min(highs)"""
     op = op.operation
     inner = producer(op.operands[0])
-    if inner is None or inner.name not in RANGE_OPS or op.name == inner.name == "tinyml.relu":
+    if inner is None or inner.name not in RANGE_OPS \
+            or op.name == inner.name == tm.ReluOp.OPERATION_NAME:
         return NO_MATCH
     # max and min return the first of two bounds that are equal (0.0, -0.0)
     # or do not compare (NaN): a clamp's bounds go first to be kept as written.
-    first, second = sorted((inner, op), key=lambda ranged: ranged.name == "tinyml.relu")
+    first, second = sorted((inner, op), key=lambda ranged: ranged.name == tm.ReluOp.OPERATION_NAME)
     (first_low, first_high), (second_low, second_high) = value_range(first), value_range(second)
     low, high = max(first_low, second_low), min(first_high, second_high)
     if low > high:
@@ -152,14 +155,14 @@ def merge_ranges(op, rewriter):
 
 
 SIMPLIFICATIONS = [
-    ("tinyml.mul", times_one),
-    ("tinyml.mul", times_minus_one),
-    ("tinyml.add", plus_zero),
-    ("tinyml.sub", minus_zero),
-    ("tinyml.sub", zero_minus),
-    ("tinyml.div", over_one),
-    ("tinyml.neg", neg_neg),
-    ("tinyml.relu", relu_relu),
+    (tm.MulOp, times_one),
+    (tm.MulOp, times_minus_one),
+    (tm.AddOp, plus_zero),
+    (tm.SubOp, minus_zero),
+    (tm.SubOp, zero_minus),
+    (tm.DivOp, over_one),
+    (tm.NegOp, neg_neg),
+    (tm.ReluOp, relu_relu),
     *((name, merge_ranges) for name in RANGE_OPS),
 ]
 

@@ -31,6 +31,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import quant
 
+from ..dialects import tinyml as tm
+from ..ir.ops import op_names
 from ..ir.patterns import NO_MATCH, create, rewrite_greedily
 from ..ir.quant import is_int8_per_tensor, quantized_values
 from ..ir.values import element_of, producer, shape_of
@@ -38,9 +40,8 @@ from ..pipeline.registry import Pass, register
 from .fold_constants import EVALUATE, constant_array, dense_attr
 
 #: Element-wise ops a tabulated function may contain.
-ELEMENTWISE = ("tinyml.add", "tinyml.sub", "tinyml.mul", "tinyml.div", "tinyml.maximum",
-               "tinyml.minimum", "tinyml.neg", "tinyml.exp", "tinyml.relu", "tinyml.sigmoid",
-               "tinyml.tanh", "tinyml.clamp")
+ELEMENTWISE = op_names(tm.AddOp, tm.SubOp, tm.MulOp, tm.DivOp, tm.MaximumOp, tm.MinimumOp,
+                       tm.NegOp, tm.ExpOp, tm.ReluOp, tm.SigmoidOp, tm.TanhOp, tm.ClampOp)
 
 
 def _function_of_one_input(root: ir.Value):
@@ -55,7 +56,7 @@ def _function_of_one_input(root: ir.Value):
         op = producer(value)
         if op is None:
             return False
-        if op.name == "tinyml.dequantize":
+        if op.name == tm.DequantizeOp.OPERATION_NAME:
             if source is not None and source != op:
                 return False
             source = op
@@ -110,7 +111,7 @@ def tabulate(op, rewriter):
     y_type = quant.UniformQuantizedType(element_of(op.results[0]))
     table = quantized_values(y, y_type.scale, y_type.zero_point).tolist()
     with rewriter.ip:
-        looked_up = create("tinyml.lookup", shape_of(op.results[0]), [source.operands[0]],
+        looked_up = create(tm.LookupOp, shape_of(op.results[0]), [source.operands[0]],
                            {"table": ir.DenseI8ArrayAttr.get(table)}, op.location,
                            element_of(op.results[0]))
         rewriter.replace_op(op, [looked_up])
@@ -124,4 +125,4 @@ class TabulateInt8Functions(Pass):
     options = ()
 
     def apply(self, module):
-        rewrite_greedily(module, [("tinyml.quantize", tabulate)])
+        rewrite_greedily(module, [(tm.QuantizeOp, tabulate)])

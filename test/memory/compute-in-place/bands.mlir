@@ -1,24 +1,15 @@
 // RUN: tinyml-opt %s --tinyml-compute-in-place --tinyml-number-kernels --tinyml-lower-to-linalg \
 // RUN:   --tinyml-attach-transform-script | FileCheck %s --check-prefix=SCRIPT
+// The in-place run leaves out the lower-to-linalg stage's tidy-up: its CSE
+// makes the transform interpreter abort on these two in-place groups (an
+// assertion casting to scf.forall; an open defect, issue #31's notes).
 // RUN: tinyml-opt %s --tinyml-compute-in-place | tinyml-opt --pass-pipeline="builtin.module( \
-// RUN:   tinyml-number-kernels,tinyml-lower-to-linalg,tinyml-attach-transform-script, \
-// RUN:   transform-interpreter,tinyml-read-in-place, \
-// RUN:   transform-interpreter{entry-point=tinyml_lower_contractions},tinyml-erase-transform-script, \
-// RUN:   canonicalize,cse,lower-affine,int-range-optimizations,canonicalize,tinyml-decompose-pads, \
-// RUN:   canonicalize,tinyml-split-empty-tensors,eliminate-empty-tensors, \
-// RUN:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, \
-// RUN:   func.func(buffer-loop-hoisting),cse,canonicalize, \
-// RUN:   buffer-results-to-out-params{modify-public-functions},canonicalize,tinyml-plan-memory)" \
+// RUN:   tinyml-number-kernels,tinyml-lower-to-linalg,tinyml-stage-tile-and-vectorize, \
+// RUN:   tinyml-stage-bufferize{deallocate=false},tinyml-stage-plan-memory)" \
 // RUN:   | FileCheck %s
 // RUN: tinyml-opt %s --pass-pipeline="builtin.module( \
-// RUN:   tinyml-number-kernels,tinyml-lower-to-linalg,tinyml-attach-transform-script, \
-// RUN:   transform-interpreter,tinyml-read-in-place, \
-// RUN:   transform-interpreter{entry-point=tinyml_lower_contractions},tinyml-erase-transform-script, \
-// RUN:   canonicalize,cse,lower-affine,int-range-optimizations,canonicalize,tinyml-decompose-pads, \
-// RUN:   canonicalize,tinyml-split-empty-tensors,eliminate-empty-tensors, \
-// RUN:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, \
-// RUN:   func.func(buffer-loop-hoisting),cse,canonicalize, \
-// RUN:   buffer-results-to-out-params{modify-public-functions},canonicalize,tinyml-plan-memory)" \
+// RUN:   tinyml-stage-lower-to-linalg,tinyml-stage-tile-and-vectorize, \
+// RUN:   tinyml-stage-bufferize{deallocate=false},tinyml-stage-plan-memory)" \
 // RUN:   | FileCheck %s --check-prefix=OUTOFPLACE
 
 // A depthwise conv and a pointwise conv (16 -> 16 channels) on an 8x4x16

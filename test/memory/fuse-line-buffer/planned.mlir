@@ -1,22 +1,10 @@
 // RUN: tinyml-opt %s --tinyml-fuse-line-buffer | tinyml-opt --pass-pipeline="builtin.module( \
-// RUN:   tinyml-number-kernels,tinyml-lower-to-linalg,tinyml-attach-transform-script, \
-// RUN:   transform-interpreter,tinyml-read-in-place, \
-// RUN:   transform-interpreter{entry-point=tinyml_lower_contractions},tinyml-erase-transform-script, \
-// RUN:   canonicalize,cse,lower-affine,int-range-optimizations,canonicalize,tinyml-decompose-pads, \
-// RUN:   canonicalize,tinyml-split-empty-tensors,eliminate-empty-tensors, \
-// RUN:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, \
-// RUN:   func.func(buffer-loop-hoisting),cse,tinyml-forward-copies,canonicalize, \
-// RUN:   buffer-results-to-out-params{modify-public-functions},canonicalize,tinyml-plan-memory)" \
+// RUN:   tinyml-stage-lower-to-linalg,tinyml-stage-tile-and-vectorize, \
+// RUN:   tinyml-stage-bufferize{deallocate=false},tinyml-stage-plan-memory)" \
 // RUN:   | FileCheck %s
 // RUN: tinyml-opt %s --pass-pipeline="builtin.module( \
-// RUN:   tinyml-number-kernels,tinyml-lower-to-linalg,tinyml-attach-transform-script, \
-// RUN:   transform-interpreter,tinyml-read-in-place, \
-// RUN:   transform-interpreter{entry-point=tinyml_lower_contractions},tinyml-erase-transform-script, \
-// RUN:   canonicalize,cse,lower-affine,int-range-optimizations,canonicalize,tinyml-decompose-pads, \
-// RUN:   canonicalize,tinyml-split-empty-tensors,eliminate-empty-tensors, \
-// RUN:   one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}, \
-// RUN:   func.func(buffer-loop-hoisting),cse,tinyml-forward-copies,canonicalize, \
-// RUN:   buffer-results-to-out-params{modify-public-functions},canonicalize,tinyml-plan-memory)" \
+// RUN:   tinyml-stage-lower-to-linalg,tinyml-stage-tile-and-vectorize, \
+// RUN:   tinyml-stage-bufferize{deallocate=false},tinyml-stage-plan-memory)" \
 // RUN:   | FileCheck %s --check-prefix=OUTOFPLACE
 
 // An identity residual block (two 3x3 convs, 16x16x8 f32 maps of 8 KiB)
@@ -28,7 +16,10 @@
 // writes output row i over row i, through the same rows-of-128 view.
 // Beside it: the rolling buffer (3 rows, 1,536 B), the output row's
 // temporary and the padded windows the tiles stage (the roll moves rows
-// within the buffer: tinyml-forward-copies drops its temporaries).
+// within the buffer: tinyml-forward-copies drops its temporaries). At the
+// peak, inside the loop: the map 8,192 + the rolling buffer 3 x 16 x 8 x 4
+// = 1,536 + two rows of 16 x 8 x 4 = 1,024 + one padded 3x6x8 window 576
+// = 11,328 B (every size a multiple of the 16 B alignment).
 // CHECK-LABEL: func.func @identity_block
 // CHECK-SAME:    tinyml.arena_bytes = 11328 : i64
 // CHECK:         %[[MAP:.*]] = memref.view %arg2[%c0{{.*}}][] : memref<11328xi8> to memref<1x16x16x8xf32>
@@ -41,7 +32,9 @@
 // CHECK:         return
 //
 // Without it the first conv's whole output and the block's output are
-// live with its input: two more maps, less the temporaries.
+// live with its input: at the peak, the second conv, its input (kept for
+// the residual add) and its output, 2 x 8,192, + its padded 3x6x8 window
+// 576 = 16,960 B (the block's input is the caller's, not in the arena).
 // OUTOFPLACE-LABEL: func.func @identity_block
 // OUTOFPLACE-SAME:    tinyml.arena_bytes = 16960 : i64
 

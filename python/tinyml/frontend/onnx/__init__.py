@@ -27,7 +27,7 @@ What comes out:
 The transposes come in pairs that cancel. The recommended cleanup is
 
     Pipeline.parse("builtin.module(canonicalize,tinyml-cancel-transposes,"
-                   "canonicalize,tinyml-dce)")
+                   "canonicalize)")
 
 after which a tf2onnx model (NHWC input, Transpose, NCHW convs) has no
 transposes left and an NCHW model keeps only the transpose of its input
@@ -40,18 +40,19 @@ Before anything is built the model must be valid ONNX: every string is
 UTF-8; ir_version and each opset exist; graph inputs, outputs and
 initializers are listed once, and an initializer that sets an input matches
 it; each node's input and output counts and attribute types fit the op's
-schema (attributes are only read through `Importer._attribute_value`);
+schema (attributes are only read through `ModelValidation._attribute_value`);
 then the ONNX checker and strict shape and type inference pass. No tensor
 (input, initializer, inferred intermediate, output, or built value) may
 have a negative dimension or reach 2 GiB, which no 32-bit target holds; a
 tensor built as an MLIR value also has no zero dimension.
 
-Layout: `importer.py` validates the model and holds the `Importer` that op
-handlers build with; each op family is one module (`conv`, `matmul`,
-`elementwise`, `reduce`, `shape`, `constant`, `quantization`, `qoperator`)
-whose handlers register with `@handles("OpType")` (an op of another domain
-with `@handles("OpType", domain=..., attributes=...)`: ONNX has no schema
-for it). A new op is a handler in its family's module.
+Layout: `validation.py` holds these checks (`ModelValidation`, which the
+`Importer` is), `importer.py` the `Importer` that op handlers build with;
+each op family is one module (`conv`, `matmul`, `elementwise`, `reduce`,
+`shape`, `constant`, `quantization`, `qoperator`) whose handlers register
+with `@handles("OpType")` (an op of another domain with
+`@handles("OpType", domain=..., attributes=...)`: ONNX has no schema for
+it). A new op is a handler in its family's module.
 """
 from __future__ import annotations
 
@@ -65,7 +66,8 @@ from .. import FrontendError
 # Importing the op families registers their handlers.
 from . import (constant, conv, elementwise, matmul, qoperator, quantization,  # noqa: F401
                reduce, shape)
-from .importer import HANDLERS, Importer, parse_model
+from .importer import HANDLERS, Importer
+from .validation import parse_model
 
 __all__ = ["FrontendError", "SUPPORTED_OPS", "import_onnx", "import_onnx_bytes"]
 

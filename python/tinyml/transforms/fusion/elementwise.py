@@ -6,6 +6,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
+from ...dialects import tinyml as tm
 from ...ir.ops import CHEAP, ELEMENTWISE
 from ...ir.patterns import NO_MATCH, Pattern
 from ...ir.values import shape_of, users
@@ -79,5 +80,5 @@ def elementwise_patterns(max_ops: int = 32,
 
     return ([(name, float_only(root_becomes_group)) for name in sorted(ELEMENTWISE)]
             + [(name, float_only(producer_joins_group))
-               for name in sorted(ELEMENTWISE | {"tinyml.fused"})])
+               for name in sorted(ELEMENTWISE | {tm.FusedOp.OPERATION_NAME})])
 

@@ -17,7 +17,7 @@ from typing import Callable
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
-from ...dialects import tinyml as tinyml_ops
+from ...dialects import tinyml as tm
 from ...ir.ops import CONTRACTIONS, ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH
 from ...ir.quant import has_quantized_data
@@ -66,7 +66,7 @@ def in_function_body(op: ir.Operation) -> bool:
 
 
 def is_group(op: ir.Operation | None, kind: str) -> bool:
-    return (op is not None and op.name == "tinyml.fused"
+    return (op is not None and op.name == tm.FusedOp.OPERATION_NAME
             and kind_of(op) == kind)
 
 
@@ -78,7 +78,7 @@ def body_ops(group: ir.Operation) -> list[ir.Operation]:
 def size(op: ir.Operation) -> int:
     """How many ops `op` brings into a group: a group counts its members
     (the constants copied into it are not members)."""
-    if op.name != "tinyml.fused":
+    if op.name != tm.FusedOp.OPERATION_NAME:
         return 1
     return sum(1 for member in body_ops(op) if not _is_constant(member))
 
@@ -177,11 +177,11 @@ def _ungrouped_inputs(value: ir.Value, heads: frozenset[str]) -> tuple[list[ir.V
     whether its op counts as a head (1) or not (0)."""
     if isinstance(value.owner, ir.Block):
         region_owner = value.owner.owner.operation
-        if region_owner.name == "tinyml.fused":
+        if region_owner.name == tm.FusedOp.OPERATION_NAME:
             return [region_owner.operands[ir.BlockArgument(value).arg_number]], 0
         return [], 0
     op = value.owner.operation
-    if op.name == "tinyml.fused":
+    if op.name == tm.FusedOp.OPERATION_NAME:
         return [_terminator(op).operands[0]], 0
     return list(op.operands), int(op.name in heads)
 
@@ -190,7 +190,7 @@ def outside_producers(op: ir.Operation, start: ir.Operation | None = None) -> li
     """The ops outside `op` that produce its operands, nearest first: for a
     group, breadth-first from `start` (default: its terminator) back through
     its body. The order depends only on the graph, never on op positions."""
-    if op.name != "tinyml.fused":
+    if op.name != tm.FusedOp.OPERATION_NAME:
         return distinct(producer(value) for value in op.operands)
     found, frontier, seen = [], [start or _terminator(op)], set()
     while frontier:
@@ -218,7 +218,7 @@ def absorb_producer(rewriter: PatternRewriter, group: ir.Operation, op: ir.Opera
     first_user = next(i for i, (member, arguments) in enumerate(members)
                       if any(_outside(value, arguments) in op.results for value in member.operands))
     flat = members[:first_user] + _members(op) + members[first_user:]
-    merged = {group, op} if op.name == "tinyml.fused" else {group}
+    merged = {group, op} if op.name == tm.FusedOp.OPERATION_NAME else {group}
     rewriter.replace_op(group, _build(flat, merged, group, kind_of(group)))
     if not users(op):
         rewriter.erase_op(op)
@@ -244,7 +244,7 @@ Member = tuple[ir.Operation, list[ir.Value] | None]
 def _members(op: ir.Operation) -> list[Member]:
     """The ops `op` brings into a group. A group's constants are left out:
     the new body copies them again just before their first use."""
-    if op.name != "tinyml.fused":
+    if op.name != tm.FusedOp.OPERATION_NAME:
         return [(op, None)]
     arguments = list(op.operands)
     return [(member, arguments) for member in body_ops(op) if not _is_constant(member)]
@@ -283,8 +283,8 @@ def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
                 inputs.append(value)
         produced.update(member.results)
 
-    fused = tinyml_ops.FusedOp([root.results[0].type], kind, inputs, loc=root.location,
-                               ip=ir.InsertionPoint(root))
+    fused = tm.FusedOp([root.results[0].type], kind, inputs, loc=root.location,
+                       ip=ir.InsertionPoint(root))
     body = fused.body.blocks.append(*[v.type for v in inputs],
                                     arg_locs=[root.location] * len(inputs))
     mapping = dict(zip(inputs, body.arguments))
@@ -298,7 +298,7 @@ def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
             for i, value in enumerate(sources):
                 copy.operands[i] = mapping[value]
             mapping.update(zip(member.results, copy.results))
-        tinyml_ops.YieldOp([mapping[source(root.results[0], None)]], loc=root.location)
+        tm.YieldOp([mapping[source(root.results[0], None)]], loc=root.location)
     return fused.operation
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
+from ...dialects import tinyml as tm
 from ...ir.ops import ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH, Pattern
 from ...ir.values import shape_of, users
@@ -51,7 +52,7 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
         if size(group) >= max_ops:
             return None
         space = shape_of(reduction.operands[0])
-        start = reduction if group.name == "tinyml.fused" else None
+        start = reduction if group.name == tm.FusedOp.OPERATION_NAME else None
         return next((op for op in outside_producers(group, start)
                      if is_elementwise(op) and shape_of(op.results[0]) == space
                      and set(users(op)) == {group}
