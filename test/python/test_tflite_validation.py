@@ -160,6 +160,11 @@ def _cases() -> dict[str, tuple[bytes, str]]:
     cases["omitted weights"] = (m.build([x], [y]), r"operator 0 \(FULLY_CONNECTED\): input 1 "
                                                   r"is omitted \(-1\)")
     m = TfliteModel()
+    x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 8])
+    m.operator("CONCATENATION", [x, -1], [y], concatenation_options(1))
+    cases["omitted concatenation input"] = (m.build([x], [y]), r"CONCATENATION\): input 1 is "
+                                                               r"omitted \(-1\)")
+    m = TfliteModel()
     x, y = m.tensor("input", [1, 4]), m.tensor("output", [1, 4])
     m.operator("RELU", [x], [y])
     cases["output listed twice"] = (m.build([x], [y, y]), r"tensor 'output' is listed twice as "

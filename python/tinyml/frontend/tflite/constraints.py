@@ -47,8 +47,9 @@ def check_operands(im, op) -> None:
             raise im.fail(f"takes {wanted}, has {len(op.inputs)}")
         if len(op.outputs) != outputs:
             raise im.fail(f"takes {_count(outputs, 'output')}, has {len(op.outputs)}")
-        # Only an optional operand (a bias) may be omitted: -1.
-        for position, index in enumerate(op.inputs[:low]):
+        # Only an optional operand (a bias, a RESHAPE's shape) may be
+        # omitted: -1; every input of a variadic operator counts.
+        for position, index in enumerate(op.inputs[:low] if high is not None else op.inputs):
             if index < 0:
                 raise im.fail(f"input {position} is omitted (-1); {op.kind} needs it")
     for position, index in enumerate(op.outputs):
