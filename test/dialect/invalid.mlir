@@ -531,3 +531,40 @@ func.func @lowering_negative_size() attributes {lowering = #tinyml.lowering<tile
 func.func @lowering_no_tiled_dimension() attributes {lowering = #tinyml.lowering<tile = [0, 0], reduction = [4]>} {
   return
 }
+
+// -----
+
+// The discardable tinyml.* attributes are declared: an unknown one is an error.
+// expected-error @+1 {{unknown tinyml operation attribute 'tinyml.arena_size'}}
+func.func @unknown_function_attribute() attributes {tinyml.arena_size = 4 : i64} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tinyml.arena_bytes' must be an integer, got "4096"}}
+func.func @function_attribute_of_another_kind() attributes {tinyml.arena_bytes = "4096"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tinyml argument attribute 'tinyml.scale'}}
+func.func @unknown_argument_attribute(%a: tensor<4xf32> {tinyml.scale = 1.0 : f32}) {
+  return
+}
+
+// -----
+
+// The arena mark belongs to an argument, not a result.
+// expected-error @+1 {{unknown tinyml result attribute 'tinyml.arena'}}
+func.func @arena_mark_on_a_result(%a: tensor<4xf32>) -> (tensor<4xf32> {tinyml.arena}) {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'tinyml.name' must be a string, got 3 : i64}}
+func.func @name_of_another_kind(%a: tensor<4xf32> {tinyml.name = 3 : i64}) {
+  return
+}

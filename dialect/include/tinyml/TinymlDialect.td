@@ -30,6 +30,12 @@ def Tinyml_Dialect : Dialect {
   // #tinyml.lowering<...> prints and parses from its assemblyFormat.
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  // The discardable `tinyml.*` attributes the passes leave (TinymlDialect.cpp
+  // lists each with the kind of value it holds): an unknown name or another
+  // kind is an error, as for the ops.
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 #endif // TINYML_DIALECT
