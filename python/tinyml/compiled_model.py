@@ -22,7 +22,7 @@ import re
 import tempfile
 from dataclasses import InitVar, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 from mlir import ir
@@ -71,8 +71,9 @@ class CompiledModel:
 
     def __post_init__(self, module: ir.Module | None) -> None:
         self._module = module
-        self._context = None if module is None else module.context
-        self._engine = None
+        # The MLIR bindings are untyped: their objects are `Any`.
+        self._context: Any = None if module is None else module.context
+        self._engine: Any = None
 
     @property
     def name(self) -> str:
@@ -100,11 +101,15 @@ class CompiledModel:
 
     @property
     def llvm_mlir(self) -> str:
-        return self.artefacts[f"{self.name}.mlir"]
+        return cast(str, self.artefacts[f"{self.name}.mlir"])  # text: see _read_artefacts
+
+    def _object(self) -> bytes:
+        """The Cortex-M object (bytes, as `_read_artefacts` reads any `.o`)."""
+        return cast(bytes, self.artefacts[f"{self.name}.o"])
 
     # -- running ------------------------------------------------------------
 
-    def _ensure_engine(self):
+    def _ensure_engine(self) -> Any:
         if self._engine is None:
             from mlir.execution_engine import ExecutionEngine
             if self._module is None:
@@ -171,7 +176,7 @@ class CompiledModel:
             return result
         return self._run_emulated(arrays, arena_fill, estimate_cycles or profile, profile)
 
-    def _run_host(self, arrays, arena_fill) -> list[np.ndarray]:
+    def _run_host(self, arrays: list[np.ndarray], arena_fill: bytes | None) -> list[np.ndarray]:
         from mlir.runtime import get_ranked_memref_descriptor
         outputs = [np.zeros(info.shape, dtype=info.dtype) for info in self.outputs]
         arena = np.zeros(max(self.arena_bytes, 1), dtype=np.uint8)
@@ -182,7 +187,8 @@ class CompiledModel:
         engine.invoke(self.function, *[ctypes.pointer(ctypes.pointer(d)) for d in descriptors])
         return outputs
 
-    def _run_emulated(self, arrays, arena_fill, estimate_cycles, profile) -> RunResult:
+    def _run_emulated(self, arrays: list[np.ndarray], arena_fill: bytes | None,
+                      estimate_cycles: bool, profile: bool) -> RunResult:
         try:
             from .targets import emulator
         except ImportError as error:
@@ -190,11 +196,11 @@ class CompiledModel:
                            "with: pip install unicorn==2.1.4") from None
         with tempfile.TemporaryDirectory(prefix="tinyml-run-") as tmp:
             obj = Path(tmp) / "model.o"  # the model's name may fill a file name by itself
-            obj.write_bytes(self.artefacts[f"{self.name}.o"])
+            obj.write_bytes(self._object())
             result = emulator.run_object(
                 obj, self.function, arrays, [tuple(o.shape) for o in self.outputs],
                 self.arena_bytes, cpu=self.target, arena_fill=arena_fill,
-                output_dtypes=[o.dtype for o in self.outputs],
+                output_dtypes=[np.dtype(o.dtype) for o in self.outputs],
                 estimate_cycles=estimate_cycles, profile=profile)
         return RunResult(result.outputs, result.instructions, result.stack_bytes,
                          result.cycles_estimate,
@@ -202,12 +208,12 @@ class CompiledModel:
                                          result.attribution, result.instructions,
                                          result.cycles_estimate) if profile else None)
 
-    def _run_on_qemu(self, arrays, arena_fill) -> RunResult:
+    def _run_on_qemu(self, arrays: list[np.ndarray], arena_fill: bytes | None) -> RunResult:
         from .targets import qemu
         try:
             run = qemu.run_firmware(
-                self.function, self.target, self.artefacts[f"{self.name}.o"],
-                self.artefacts[f"{self.name}.h"], arrays,
+                self.function, self.target, self._object(),
+                cast(str, self.artefacts[f"{self.name}.h"]), arrays,
                 [(tuple(o.shape), o.dtype) for o in self.outputs], arena_fill)
         except qemu.QemuError as error:
             raise RunError(str(error)) from None
@@ -221,8 +227,8 @@ class CompiledModel:
 
     # -- saving and loading -------------------------------------------------
 
-    def save(self, outdir: str | os.PathLike,
-             inputs: Sequence[str | os.PathLike] = ()) -> Path:
+    def save(self, outdir: str | os.PathLike[str],
+             inputs: Sequence[str | os.PathLike[str]] = ()) -> Path:
         """Writes the artefacts, `report.json` and (when kept) the IR after
         every stage into `outdir`, atomically: see `safe_io.replace_output_dir`
         for when an existing folder is replaced and when it is refused
@@ -245,7 +251,7 @@ class CompiledModel:
                                      encoding="utf-8")
 
     @classmethod
-    def load(cls, outdir: str | os.PathLike) -> CompiledModel:
+    def load(cls, outdir: str | os.PathLike[str]) -> CompiledModel:
         """A model saved by `save`, once its folder proved sound: report.json
         fits its schema and its own digest, every artefact its SHA-256, and
         the compiled function agrees with the report (`_cross_check`).
@@ -272,7 +278,9 @@ class CompiledModel:
 
 
 def _runner_utils() -> str:
-    mlir_dir = list(importlib.util.find_spec("mlir").submodule_search_locations)[0]
+    spec = importlib.util.find_spec("mlir")  # imported above: found
+    assert spec is not None and spec.submodule_search_locations is not None
+    mlir_dir = list(spec.submodule_search_locations)[0]
     return os.path.join(mlir_dir, "lib", "libmlir_c_runner_utils.so")
 
 
@@ -381,10 +389,11 @@ def _check_signature(report: CompileReport, recorded: str | None, filename: str)
         raise FolderDamage(filename, "records no signature (the tensor sizes and types it "
                                      "was compiled for)")
     match = _SIGNATURE.match(recorded)
-    tensors = [[_TENSOR_RECORD.match(t) for t in group.split(",") if t]
-               for group in match.groups()[:2]] if match else [[None]]
-    if not all(all(tensors) for tensors in tensors):
+    groups = [[_TENSOR_RECORD.match(t) for t in group.split(",") if t]
+              for group in match.groups()[:2]] if match else []
+    if match is None or not all(all(group) for group in groups):
         raise FolderDamage(filename, f"records an unreadable signature {shown(recorded)}")
+    tensors = [[record for record in group if record] for group in groups]  # every one matched
     for key, infos, records in (("inputs", report.inputs, tensors[0]),
                                 ("outputs", report.outputs, tensors[1])):
         if len(infos) != len(records):

@@ -40,7 +40,7 @@ from .ir.values import element_of
 from .memory.plan_memory import recorded_plan
 from .memory.planner import MemoryPlan
 from .pipeline.builder import Pipeline
-from .pipeline.registry import PassError, PipelineError, lookup
+from .pipeline.registry import PassError, PipelineError, pass_named
 from .pipeline.stages import compile_stages
 from .report import CompileReport, Flash, FloatLayer, KernelEntry, artefact_digests, stage_file
 from .report_attributes import ARENA_BYTES, BATCH, KERNELS, PEAK_OP, SIGNATURE, read
@@ -109,7 +109,9 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
             if stage.name == "plan-memory":  # before the last stages, to fail fast
                 _check_budget(_symbol(module, name), sram_budget)
         compiled_function = _symbol(module, name)
-        plan, step_kernels = recorded_plan(compiled_function)
+        recorded = recorded_plan(compiled_function)
+        assert recorded is not None, "tinyml-plan-memory records its plan"
+        plan, step_kernels = recorded
         kernel_map = _kernel_map(read(compiled_function, KERNELS, []), plan, step_kernels)
         _record_signature(module, signature_record(inputs, outputs, plan.arena_bytes),
                           spec.is_host)
@@ -241,10 +243,11 @@ def _with_kernel_lines(module: ir.Module, name: str) -> str:
     object: every location made its kernel's line of `<name>.kernels`, in a
     line-table-only debug scope, so the object maps code to kernels (in
     `.debug_line`, which takes no flash) for the profile."""
-    pipeline = Pipeline([lookup("tinyml-kernel-lines")(file=f"{name}.kernels"),
+    pipeline = Pipeline([pass_named("tinyml-kernel-lines")(file=f"{name}.kernels"),
                          "ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly}"])
     _run_stage("kernel-lines", pipeline, module)
-    return module.operation.get_asm(enable_debug_info=True)
+    asm: str = module.operation.get_asm(enable_debug_info=True)
+    return asm
 
 
 def _build_cortex_m(llvm_mlir: str, translation_input: str, name: str, spec: Target,

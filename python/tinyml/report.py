@@ -19,7 +19,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard
 
 from .abi import LAYOUTS, MAX_TENSOR_BYTES, TENSOR_DTYPES, TensorInfo, byte_size
 from .targets import Target, TargetError, lookup_target
@@ -175,7 +175,7 @@ def read_report(path: Path) -> dict[str, Any]:
     return report
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -76,3 +76,36 @@ def assert_import_refused(model, message: str) -> None:
     text = str(error.value)
     assert "\n" not in text
     assert re.search(message, text), text
+
+
+# -- the quick suite (`tools/run-tests --quick`) ---------------------------------
+
+#: The test modules that compile MLPerf-sized networks, run emulated Cortex-M
+#: objects, QEMU firmware or the fuzzer: the whole suite runs them, the quick
+#: suite (the edit-test loop) leaves them out, with every test of another
+#: module that takes a full-size network as a parameter (`NETWORKS`).
+NETWORK_MODULES = {
+    "test_compile_scaling", "test_compiled_folder", "test_compiled_signature", "test_cortexm",
+    "test_emulator", "test_fuzz", "test_generated_code", "test_host_zoo", "test_in_place",
+    "test_int8", "test_int8_tables", "test_onnx_node_gaps", "test_ort_quantized",
+    "test_output_safety", "test_planner", "test_profile", "test_qemu", "test_torch_models",
+    "test_user_models", "test_zoo",
+}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "network: compiles networks or runs emulated targets "
+                                       "(left out by tools/run-tests --quick)")
+
+
+#: The MLPerf Tiny networks (and the zoo's other full-size ones) by name: a
+#: test given one of them as a parameter compiles it.
+NETWORKS = re.compile(r"kws_dscnn|vww_mobilenet|resnet8|fc_autoencoder|mobilenet|cifar")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        parameters = " ".join(map(str, callspec.params.values())) if callspec else ""
+        if item.module.__name__ in NETWORK_MODULES or NETWORKS.search(parameters):
+            item.add_marker(pytest.mark.network)

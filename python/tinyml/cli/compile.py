@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from typing import Any, Sequence
 from pathlib import Path
 
 from .crash_guard import internal_error, phase, print_summary, run_guarded
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     return run_guarded("tinyml-compile", compile_command, sys.argv[1:] if argv is None else argv)
 
 
-def compile_command(argv: list[str]) -> int:
+def compile_command(argv: Sequence[str]) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
     try:
@@ -115,7 +116,7 @@ def compile_command(argv: list[str]) -> int:
         print(f"tinyml-compile: warning: layer '{layer.layer}' ({layer.op}) computes in "
               "float32 in this quantized model: it has no int8 kernel", file=sys.stderr)
     report = compiled.report.to_json()
-    summary = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
+    summary: dict[str, Any] = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
                                             "flash", "compile_seconds") if key in report}
     summary["output"] = str(Path(args.output))
     return print_summary(summary)

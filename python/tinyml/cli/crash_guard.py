@@ -40,7 +40,7 @@ _ASSERTION = "this is an assertion in upstream MLIR, not a problem tinyml can re
 _NATIVE_CRASH = "this is a crash in native code (upstream MLIR), not a problem tinyml can " \
                 "report precisely"
 _KILLED = "it was killed from outside, most often by the out-of-memory killer"
-_EXPLANATIONS = {signal.SIGABRT: _ASSERTION, signal.SIGKILL: _KILLED}
+_EXPLANATIONS: dict[int, str] = {signal.SIGABRT: _ASSERTION, signal.SIGKILL: _KILLED}
 # Deaths the user asked for: the parent ends the same way instead of
 # reporting an internal error.
 _REQUESTED = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE}
@@ -138,6 +138,7 @@ def _has_real_std_streams() -> bool:
 
 def _status(main: Callable[[Sequence[str]], int | None], argv: Sequence[str]) -> int:
     """main's return value, or the status its SystemExit asks for."""
+    status: str | int | None
     try:
         status = main(argv)
     except SystemExit as exit_request:
@@ -180,6 +181,7 @@ def _supervise(tool_name: str, pid: int, stderr_read: int, record: mmap.mmap) ->
         except ProcessLookupError:  # the child has just ended
             pass
 
+    signum: int  # a forwarded signal, then the one the child died of
     for signum in _FORWARDED:
         signal.signal(signum, forward)
     try:

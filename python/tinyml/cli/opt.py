@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from mlir import ir
 
@@ -73,8 +74,8 @@ def pass_list() -> str:
     for entry in registered_passes():
         lines += _listed(entry)
     lines.append("tinyml pipelines (the compiler's stages):")
-    for entry in registered_pipelines():
-        lines += _listed(entry)
+    for pipeline in registered_pipelines():
+        lines += _listed(pipeline)
     lines.append("upstream MLIR passes are accepted by name, e.g. --canonicalize, --cse")
     return "\n".join(lines)
 
@@ -89,7 +90,7 @@ def _listed(entry) -> list[str]:
     return lines
 
 
-def parse_args(argv: list[str]) -> Options | None:
+def parse_args(argv: Sequence[str]) -> Options | None:
     options, pass_flags, positional = Options(), [], []
     i = 0
     while i < len(argv):
@@ -147,7 +148,7 @@ def parse_args(argv: list[str]) -> Options | None:
     return options
 
 
-def read_input(options: Options) -> tuple[str | None, bytes]:
+def read_input(options: Options) -> tuple[str, bytes]:
     if options.input == "-":
         return "<stdin>", sys.stdin.buffer.read()
     try:
@@ -175,12 +176,16 @@ def chunks(source: str, split: bool) -> list[str]:
     return pieces
 
 
-def load_module(chunk: str, filename: str, context: ir.Context, options: Options) -> ir.Operation:
+def load_module(chunk: str | bytes, filename: str, context: ir.Context,
+                options: Options) -> ir.Operation:
+    """`chunk`: the model's bytes for a frontend (`run`), else MLIR text."""
     if options.import_onnx:
         from ..frontend.onnx import import_onnx_bytes
+        assert isinstance(chunk, bytes)
         return import_onnx_bytes(chunk, filename, context).operation
     if options.import_tflite:
         from ..frontend.tflite import import_tflite_bytes
+        assert isinstance(chunk, bytes)
         return import_tflite_bytes(chunk, filename, context).operation
     # Module.parse wraps top-level ops in an implicit module, as mlir-opt
     # does, but names the buffer "-"; diagnostics put the file name back.
@@ -317,7 +322,7 @@ def summary_lines(reported: list[Reported]) -> list[str]:
             note_target = len(lines) - 1
             if diagnostic.severity == "error":
                 first_error = note_target
-    if extra_errors:
+    if extra_errors and first_error is not None:
         lines[first_error] += f" ({extra_errors} more error{'s' if extra_errors > 1 else ''})"
     return lines
 
@@ -338,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     return run_guarded("tinyml-opt", run_command, sys.argv[1:] if argv is None else argv)
 
 
-def run_command(argv: list[str]) -> int:
+def run_command(argv: Sequence[str]) -> int:
     try:
         phase("checking the pass pipeline crashed")
         options = parse_args(argv)

@@ -41,6 +41,7 @@ import os
 import sys
 import time
 import tokenize
+from typing import Sequence
 
 import numpy as np
 
@@ -111,8 +112,9 @@ def run(args) -> dict:
     from ..targets.toolchain import ToolchainError
     try:
         from ..targets.emulator import EmulatorError
+        emulator_error: type[Exception] = EmulatorError
     except ImportError:  # reported by the run itself, as a RunError
-        EmulatorError = RunError
+        emulator_error = RunError
     try:
         model = CompiledModel.load(args.outdir)
     except RunError as error:
@@ -146,7 +148,7 @@ def run(args) -> dict:
         result = model.run(*arrays, arena_fill=_poison(args.poison_arena),
                            estimate_cycles=args.cycles, profile=args.profile,
                            emulator=args.emulator)
-    except (EmulatorError, ToolchainError, RunError) as error:
+    except (emulator_error, ToolchainError, RunError) as error:
         raise UsageError(str(error)) from None
     seconds = time.perf_counter() - start
     outputs = result.outputs
@@ -183,7 +185,7 @@ def save_profile(outdir: str, profile: dict) -> dict:
     line's summary of it."""
     from ..targets.profile import PROFILE_JSON, PROFILE_SVG, svg, table, top
     print(table(profile), end="")
-    paths = {"json": None, "svg": None}
+    paths: dict[str, str | None] = {"json": None, "svg": None}
     try:
         add_to_output_dir(outdir, {PROFILE_JSON: json.dumps(profile, indent=2) + "\n",
                                    PROFILE_SVG: svg(profile)})
@@ -213,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     return run_guarded("tinyml-run", run_command, sys.argv[1:] if argv is None else argv)
 
 
-def run_command(argv: list[str]) -> int:
+def run_command(argv: Sequence[str]) -> int:
     args = make_parser().parse_args(argv)
     phase(f"running '{args.outdir}' crashed")
     try:

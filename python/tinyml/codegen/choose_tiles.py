@@ -61,6 +61,18 @@ class ChooseTiles(Pass):
                "input values (window columns x channels) per reduction step of a conv",
                low=1, high=64),
     )
+    # The options' values, set by `Pass.__init__`.
+    max_accumulators: int
+    max_int_accumulators: int
+    int_reduction_taps: int
+    max_int_columns: int
+    dsp: bool
+    smlad_registers: int
+    max_channels: int
+    max_pixels: int
+    max_columns: int
+    matmul_step: int
+    reduction_taps: int
 
     def apply(self, module):
         for func in functions(module):

@@ -125,7 +125,8 @@ def int8_dot_product(contract: ir.Operation) -> DotProduct | None:
     reductions = [i for i, kind in enumerate(iterators) if "reduction" in kind]
     maps = ir.ArrayAttr(contract.attributes["indexing_maps"])
     lhs_map, rhs_map, acc_map = (dims_of(m) for m in maps)
-    if None in (lhs_map, rhs_map, acc_map) or len(reductions) != 1 or len(rhs_map) != 2:
+    if lhs_map is None or rhs_map is None or acc_map is None or len(reductions) != 1 \
+            or len(rhs_map) != 2:
         return None
     reduction_dim = reductions[0]
     if lhs_map[-1] != reduction_dim or reduction_dim not in rhs_map:

@@ -298,7 +298,7 @@ def lower_concat(op) -> ir.Value:
     with ir.InsertionPoint(earliest):
         buffer = memref.alloc(buffer_type, [], [])
     offset = 0
-    first_slots = {}
+    first_slots: dict[ir.Value, ir.Value] = {}
     for value, anchor in zip(inputs, anchors):
         shape = shape_of(value)
         offsets = [0] * len(shape)

@@ -198,6 +198,8 @@ class NumberKernels(Pass):
                                 "line table means code outside every kernel)", low=1,
                high=MAX_KERNEL_NUMBER),
     )
+    # The options' values, set by `Pass.__init__`.
+    first: int
 
     def apply(self, module):
         for func in functions(module):

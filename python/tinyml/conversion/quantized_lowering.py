@@ -40,7 +40,7 @@ cast back, so the casts cancel pairwise once every op is lowered.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from mlir import ir
@@ -155,9 +155,10 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type,
     new tensor, or over `overwritten` (an in-place group's input), not read."""
     shape = shape_of(acc)
     pairs = [quantize_multiplier(s) for s in scales]
-    tables = {"multiplier": (np.array([m for m, _ in pairs], np.int32), 32),
-              "left": (np.array([max(s, 0) for _, s in pairs], np.int8), 8),
-              "right": (np.array([max(-s, 0) for _, s in pairs], np.int8), 8)}
+    tables: dict[str, tuple[np.ndarray, int]] = {
+        "multiplier": (np.array([m for m, _ in pairs], np.int32), 32),
+        "left": (np.array([max(s, 0) for _, s in pairs], np.int8), 8),
+        "right": (np.array([max(-s, 0) for _, s in pairs], np.int8), 8)}
     if not tables["left"][0].any():
         del tables["left"]
     rank = len(shape)
@@ -557,7 +558,7 @@ def lower_dequantize(op) -> ir.Value:
     element = element_of(source)
     shape = shape_of(source)
     result_type = ir.RankedTensorType.get(shape, ir.F32Type.get())
-    scale, zero_point = _scales(element), np.float32(zero_points(element))
+    scale, zero_point = _scales(element), np.array(zero_points(element), np.float32)
     stored = storage_of(source)
     rank = len(shape)
     if not is_per_axis(element):
@@ -616,7 +617,8 @@ def lower_on_storage(op) -> ir.Value:
 
 
 #: How each op on quantized data lowers, by op name.
-QUANTIZED_LOWERINGS = keyed_by_name({
+#: Some take `in_place` too (see fused_lowering).
+QUANTIZED_LOWERINGS: dict[str, Callable[..., ir.Value]] = keyed_by_name({
     tm.Conv2DOp: lower_quantized_conv2d,
     tm.DepthwiseConv2DOp: lower_quantized_depthwise_conv2d,
     tm.MatmulOp: lower_quantized_matmul,

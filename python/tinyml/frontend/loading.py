@@ -28,8 +28,10 @@ def load_model(model: Any, context: ir.Context,
     try:
         import onnx
     except ImportError:  # pragma: no cover - onnx is a dependency
-        onnx = None
-    if onnx is not None and isinstance(model, onnx.ModelProto):
+        onnx_model = False
+    else:
+        onnx_model = isinstance(model, onnx.ModelProto)
+    if onnx_model:
         return _import_onnx(model, context, batch), model_name(model.graph.name)
     if isinstance(model, ir.Module):
         text = model.operation.get_asm(binary=False, enable_debug_info=True)

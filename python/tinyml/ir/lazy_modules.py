@@ -12,10 +12,12 @@ def lazy_module(name: str) -> ModuleType:
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.find_spec(name)
-    spec.loader = importlib.util.LazyLoader(spec.loader)
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(f"No module named '{name}'", name=name)
+    loader = spec.loader = importlib.util.LazyLoader(spec.loader)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    loader.exec_module(module)
     # What the import system does for a submodule: `import a.b` then `a.b`.
     parent, _, child = name.rpartition(".")
     if parent:

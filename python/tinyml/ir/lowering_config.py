@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .. import _tinyml
+from .._tinyml import lowering_config_sizes
 
 #: The attribute of a `tinyml.fused` group (and, after lowering, of the
 #: linalg op its transform script starts from) that holds its configuration.
@@ -35,7 +35,7 @@ class LoweringConfig:
         """The configuration `op` carries, or None."""
         if ATTRIBUTE not in op.attributes:
             return None
-        sizes = _tinyml.lowering_config_sizes(op.attributes[ATTRIBUTE])
+        sizes = lowering_config_sizes(op.attributes[ATTRIBUTE])
         if sizes is None:
             raise ValueError(f"'{ATTRIBUTE}' is not a #tinyml.lowering attribute")
         tile, reduction = sizes

@@ -1,4 +1,7 @@
-"""Sets of tinyml ops that several phases treat alike."""
+"""Sets of tinyml ops that several phases treat alike, and the helpers
+that build such sets and tables from the op classes generated from ODS
+(`tinyml.dialects.tinyml`), so that each op's name is written once, in the
+ODS."""
 from __future__ import annotations
 
 from typing import TypeVar

@@ -103,12 +103,13 @@ def _dense_array_traps(text: str):
                 break
 
 
-def _dense_array_value(text: str, position: int, keyword: str) -> int | None:
+def _dense_array_value(text: str, start: int, keyword: str) -> int | None:
     """Where the value after `keyword =` starts, following the custom form
     `[{payload}] [ins(...)] [outs(...)] keyword = value` (upstream parses
     `ins` and `outs` only when present, then the keyword); None if the text
     differs from that form before the value."""
-    position = _skip_space(text, position)
+    position: int | None  # None once the text differs from the form
+    position = _skip_space(text, start)
     if text.startswith("{", position):  # linalg.reduce's short payload form
         position = _skip_balanced(text, position, "{", "}")
     for word in ("ins", "outs"):

@@ -33,8 +33,8 @@ def _storage_type(dtype) -> ir.IntegerType:
     return ir.IntegerType.get_signless(STORAGE_BITS[np.dtype(dtype)])
 
 
-def uniform_type(scales: Sequence[float], zero_points: Sequence[int], dtype=np.int8,
-                 axis: int | None = None) -> ir.Type:
+def uniform_type(scales: Sequence[float] | np.ndarray, zero_points: Sequence[int] | np.ndarray,
+                 dtype=np.int8, axis: int | None = None) -> ir.Type:
     """The quantized element type: per tensor when `axis` is None (one
     scale and zero point), else per axis `axis`. The storage range is the
     whole of `dtype`'s."""

@@ -80,7 +80,7 @@ def band_bytes(group: ir.Operation) -> int | None:
     module's docstring), else None."""
     root = group_root(group)
     config = LoweringConfig.of(group)
-    if config is None or overwritten_input(group) is None:
+    if config is None or root is None or overwritten_input(group) is None:
         return None
     strides, dilations, padding = window_attributes(root.attributes)
     in_shape, out_shape = shape_of(root.operands[0]), shape_of(root.results[0])
@@ -108,7 +108,7 @@ def savings(graph: Graph) -> dict[int, int]:
         if band is None:
             continue
         source = overwritten_input(op)
-        if isinstance(source.owner, ir.Block):
+        if source is None or isinstance(source.owner, ir.Block):
             continue  # a function argument: the caller's
         producer = position.get(source.owner.operation)
         produced = [] if producer is None else graph.produces[producer]

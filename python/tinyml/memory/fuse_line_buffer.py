@@ -70,9 +70,8 @@ from ..ir.analysis import LINE_BUFFERS
 from ..ir.attributes import window_attributes
 from ..ir.values import shape_of
 from ..pipeline.registry import Pass, functions, register
-from ..transforms.fusion import group_root
 from .compute_in_place import live_during, marked_groups, overwritten_index, savings
-from .row_loops import (as_element, clone_on_rows, extract_rows, index, input_window,
+from .row_loops import (as_element, clone_on_rows, conv_of, extract_rows, index, input_window,
                         insert_rows, row_conv, stored)
 from .schedule_for_memory import Graph, build_graph, tensor_bytes
 
@@ -135,13 +134,13 @@ class LineBuffer:
         return self.producer.operands[overwritten_index(self.producer)]
 
     def steps(self) -> list[Step]:
-        p_root, d_root = group_root(self.producer), group_root(self.consumer)
+        p_root, d_root = conv_of(self.producer), conv_of(self.consumer)
         (stride, _), _, _ = window_attributes(p_root.attributes)
         _, _, (top, _, _, _) = window_attributes(d_root.attributes)
         kernel = shape_of(d_root.operands[1])[0]
         rows = shape_of(p_root.results[0])[1]
-        s_root = self.shortcut and group_root(self.shortcut)
-        s_stride = s_root and window_attributes(s_root.attributes)[0][0]
+        s_root = None if self.shortcut is None else conv_of(self.shortcut)
+        s_stride = 0 if s_root is None else window_attributes(s_root.attributes)[0][0]
         steps, computed = [], 0
         for i in range(shape_of(d_root.results[0])[1]):
             first, end = max(0, i - top), min(rows, i - top + kernel)
@@ -150,8 +149,8 @@ class LineBuffer:
                 input_window(p_root, computed, end) if new else (0, 0, 0, 0)
             shortcut = (0, 0, 0, 0)
             if s_root is not None:
-                s_first, *rest = input_window(s_root, i, i + 1)
-                shortcut = (s_first - i * s_stride, *rest)
+                s_first, s_count, s_above, s_below = input_window(s_root, i, i + 1)
+                shortcut = (s_first - i * s_stride, s_count, s_above, s_below)
             steps.append(Step(
                 rolls=i > 0 and kernel > 1, new_rows=new,
                 window=(in_first - i * stride, count) if new else (0, 0),
@@ -163,9 +162,9 @@ class LineBuffer:
     def overwrites_unread_rows(self) -> bool:
         """Every row of P's input that P or S read at step i is at or
         below row i: rows above it hold D's output by then."""
-        p_stride = window_attributes(group_root(self.producer).attributes)[0][0]
-        s_stride = self.shortcut and window_attributes(
-            group_root(self.shortcut).attributes)[0][0]
+        p_stride = window_attributes(conv_of(self.producer).attributes)[0][0]
+        s_stride = 0 if self.shortcut is None else \
+            window_attributes(conv_of(self.shortcut).attributes)[0][0]
         for i, step in enumerate(self.steps()):
             if step.new_rows and step.window[0] + i * p_stride < i:
                 return False
@@ -185,7 +184,7 @@ class LineBuffer:
         rolling buffer, and the temporaries bufferization gives it (P's new
         rows, the shortcut's row and D's output row before they are
         stored), with a row of P's to spare."""
-        kernel = shape_of(group_root(self.consumer).operands[1])[0]
+        kernel = shape_of(conv_of(self.consumer).operands[1])[0]
         p_out, d_out = self.producer.results[0], self.output
         p_row = tensor_bytes(p_out) // shape_of(p_out)[1]
         d_row = tensor_bytes(d_out) // shape_of(d_out)[1]
@@ -321,6 +320,7 @@ def _fused_graph(graph: Graph, position: dict, fusion: LineBuffer,
     if over is not None:
         kept = _tensor(graph, p, set()) if over == "input" else \
             _tensor(graph, d, {t for op in inner for t in graph.produces[op]})
+        assert kept is not None, "_output_over found it"
         users[kept] |= users[out]
         sizes[out] = 0
     return dataclasses.replace(graph, produces=produces, consumes=consumes, sizes=sizes,
@@ -343,13 +343,14 @@ def _add_rows(add: ir.Operation, consumer_output: ir.Value, row: ir.Value,
 def fuse(fusion: LineBuffer, over: str | None) -> None:
     """Replaces P, D (and S) by the loops over D's output rows."""
     producer, consumer, shortcut = fusion.producer, fusion.consumer, fusion.shortcut
-    p_root, d_root = group_root(producer), group_root(consumer)
+    p_root, d_root = conv_of(producer), conv_of(consumer)
     p_stride = window_attributes(p_root.attributes)[0][0]
     _, _, (_, p_left, _, p_right) = window_attributes(p_root.attributes)
     _, _, (_, left, _, right) = window_attributes(d_root.attributes)
     kernel = shape_of(d_root.operands[1])[0]
     p_index, d_index, residual = overwritten_index(producer), overwritten_index(consumer), \
         fusion.residual
+    assert p_index is not None and d_index is not None, "row convs read their input"
     source = fusion.source
     _, height, width, in_channels = shape_of(source)
     _, _, p_width, p_channels = shape_of(producer.results[0])
@@ -412,13 +413,14 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
                                                p_element)}
                 residual_row = None
                 if shortcut is not None:
-                    s_root = group_root(shortcut)
+                    s_root, s_index = conv_of(shortcut), overwritten_index(shortcut)
+                    assert s_index is not None, "a row conv reads its input"
                     (s_stride, _), _, (_, s_left, _, s_right) = \
                         window_attributes(s_root.attributes)
                     s_first, s_count, s_above, s_below = step.shortcut
                     residual_row = clone_on_rows(
                         shortcut, ir.InsertionPoint(loop.body),
-                        {overwritten_index(shortcut): input_rows(s_stride, s_first, s_count)},
+                        {s_index: input_rows(s_stride, s_first, s_count)},
                         [1, 1, out_width, out_channels],
                         [s_above, s_left, s_below, s_right]).results[0]
                 elif residual_value is not None:

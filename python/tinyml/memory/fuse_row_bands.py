@@ -49,10 +49,9 @@ from ..ir.analysis import RECOMPUTED
 from ..ir.attributes import window_attributes
 from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, functions, register
-from ..transforms.fusion import group_root
 from .compute_in_place import (live_during, marked_groups, overwritten_index,
                                overwritten_input, savings)
-from .row_loops import (as_element, clone_on_rows, extract_rows, index, input_window,
+from .row_loops import (as_element, clone_on_rows, conv_of, extract_rows, index, input_window,
                         insert_rows, row_conv, stored)
 from .schedule_for_memory import build_graph, tensor_bytes
 
@@ -70,7 +69,7 @@ def recompute_fraction(consumer: ir.Operation, band_rows: int) -> float:
     """The share of P's rows a band of `band_rows` output rows computes
     again: the rows its window shares with the next band's, over the rows
     it moves on by."""
-    root = group_root(consumer)
+    root = conv_of(consumer)
     strides, _, _ = window_attributes(root.attributes)
     return (shape_of(root.operands[1])[0] - strides[0]) / (band_rows * strides[0])
 
@@ -99,11 +98,12 @@ def candidate_pairs(func: ir.Operation, max_recompute: float,
 def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -> int:
     """Replaces the pair by its loops over bands of `band_rows` output rows
     of the consumer; returns the MACs computed again."""
-    root = group_root(consumer)
+    root = conv_of(consumer)
     strides, _, padding = window_attributes(root.attributes)
     stride, (top, left, _, right) = strides[0], padding
     kernel = shape_of(root.operands[1])[0]
     p_index, d_index = overwritten_index(pointwise), overwritten_index(consumer)
+    assert p_index is not None and d_index is not None, "row convs read their input"
     source = pointwise.operands[p_index]
     _, height, width, in_channels = shape_of(source)
     p_channels = shape_of(pointwise.results[0])[3]
@@ -168,7 +168,7 @@ def fuse_function(func: ir.Operation, max_recompute: float, band_rows: int) -> i
                 continue
             # While the loop runs: what P's step holds, with the consumer's
             # output and P's band in place of P's whole output.
-            root = group_root(consumer)
+            root = conv_of(consumer)
             strides, _, _ = window_attributes(root.attributes)
             band = (band_rows - 1) * strides[0] + shape_of(root.operands[1])[0]
             p_out = tensor_bytes(pointwise.results[0])

@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from mlir import ir
 from mlir.dialects import arith, memref
@@ -369,7 +370,8 @@ def _overwrites(op: ir.Operation, alloc: _Alloc, uses: list[tuple[int, ir.Value]
         return False
     if op.name == "linalg.generic":
         maps = _operand_maps(op, n_in + n_out)
-        if maps is None or not maps[operand].is_permutation:
+        operand_map = None if maps is None else maps[operand]  # a generic's maps are all given
+        if operand_map is None or not operand_map.is_permutation:
             return False
     # The body must not read the output's old value.
     if len(op.regions) and len(op.regions[0].blocks):
@@ -551,6 +553,12 @@ class PlanMemory(Pass):
                "reused (cut where an op overwrites it entirely) as a buffer of its own"),
         Option("report-dir", str, "", "if set, write <function>.memory.json and .svg there"),
     )
+    # The options' values, set by `Pass.__init__`.
+    alignment: int
+    algorithm: str
+    inplace: bool
+    split: bool
+    report_dir: str
 
     def __init__(self, **values):
         super().__init__(**values)
@@ -632,8 +640,9 @@ class PlanMemory(Pass):
                             value = memref.cast(alloc.type, value)
                     views[version.name] = value
                 for owner, step in alloc.direct_uses:
-                    owner.replace_uses_of_with(alloc.op.result,
-                                               views[alloc.version_at(step).name])
+                    used = alloc.version_at(step)
+                    assert used is not None, "a use is in the steps of one version"
+                    owner.replace_uses_of_with(alloc.op.result, views[used.name])
                 alloc.op.erase()  # every use now goes to a view (none left if dead)
 
             for name, value in ((ARENA_BYTES, plan.arena_bytes),
@@ -649,7 +658,7 @@ class PlanMemory(Pass):
 def _plan_record(plan: MemoryPlan, analysis: FunctionAnalysis) -> dict:
     """What `tinyml.memory_plan` holds: the plan less the numbers that have
     attributes of their own."""
-    record = {
+    record: dict[str, Any] = {
         "algorithm": plan.algorithm,
         "heuristic": plan.heuristic,
         "buffers": [{"name": b.name, "size": b.size, "first": b.first, "last": b.last,

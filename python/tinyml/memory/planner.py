@@ -115,7 +115,9 @@ def normalize_pairs(buffers: Sequence[Buffer],
     source of one pair at most and the target of one pair at most (first
     pair wins)."""
     by_name = {b.name: b for b in buffers}
-    sources, targets, kept = set(), set(), []
+    sources: set[str] = set()
+    targets: set[str] = set()
+    kept: list[tuple[str, str]] = []
     for a, b in pairs:
         if a == b or a not in by_name or b not in by_name or a in sources or b in targets:
             continue
@@ -129,7 +131,8 @@ def normalize_pairs(buffers: Sequence[Buffer],
             continue
         # A cycle a -> b -> ... -> a cannot happen: first < last along a chain
         # unless every buffer lives one step; refuse the pair that closes one.
-        root, seen = a, {b}
+        root: str | None = a
+        seen = {b}
         while root is not None and root not in seen:
             seen.add(root)
             root = next((x for x, y in kept if y == root), None)
@@ -155,17 +158,18 @@ def live_profile(buffers: Sequence[Buffer], alignment: int = 1,
     in-place pairs counted once where they meet)."""
     _check_alignment(alignment)
     delta: dict[int, int] = {}
-    for b in buffers:
-        size = align_up(b.size, alignment)
-        delta[b.first] = delta.get(b.first, 0) + size
-        delta[b.last + 1] = delta.get(b.last + 1, 0) - size
+    for buffer in buffers:
+        size = align_up(buffer.size, alignment)
+        delta[buffer.first] = delta.get(buffer.first, 0) + size
+        delta[buffer.last + 1] = delta.get(buffer.last + 1, 0) - size
     by_name = {b.name: b for b in buffers}
     for a, b in normalize_pairs(buffers, inplace_pairs):
         step = by_name[a].last
         shared = min(align_up(by_name[a].size, alignment), align_up(by_name[b].size, alignment))
         delta[step] = delta.get(step, 0) - shared
         delta[step + 1] = delta.get(step + 1, 0) + shared
-    profile, live = {}, 0
+    profile: dict[int, int] = {}
+    live = 0
     if not buffers:
         return profile
     for step in range(min(b.first for b in buffers), max(b.last for b in buffers) + 1):
@@ -219,7 +223,7 @@ def _make_units(buffers: Sequence[Buffer], alignment: int,
     groups: dict[int, list[int]] = {}
     for i in range(len(buffers)):
         groups.setdefault(find(i), []).append(i)
-    units = []
+    units: list[_Unit] = []
     for members in sorted(groups.values()):
         units.append(_Unit(len(units), members,
                            max(align_up(buffers[i].size, alignment) for i in members),
@@ -354,9 +358,9 @@ def plan_best(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT,
                     best = (top, name, units, adjacency, offsets, order, fit)
                 if best[0] <= bound:
                     break
-            if best[0] <= bound:
+            if best is not None and best[0] <= bound:
                 break
-        if best[0] <= bound:
+        if best is not None and best[0] <= bound:
             break
     assert best is not None or not buffers
     if best is None:

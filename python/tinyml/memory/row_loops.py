@@ -41,12 +41,20 @@ def row_conv(group: ir.Operation, *others: ir.Value) -> ir.Operation | None:
     configured, no dilation, its output the group's, reading only its input,
     weights and `others`."""
     root = group_root(group)
-    if LoweringConfig.of(group) is None or not reads_only_weights_besides(group, *others):
-        return None  # (no conv root: no overwritten input either)
+    if root is None or LoweringConfig.of(group) is None \
+            or not reads_only_weights_besides(group, *others):
+        return None
     _, dilations, _ = window_attributes(root.attributes)
     if list(dilations) != [1, 1] or shape_of(root.results[0]) != shape_of(group.results[0]) \
             or shape_of(root.results[0])[0] != 1:
         return None
+    return root
+
+
+def conv_of(group: ir.Operation) -> ir.Operation:
+    """The conv of a group `row_conv` accepted."""
+    root = group_root(group)
+    assert root is not None, "a row conv group is built around its conv"
     return root
 
 
@@ -87,7 +95,9 @@ def clone_on_rows(group: ir.Operation, at: ir.InsertionPoint,
             reshaped(result)
     reshaped(clone.results[0])
     if padding is not None:
-        group_root(clone).attributes["padding"] = ir.DenseI64ArrayAttr.get(padding)
+        root = group_root(clone)
+        assert root is not None, "`padding` is given for a conv group only"
+        root.attributes["padding"] = ir.DenseI64ArrayAttr.get(padding)
     return clone
 
 

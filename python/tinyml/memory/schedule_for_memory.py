@@ -197,7 +197,7 @@ def _exact(graph: Graph, max_states: int) -> tuple[int, list[int]] | None:
     states."""
     n = len(graph.ops)
     full = (1 << n) - 1
-    layer = {0: (0, 0, None, None)}  # state -> (peak, live, parent state, op)
+    layer: dict[int, tuple] = {0: (0, 0, None, None)}  # state -> (peak, live, parent state, op)
     history = [layer]
     states = 1
     for _ in range(n):
@@ -246,7 +246,7 @@ def _beam(graph: Graph, width: int) -> tuple[int, list[int]]:
                     seen[new] = candidate
         beam = sorted(seen.values(), key=lambda c: (c[0], c[1]))[:width]
     peak, _, _, link = beam[0]
-    order = []
+    order: list[int] = []
     while link is not None:
         order.append(link[0])
         link = link[1]
@@ -284,6 +284,9 @@ class ScheduleForMemory(Pass):
         Option("max-moves", int, 2_000_000, "(state, op) pairs the searches may look at; "
                "bounds the time on large graphs", low=1, high=1_000_000_000),
     )
+    # The options' values, set by `Pass.__init__`.
+    max_states: int
+    max_moves: int
 
     def __init__(self, **values):
         super().__init__(**values)

@@ -27,6 +27,8 @@ class SplitEmptyTensors(Pass):
     options = (
         Option("group-size", int, 16, "uses of one tensor.empty kept together", low=1),
     )
+    # The options' values, set by `Pass.__init__`.
+    group_size: int
 
     def apply(self, module):
         for func in functions(module):

@@ -10,7 +10,7 @@ from __future__ import annotations
 # html.escape, not xml.sax.saxutils.escape: that one imports urllib and
 # email, 50 ms on every start of a tinyml tool.
 from html import escape
-from typing import Mapping, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 
 class LiveBuffer(Protocol):
@@ -55,7 +55,7 @@ def timeline(buffers: Sequence[LiveBuffer], offsets: Mapping[str, int],
     sharing bytes counted once) and the highest arena byte in use."""
     if arena_size is None:
         arena_size = max((offsets[b.name] + b.size for b in buffers), default=0)
-    steps = []
+    steps: list[dict[str, Any]] = []
     for step in _steps(buffers, op_names):
         live = [b for b in buffers if b.first <= step <= b.last]
         ranges = [(offsets[b.name], offsets[b.name] + b.size) for b in live if b.size]

@@ -181,7 +181,10 @@ def _parse_element(text: str, options: dict[str, Any]) -> list[Pass | str]:
             if not rest.endswith("}"):
                 raise PipelineError(f"missing '}}' in '{text}'")
             options = {**parse_options(rest[:-1]), **options}
-        return [cls(**options)] if cls is not None else named.expand(options).elements
+        if cls is not None:
+            return [cls(**options)]
+        assert named is not None
+        return named.expand(options).elements
     if name.startswith("tinyml-"):
         raise PipelineError(f"unknown pass '{name}'")
     if options:

@@ -5,7 +5,7 @@ pipeline names them, into the passes they stand for."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, TypeVar
 
 from mlir import ir
 
@@ -30,7 +30,7 @@ class Option:
     """A typed pass option. `low`/`high` bound numbers, `choices` strings."""
 
     name: str
-    type: type
+    type: type[Any]
     default: Any
     help: str
     low: float | None = None
@@ -99,7 +99,10 @@ class Pass:
 _REGISTRY: dict[str, type[Pass]] = {}
 
 
-def register(cls: type[Pass]) -> type[Pass]:
+PassClass = TypeVar("PassClass", bound=type[Pass])
+
+
+def register(cls: PassClass) -> PassClass:
     """Class decorator: makes the pass known to pipelines and tinyml-opt."""
     if cls.name in _REGISTRY:
         raise ValueError(f"pass '{cls.name}' registered twice")
@@ -109,6 +112,11 @@ def register(cls: type[Pass]) -> type[Pass]:
 
 def lookup(name: str) -> type[Pass] | None:
     return _REGISTRY.get(name)
+
+
+def pass_named(name: str) -> type[Pass]:
+    """The pass registered as `name`, for a caller that knows it is."""
+    return _REGISTRY[name]
 
 
 def registered_passes() -> list[type[Pass]]:

@@ -40,7 +40,7 @@ from mlir import ir
 from ..codegen.attach_transform_script import LOWER_CONTRACTIONS
 from ..ir import analysis
 from .builder import Pipeline
-from .registry import NamedPipeline, Option, lookup, register_pipeline
+from .registry import NamedPipeline, Option, pass_named, register_pipeline
 
 
 def cleanup() -> Pipeline:
@@ -144,7 +144,7 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
     quantized group's (int32 accumulators, input values per step, columns
     of a matrix-vector tile); with `dsp` the quantized convs get tiles for
     the DSP extension's multiply-accumulates."""
-    return Pipeline([lookup("tinyml-choose-tiles")(
+    return Pipeline([pass_named("tinyml-choose-tiles")(
         max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
         int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp)])
 
@@ -166,7 +166,7 @@ def schedule(in_place: bool = True) -> Pipeline:
 
 def plan_memory(**options) -> Pipeline:
     """Every intermediate buffer becomes a view into one arena argument."""
-    return Pipeline([lookup("tinyml-plan-memory")(**options)])
+    return Pipeline([pass_named("tinyml-plan-memory")(**options)])
 
 
 def lower_to_loops(affine: bool = False) -> Pipeline:
@@ -243,7 +243,7 @@ def _stage_options(name: str, stage: Callable[..., Pipeline]) -> tuple[Option, .
     `**options` on to its pass has that pass's options."""
     parameters = inspect.signature(stage).parameters.values()
     if any(p.kind is p.VAR_KEYWORD for p in parameters):
-        return lookup(f"tinyml-{name}").options
+        return pass_named(f"tinyml-{name}").options
     return tuple(Option(p.name.replace("_", "-"), type(p.default), p.default,
                         f"`{p.name}` of tinyml.pipeline.stages.{stage.__name__}")
                  for p in parameters if type(p.default) in (bool, int))

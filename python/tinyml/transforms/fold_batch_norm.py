@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from .fold_constants import constant, constant_array
+from .fold_constants import constant, constant_array, constant_arrays
 from ..dialects import tinyml as tm
 from ..ir.attributes import attr_float, attr_flag
 from ..ir.ops import keyed_by_name
@@ -48,8 +48,8 @@ from ..pipeline.registry import Option, Pass, register
 def normalization(batch_norm: ir.Operation) -> tuple[np.ndarray, np.ndarray] | None:
     """(s, t) with `batch_norm(y) = y * s + t`, in float64, when the four
     parameters are constants; else None."""
-    params = [constant_array(value) for value in list(batch_norm.operands)[1:]]
-    if any(p is None for p in params):
+    params = constant_arrays(list(batch_norm.operands)[1:])
+    if params is None:
         return None
     scale, beta, mean, variance = (p.astype(np.float64) for p in params)
     epsilon = attr_float(batch_norm.attributes, "epsilon", 1.0e-5)

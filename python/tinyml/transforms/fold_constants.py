@@ -23,7 +23,7 @@ create dense constants.
 from __future__ import annotations
 
 from functools import partial
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from mlir import ir
@@ -58,6 +58,16 @@ def constant_array(value: ir.Value) -> np.ndarray | None:
     tensor (a splat is expanded), else None."""
     attr = dense_attr(value)
     return None if attr is None else np.array(attr).reshape(shape_of(value))
+
+
+def constant_arrays(values: Sequence[ir.Value]) -> list[np.ndarray] | None:
+    """`constant_array` of each value when all are such constants, else
+    None. The attributes are looked at first: reading a large filter for a
+    conv whose input is not constant would be wasted."""
+    attrs = [dense_attr(value) for value in values]
+    if any(attr is None for attr in attrs):
+        return None
+    return [np.array(attr).reshape(shape_of(value)) for attr, value in zip(attrs, values)]
 
 
 def splat_value(value: ir.Value) -> float | None:
@@ -145,7 +155,7 @@ def depthwise_conv2d(attrs: Attrs, x, w, bias=None):
     return y if bias is None else y + bias
 
 
-def pool_window(attrs: Attrs, x):
+def pool_window(attrs: Attrs, x) -> tuple[Any, list[int], list[int], list[int], list[int]]:
     return (x, attr_ints(attrs, "kernel"), *window_attributes(attrs))
 
 
@@ -231,11 +241,9 @@ def fold_to_constant(op, rewriter, max_elements: int):
     shape = shape_of(op.results[0])
     if int(np.prod(shape, dtype=np.int64)) > max_elements:
         return NO_MATCH
-    # Look at the attributes first: reading a large filter for a conv whose
-    # input is not constant would be wasted.
-    if any(dense_attr(value) is None for value in op.operands):
+    operands = constant_arrays(op.operands)
+    if operands is None:
         return NO_MATCH
-    operands = [constant_array(value) for value in op.operands]
     with np.errstate(all="ignore"):
         value = np.asarray(EVALUATE[op.name](op.attributes,
                                              *(a.astype(np.float64) for a in operands)))

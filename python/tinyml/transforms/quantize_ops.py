@@ -89,9 +89,8 @@ def _dequantized(op: ir.Operation) -> list[ir.Value] | None:
     """The quantized values `op`'s operands dequantize, when all are
     `tinyml.dequantize` results."""
     sources = [producer_named(value, tm.DequantizeOp) for value in op.operands]
-    if any(source is None for source in sources):
-        return None
-    return [source.operands[0] for source in sources]
+    quantized = [source.operands[0] for source in sources if source is not None]
+    return quantized if len(quantized) == len(sources) else None
 
 
 def _contraction_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto, helper
 
+from ...dialects import tinyml as tm
 from .importer import Const, Importer, dtype_name, handles, shape_text
 
 
@@ -83,7 +84,7 @@ def _gather(im: Importer, node) -> list:
     if len(pieces) > 1:
         joined = list(shape)
         joined[axis] = indices.size
-        pieces = [im.emit("tinyml.concat", joined, pieces, axis=axis)]
+        pieces = [im.emit(tm.ConcatOp, joined, pieces, axis=axis)]
     return [im.reshape(pieces[0], out)]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ...dialects import tinyml as tm
 from ...ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
 from ...ir.attributes import inverse_permutation
 from ...ir.quant import dequantize, quantize, storage_cast
@@ -53,7 +54,7 @@ def convolution(im: Importer, x, w, bias):
         raise im.fail(f"bias of shape {shape_text(im.shape(bias))} does not match "
                       f"{filters} output channels")
     if group == 1:
-        op_name, filt = "tinyml.conv2d", im.transpose(w, (2, 3, 1, 0))       # OIHW -> HWCF
+        op, filt = tm.Conv2DOp, im.transpose(w, (2, 3, 1, 0))       # OIHW -> HWCF
     elif group == channels:
         if filters % channels:
             raise im.fail(f"depthwise convolution with {filters} filters for {channels} "
@@ -61,11 +62,11 @@ def convolution(im: Importer, x, w, bias):
         multiplier = filters // channels
         kh, kw = im.shape(w)[2:]
         filt = im.reshape(w, (channels, multiplier, kh, kw))
-        op_name, filt = "tinyml.depthwise_conv2d", im.transpose(filt, (2, 3, 0, 1))  # HWCM
+        op, filt = tm.DepthwiseConv2DOp, im.transpose(filt, (2, 3, 0, 1))  # HWCM
     else:
         raise im.fail(f"grouped convolution (group={group}, {channels} channels) is not "
                       "supported; only group=1 and depthwise (group=channels)")
-    y = im.emit(op_name, [batch, *out_spatial, filters], [im.nhwc(im.tensor(x)), filt, bias],
+    y = im.emit(op, [batch, *out_spatial, filters], [im.nhwc(im.tensor(x)), filt, bias],
                 strides=None if tuple(strides) == DEFAULT_STRIDES else strides,
                 dilations=None if tuple(dilations) == DEFAULT_DILATIONS else dilations,
                 padding=None if tuple(pads) == DEFAULT_PADDING else pads)
@@ -75,7 +76,7 @@ def convolution(im: Importer, x, w, bias):
     return y
 
 
-def pool(im: Importer, node, op_name: str, x) -> ir.Value:
+def pool(im: Importer, node, op: type[ir.OpView], x) -> ir.Value:
     """The current node's pooling (AveragePool's or MaxPool's attributes) of x."""
     x = im.tensor(x)
     x_shape = im.shape(x)
@@ -88,7 +89,7 @@ def pool(im: Importer, node, op_name: str, x) -> ir.Value:
         raise im.fail(f"kernel_shape {kernel} does not match the input rank {rank}")
     strides, dilations = im.spatial_attrs(rank, kernel)
     dilated = any(d != 1 for d in dilations)
-    if dilated and op_name != "tinyml.max_pool2d":
+    if dilated and op is not tm.MaxPool2DOp:
         raise im.fail(f"dilated average pooling (dilations={dilations}) is not supported")
     if len(node.output) > 1 and node.output[1] and im.consumers[node.output[1]]:
         raise im.fail("the Indices output of MaxPool is not supported")
@@ -102,11 +103,11 @@ def pool(im: Importer, node, op_name: str, x) -> ir.Value:
     # there, which max pooling never picks and average pooling never counts.
     extension = [max((out[a] - 1) * strides[a] + (kernel[a] - 1) * dilations[a] + 1
                      - x_shape[2 + a] - pads[a] - pads[a + spatial], 0) for a in range(spatial)]
-    count_pad = op_name == "tinyml.avg_pool2d" and any(pads) and im.attr("count_include_pad", 0)
+    count_pad = op is tm.AvgPool2DOp and any(pads) and im.attr("count_include_pad", 0)
     if count_pad and any(extension):
         # Counted padding, then the extension that is not.
-        x = im.emit("tinyml.pad", [*x_shape[:2], *(x_shape[2 + a] + pads[a] + pads[a + spatial]
-                                                    for a in range(spatial))],
+        x = im.emit(tm.PadOp, [*x_shape[:2], *(x_shape[2 + a] + pads[a] + pads[a + spatial]
+                                               for a in range(spatial))],
                     [x], padding=[0, 0, *pads[:spatial], 0, 0, *pads[spatial:]])
         x_shape, pads, count_pad = im.shape(x), [0] * 2 * spatial, False
     pads = pads[:spatial] + [p + e for p, e in zip(pads[spatial:], extension)]
@@ -117,7 +118,7 @@ def pool(im: Importer, node, op_name: str, x) -> ir.Value:
     if dilated:
         y = _dilated_max_pool(im, im.nhwc(x), kernel, strides, dilations, pads, out)
     else:
-        y = im.emit(op_name, [x_shape[0], *out, x_shape[1]], [im.nhwc(x)], kernel=kernel,
+        y = im.emit(op, [x_shape[0], *out, x_shape[1]], [im.nhwc(x)], kernel=kernel,
                     strides=None if tuple(strides) == DEFAULT_STRIDES else strides,
                     padding=None if tuple(pads) == DEFAULT_PADDING else pads,
                     count_include_pad=bool(count_pad))
@@ -133,31 +134,31 @@ def _dilated_max_pool(im: Importer, x, kernel, strides, dilations, pads, out) ->
     n, h, w, c = im.shape(x)
     top, left, bottom, right = pads
     if any(pads):
-        x = im.emit("tinyml.pad", [n, h + top + bottom, w + left + right, c], [x],
+        x = im.emit(tm.PadOp, [n, h + top + bottom, w + left + right, c], [x],
                     padding=[0, top, left, 0, 0, bottom, right, 0], value=-F32_MAX)
     y = None
     for ky in range(kernel[0]):
         for kx in range(kernel[1]):
             tap = im.slice(x, [0, ky * dilations[0], kx * dilations[1], 0], [n, *out, c],
                            [1, *strides, 1])
-            y = tap if y is None else im.emit("tinyml.maximum", [n, *out, c], [y, tap])
+            y = tap if y is None else im.emit(tm.MaximumOp, [n, *out, c], [y, tap])
     return y
 
 
 @handles("AveragePool")
 def _avg_pool(im, node):
-    return [pool(im, node, "tinyml.avg_pool2d", im.arg(0))]
+    return [pool(im, node, tm.AvgPool2DOp, im.arg(0))]
 
 
 @handles("MaxPool")
 def _max_pool(im, node):
     x = im.arg(0)
     if im.element(x) != ir.IntegerType.get_signless(8):
-        return [pool(im, node, "tinyml.max_pool2d", x)]
+        return [pool(im, node, tm.MaxPool2DOp, x)]
     # onnxruntime's QOperator form pools the quantized tensor itself: its
     # QDQ form, DequantizeLinear -> MaxPool -> QuantizeLinear of one type.
     element = quantization_of(im, x)
-    y = pool(im, node, "tinyml.max_pool2d", dequantize(storage_cast(x, element)))
+    y = pool(im, node, tm.MaxPool2DOp, dequantize(storage_cast(x, element)))
     return [storage_cast(quantize(y, element), ir.IntegerType.get_signless(8))]
 
 
@@ -173,11 +174,11 @@ def global_pool(im: Importer, op_type: str, x) -> ir.Value:
     if len(shape) < 3:
         raise im.fail(f"needs an input of rank >= 3, got {shape_text(shape)}")
     if op_type == "GlobalAveragePool" and len(shape) == 4:
-        y = im.emit("tinyml.global_avg_pool", [shape[0], 1, 1, shape[1]], [im.nhwc(x)])
+        y = im.emit(tm.GlobalAvgPoolOp, [shape[0], 1, 1, shape[1]], [im.nhwc(x)])
         return im.nchw(y)
     axes = list(range(2, len(shape)))
-    op_name = "tinyml.reduce_mean" if op_type == "GlobalAveragePool" else "tinyml.reduce_max"
-    return im.emit(op_name, [*shape[:2]] + [1] * len(axes), [x], axes=axes, keep_dims=True)
+    op = tm.ReduceMeanOp if op_type == "GlobalAveragePool" else tm.ReduceMaxOp
+    return im.emit(op, [*shape[:2]] + [1] * len(axes), [x], axes=axes, keep_dims=True)
 
 
 @handles("BatchNormalization")
@@ -208,6 +209,6 @@ def _batch_norm(im: Importer, node) -> list:
     rank = len(shape)
     to_last = [0] + list(range(2, rank)) + [1]
     xt = im.transpose(x, to_last)
-    y = im.emit("tinyml.batch_norm", im.shape(xt), [xt, *params], epsilon=epsilon)
+    y = im.emit(tm.BatchNormOp, im.shape(xt), [xt, *params], epsilon=epsilon)
     return [im.transpose(y, inverse_permutation(to_last))]
 

@@ -6,6 +6,7 @@ import numpy as np
 from mlir import ir
 from onnx import helper
 
+from ...dialects import tinyml as tm
 from ...ir.builders import build
 from .importer import Const, Importer, QuantConst, handles, shape_text
 
@@ -27,12 +28,12 @@ def _fold_div(a, b):
 
 
 _BINARY = {
-    "Add": ("tinyml.add", np.add),
-    "Sub": ("tinyml.sub", np.subtract),
-    "Mul": ("tinyml.mul", np.multiply),
-    "Div": ("tinyml.div", _fold_div),
-    "Max": ("tinyml.maximum", np.maximum),
-    "Min": ("tinyml.minimum", np.minimum),
+    "Add": (tm.AddOp, np.add),
+    "Sub": (tm.SubOp, np.subtract),
+    "Mul": (tm.MulOp, np.multiply),
+    "Div": (tm.DivOp, _fold_div),
+    "Max": (tm.MaximumOp, np.maximum),
+    "Min": (tm.MinimumOp, np.minimum),
 }
 
 
@@ -46,7 +47,7 @@ def _fuse_matmul_bias(im: Importer, value, other) -> ir.Value | None:
     if not isinstance(owner, ir.OpView) and not isinstance(owner, ir.Operation):
         return None
     op = owner.operation if isinstance(owner, ir.OpView) else owner
-    if op.name != "tinyml.matmul" or len(op.operands) != 2 or list(value.uses) \
+    if op.name != tm.MatmulOp.OPERATION_NAME or len(op.operands) != 2 or list(value.uses) \
             or im.refs(value) != 1:
         return None
     m, n = im.shape(value)
@@ -60,7 +61,7 @@ def _fuse_matmul_bias(im: Importer, value, other) -> ir.Value | None:
             return None
         bias = im.tensor(Const(np.broadcast_to(other.array, (1, n)).reshape(n)))
     attrs = {key: op.attributes[key] for key in op.attributes}
-    fused = build("tinyml.matmul", [value.type], [op.operands[0], op.operands[1], bias], attrs,
+    fused = build(tm.MatmulOp, [value.type], [op.operands[0], op.operands[1], bias], attrs,
                   loc=op.location).result
     op.erase()
     return fused
@@ -79,7 +80,7 @@ def _binary(im: Importer, node) -> list:
 
 def binary(im: Importer, op_type: str, a, b):
     """The element-wise `op_type` (Add, Sub, Mul, ...) of a and b, broadcast."""
-    op_name, fold = _BINARY[op_type]
+    op, fold = _BINARY[op_type]
     shape = _broadcast(im, im.shape(a), im.shape(b))
     if isinstance(a, Const) and isinstance(b, Const):
         dtype = np.result_type(a.array, b.array)
@@ -96,7 +97,7 @@ def binary(im: Importer, op_type: str, a, b):
     # A scalar constant broadcasts the same as a [1]-shaped one.
     a, b = (Const(v.array.reshape(1)) if isinstance(v, Const) and v.array.ndim == 0
             and len(shape) else v for v in (a, b))
-    return im.emit(op_name, shape, [a, b])
+    return im.emit(op, shape, [a, b])
 
 
 def _sigmoid(x):
@@ -104,21 +105,21 @@ def _sigmoid(x):
 
 
 _UNARY = {
-    "Relu": ("tinyml.relu", lambda x: np.maximum(x, 0).astype(x.dtype)),
-    "Sigmoid": ("tinyml.sigmoid", _sigmoid),
-    "Tanh": ("tinyml.tanh", np.tanh),
-    "Exp": ("tinyml.exp", np.exp),
-    "Neg": ("tinyml.neg", np.negative),
+    "Relu": (tm.ReluOp, lambda x: np.maximum(x, 0).astype(x.dtype)),
+    "Sigmoid": (tm.SigmoidOp, _sigmoid),
+    "Tanh": (tm.TanhOp, np.tanh),
+    "Exp": (tm.ExpOp, np.exp),
+    "Neg": (tm.NegOp, np.negative),
 }
 
 
 @handles(*_UNARY)
 def _unary(im: Importer, node) -> list:
-    op_name, fold = _UNARY[node.op_type]
+    op, fold = _UNARY[node.op_type]
     x = im.arg(0)
     if isinstance(x, Const):
         return [fold(x.array)]
-    return [im.emit(op_name, im.shape(x), [x])]
+    return [im.emit(op, im.shape(x), [x])]
 
 
 def _clamp(im: Importer, x, low: float, high: float):
@@ -127,7 +128,7 @@ def _clamp(im: Importer, x, low: float, high: float):
     low = min(low, high)
     if isinstance(x, Const):
         return Const(np.clip(x.array, low, high).astype(x.array.dtype))
-    return im.emit("tinyml.clamp", im.shape(x), [x], min=float(low), max=float(high))
+    return im.emit(tm.ClampOp, im.shape(x), [x], min=float(low), max=float(high))
 
 
 @handles("Clip")
@@ -142,9 +143,9 @@ def _clip(im: Importer, node) -> list:
 
 def _scale_shift(im: Importer, x, scale: float, shift: float):
     shape = im.shape(x)
-    y = im.emit("tinyml.mul", shape, [x, Const(np.full([1], scale, np.float32))])
+    y = im.emit(tm.MulOp, shape, [x, Const(np.full([1], scale, np.float32))])
     if shift:
-        y = im.emit("tinyml.add", shape, [y, Const(np.full([1], shift, np.float32))])
+        y = im.emit(tm.AddOp, shape, [y, Const(np.full([1], shift, np.float32))])
     return y
 
 
@@ -156,15 +157,15 @@ def _leaky_relu(im: Importer, node) -> list:
 def leaky_relu(im: Importer, x, alpha: float) -> ir.Value:
     x = im.tensor(x)
     shape = im.shape(x)
-    scaled = im.emit("tinyml.mul", shape, [x, Const(np.full([1], alpha, np.float32))])
+    scaled = im.emit(tm.MulOp, shape, [x, Const(np.full([1], alpha, np.float32))])
     if 0.0 <= alpha <= 1.0:          # max(x, alpha*x)
-        return im.emit("tinyml.maximum", shape, [x, scaled])
+        return im.emit(tm.MaximumOp, shape, [x, scaled])
     if alpha > 1.0:                  # min(x, alpha*x)
-        return im.emit("tinyml.minimum", shape, [x, scaled])
+        return im.emit(tm.MinimumOp, shape, [x, scaled])
     # alpha < 0: relu(x) + alpha * min(x, 0)
-    negative = im.emit("tinyml.minimum", shape, [x, Const(np.zeros([1], np.float32))])
-    negative = im.emit("tinyml.mul", shape, [negative, Const(np.full([1], alpha, np.float32))])
-    return im.emit("tinyml.add", shape, [im.emit("tinyml.relu", shape, [x]), negative])
+    negative = im.emit(tm.MinimumOp, shape, [x, Const(np.zeros([1], np.float32))])
+    negative = im.emit(tm.MulOp, shape, [negative, Const(np.full([1], alpha, np.float32))])
+    return im.emit(tm.AddOp, shape, [im.emit(tm.ReluOp, shape, [x]), negative])
 
 
 @handles("HardSigmoid")
@@ -182,5 +183,5 @@ def _hard_swish(im: Importer, node) -> list:
 def hard_swish(im: Importer, x) -> ir.Value:
     x = im.tensor(x)
     gate = _clamp(im, _scale_shift(im, x, 1.0 / 6.0, 0.5), 0.0, 1.0)
-    return im.emit("tinyml.mul", im.shape(x), [x, gate])
+    return im.emit(tm.MulOp, im.shape(x), [x, gate])
 

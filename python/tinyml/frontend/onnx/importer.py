@@ -14,6 +14,7 @@ from mlir import ir
 from mlir.dialects import arith, func
 from onnx import TensorProto
 
+from ...dialects import tinyml as tm
 from ...ir.builders import attribute, build
 from ...ir.quant import dequantize, storage_cast, uniform_type
 from .. import FrontendError, mark_batch
@@ -347,20 +348,20 @@ class Importer(ModelValidation):
             self.cache[value.name] = result
         return result
 
-    def emit(self, op_name: str, shape, operands, element: ir.Type | None = None,
+    def emit(self, op: type[ir.OpView], shape, operands, element: ir.Type | None = None,
              **attrs) -> ir.Value:
-        """The tinyml op `op_name` with a result of `shape` and element type
-        `element` (default float32)."""
+        """The tinyml op `op` (its class) with a result of `shape` and
+        element type `element` (default float32)."""
         attributes = {key: attribute(value) for key, value in attrs.items()
                       if value is not None and value is not False}
         # The last check before an MLIR type exists: its dimensions must fit
         # the target (MLIR aborts on some that overflow).
-        self.check_size(shape, TensorProto.FLOAT, f"the result of {op_name}")
+        self.check_size(shape, TensorProto.FLOAT, f"the result of {op.OPERATION_NAME}")
         result_type = ir.RankedTensorType.get(list(shape), element or ir.F32Type.get())
         operands = [self.tensor(o) for o in operands if o is not None]
         if element is None:
             self._check_float(operands)
-        return build(op_name, [result_type], operands, attributes, loc=self.loc).result
+        return build(op, [result_type], operands, attributes, loc=self.loc).result
 
     def _check_float(self, operands) -> None:
         """Only data movement (which passes its element type) reads raw
@@ -381,7 +382,7 @@ class Importer(ModelValidation):
         if all(o == 0 and n == d and (s == 1 or n == 1)
                for o, n, s, d in zip(offsets, sizes, strides, shape)):
             return value
-        return self.emit("tinyml.slice", sizes, [value], offsets=list(offsets),
+        return self.emit(tm.SliceOp, sizes, [value], offsets=list(offsets),
                          strides=list(strides))
 
     def transpose(self, value, perm) -> Value:
@@ -395,7 +396,7 @@ class Importer(ModelValidation):
         if not isinstance(value, ir.Value):
             return Const(np.transpose(self._array(value), perm))
         shape = self.shape(value)
-        return self.emit("tinyml.transpose", [shape[p] for p in perm], [value],
+        return self.emit(tm.TransposeOp, [shape[p] for p in perm], [value],
                          self.element(value), permutation=perm)
 
     def reshape(self, value, shape) -> Value:
@@ -407,7 +408,7 @@ class Importer(ModelValidation):
                               self._reshaped_axis(value, shape))
         if not isinstance(value, ir.Value):
             return Const(self._array(value).reshape(shape))
-        return self.emit("tinyml.reshape", shape, [value], self.element(value))
+        return self.emit(tm.ReshapeOp, shape, [value], self.element(value))
 
     def _reshaped_axis(self, value: QuantConst, shape) -> int | None:
         """Where the quantized axis of `value` is after a reshape to `shape`:

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ...dialects import tinyml as tm
 from .importer import Const, Importer, QuantConst, handles, shape_text
 
 
@@ -58,19 +59,19 @@ def gemm(im: Importer, a, b, c, beta: float):
                 addend = c
         else:
             if beta != 1.0:
-                c = im.emit("tinyml.mul", c_shape, [c, Const(np.full([1], beta, np.float32))])
+                c = im.emit(tm.MulOp, c_shape, [c, Const(np.full([1], beta, np.float32))])
             if c_shape in ((n,), (1, n)):
                 bias = im.reshape(c, (n,))
             else:
                 addend = c
     if alpha != 1.0 and bias is not None:
         bias, addend = None, bias
-    y = im.emit("tinyml.matmul", (m, n), [a, b, bias], transpose_lhs=trans_a,
+    y = im.emit(tm.MatmulOp, (m, n), [a, b, bias], transpose_lhs=trans_a,
                 transpose_rhs=trans_b)
     if alpha != 1.0:
-        y = im.emit("tinyml.mul", (m, n), [y, Const(np.full([1], alpha, np.float32))])
+        y = im.emit(tm.MulOp, (m, n), [y, Const(np.full([1], alpha, np.float32))])
     if addend is not None:
-        y = im.emit("tinyml.add", (m, n), [y, addend])
+        y = im.emit(tm.AddOp, (m, n), [y, addend])
     return y
 
 
@@ -106,16 +107,16 @@ def matmul(im: Importer, a, b):
     if math.prod(b_mat[:-2]) == 1:
         # Every row of every batch meets the same [K, N] matrix.
         rows = math.prod(a_mat[:-1])
-        y = im.emit("tinyml.matmul", (rows, n),
+        y = im.emit(tm.MatmulOp, (rows, n),
                     [im.reshape(a, (rows, k)), im.reshape(b, (k, n))])
         return im.reshape(y, out)
     lhs, rhs = _batches(im, a, a_mat), _batches(im, b, b_mat)
     products = []
     for index in np.ndindex(*batch):
-        products.append(im.reshape(im.emit("tinyml.matmul", (m, n), [
+        products.append(im.reshape(im.emit(tm.MatmulOp, (m, n), [
             _batch(im, lhs, a_mat, index), _batch(im, rhs, b_mat, index)]), (1, m, n)))
     y = products[0] if len(products) == 1 else \
-        im.emit("tinyml.concat", (len(products), m, n), products, axis=0)
+        im.emit(tm.ConcatOp, (len(products), m, n), products, axis=0)
     return im.reshape(y, out)
 
 

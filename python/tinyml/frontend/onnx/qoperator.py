@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from onnx import AttributeProto
 
+from ...dialects import tinyml as tm
 from .conv import convolution, global_pool, pool
 from .elementwise import binary, leaky_relu
 from .importer import Importer, QuantConst, handles, shape_text
@@ -105,7 +106,7 @@ def _channels_first(im: Importer) -> None:
     "count_include_pad": _INT, "kernel_shape": _INTS, "pads": _INTS, "strides": _INTS})
 def _qlinear_average_pool(im: Importer, node) -> list:
     _channels_first(im)
-    return _unary(im, lambda x: pool(im, node, "tinyml.avg_pool2d", x))
+    return _unary(im, lambda x: pool(im, node, tm.AvgPool2DOp, x))
 
 
 @handles("QLinearGlobalAveragePool", domain=MICROSOFT, attributes={"channels_last": _INT})
@@ -121,7 +122,7 @@ def _qlinear_leaky_relu(im: Importer, node) -> list:
 
 @handles("QLinearSigmoid", domain=MICROSOFT)
 def _qlinear_sigmoid(im: Importer, node) -> list:
-    return _unary(im, lambda x: im.emit("tinyml.sigmoid", im.shape(x), [x]))
+    return _unary(im, lambda x: im.emit(tm.SigmoidOp, im.shape(x), [x]))
 
 
 @handles("QLinearConcat", domain=MICROSOFT, attributes={"axis": _INT})

@@ -25,6 +25,8 @@ import numpy as np
 from mlir import ir
 from onnx import helper
 
+from ...dialects import tinyml as tm
+from ...ir.ops import op_names
 from ...ir.quant import dequantize, is_quantized, quantize, storage_cast, uniform_type
 from ...ir.values import element_of, producer
 from .importer import Const, Importer, QuantConst, handles, shape_text
@@ -145,7 +147,7 @@ def quantization_of(im: Importer, x: ir.Value) -> ir.Type:
     QOperator op made (possibly reshaped or transposed since, which keeps a
     per-tensor quantization)."""
     op = producer(x)
-    while op is not None and op.name in ("tinyml.reshape", "tinyml.transpose"):
+    while op is not None and op.name in op_names(tm.ReshapeOp, tm.TransposeOp):
         op = producer(op.operands[0])
     if op is None or op.name != "quant.scast" or not is_quantized(element_of(op.operands[0])):
         raise im.fail("reads an int8 tensor whose quantization is unknown (not made by a "

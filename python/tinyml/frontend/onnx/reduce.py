@@ -5,17 +5,18 @@ import math
 
 import numpy as np
 
+from ...dialects import tinyml as tm
 from .importer import Const, Importer, handles
 
 
-_REDUCE = {"ReduceMean": ("tinyml.reduce_mean", np.mean),
-           "ReduceSum": ("tinyml.reduce_sum", np.sum),
-           "ReduceMax": ("tinyml.reduce_max", np.max)}
+_REDUCE = {"ReduceMean": (tm.ReduceMeanOp, np.mean),
+           "ReduceSum": (tm.ReduceSumOp, np.sum),
+           "ReduceMax": (tm.ReduceMaxOp, np.max)}
 
 
 @handles(*_REDUCE)
 def _reduce(im: Importer, node) -> list:
-    op_name, fold = _REDUCE[node.op_type]
+    op, fold = _REDUCE[node.op_type]
     x = im.arg(0)
     shape = im.shape(x)
     rank = len(shape)
@@ -31,7 +32,7 @@ def _reduce(im: Importer, node) -> list:
     if isinstance(x, Const):
         return [np.asarray(fold(x.array, axis=tuple(axes), keepdims=keep)).astype(x.array.dtype)]
     out = [1 if i in axes else d for i, d in enumerate(shape) if keep or i not in axes]
-    return [im.emit(op_name, out, [x], axes=axes, keep_dims=keep)]
+    return [im.emit(op, out, [x], axes=axes, keep_dims=keep)]
 
 
 @handles("Softmax")
@@ -44,9 +45,9 @@ def _softmax(im: Importer, node) -> list:
         raise im.fail(f"axis {axis} out of range for rank {rank}")
     axis %= rank
     if im.opset >= 13 or axis == rank - 1:
-        return [im.emit("tinyml.softmax", shape, [x], axis=axis)]
+        return [im.emit(tm.SoftmaxOp, shape, [x], axis=axis)]
     # Before opset 13 the input is coerced to 2-D at `axis`.
     flat = (math.prod(shape[:axis]), math.prod(shape[axis:]))
-    y = im.emit("tinyml.softmax", flat, [im.reshape(x, flat)], axis=1)
+    y = im.emit(tm.SoftmaxOp, flat, [im.reshape(x, flat)], axis=1)
     return [im.reshape(y, shape)]
 

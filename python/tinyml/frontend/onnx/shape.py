@@ -7,6 +7,7 @@ import math
 import numpy as np
 from onnx import helper
 
+from ...dialects import tinyml as tm
 from .importer import Const, Importer, handles, shape_text
 
 
@@ -126,7 +127,7 @@ def _pad(im: Importer, node) -> list:
         im.check_size(out, helper.np_dtype_to_tensor_dtype(x.array.dtype), "the result",
                       allow_empty=True)
         return [np.pad(x.array, list(zip(pads[:rank], pads[rank:])), constant_values=value)]
-    return [im.emit("tinyml.pad", out, [x], padding=pads, value=value if value else None)]
+    return [im.emit(tm.PadOp, out, [x], padding=pads, value=value if value else None)]
 
 
 @handles("Concat")
@@ -157,7 +158,7 @@ def concat(im: Importer, inputs: list):
     out[axis] = sum(s[axis] for s in shapes)
     if len(inputs) == 1:
         return inputs[0]
-    return im.emit("tinyml.concat", out, inputs, im.element(inputs[0]), axis=axis)
+    return im.emit(tm.ConcatOp, out, inputs, im.element(inputs[0]), axis=axis)
 
 
 @handles("Identity")

@@ -5,6 +5,8 @@ TFLM refuses is refused, naming the operand, rather than compiled into
 something TFLM does not compute."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 #: Each operator's operand counts as TFLM's kernels check them: (fewest
@@ -70,7 +72,8 @@ def check_operands(im, op) -> None:
 def check_types(im, op) -> None:
     """The operand types the operator's TFLM kernel accepts."""
     out = im.tensors[op.outputs[0]]
-    inputs = [im.tensors[i] if i >= 0 else None for i in op.inputs]
+    # None: an omitted optional input (check_operands refused a required one).
+    inputs: list[Any] = [im.tensors[i] if i >= 0 else None for i in op.inputs]
     if op.kind in ("QUANTIZE", "DEQUANTIZE"):
         allowed = ("FLOAT32", "INT8") if op.kind == "QUANTIZE" else ("INT8",)
         result = "INT8" if op.kind == "QUANTIZE" else "FLOAT32"

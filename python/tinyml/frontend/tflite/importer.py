@@ -125,6 +125,7 @@ def dequantized(tensor: Tensor) -> np.ndarray:
     """A quantized constant's real values, as TFLite's DEQUANTIZE computes
     them: scale * (q - zero point) in float32."""
     q = tensor.quantization
+    assert q is not None and tensor.data is not None, "a quantized constant"
     shape = [1] * tensor.data.ndim
     if q.axis is not None:
         shape[q.axis] = -1
@@ -339,7 +340,8 @@ class TfliteImporter(Importer):
         for tensor in self.tensors:
             if tensor.dynamic_batch and tensor.shape and tensor.data is None:
                 tensor.shape = (tensor.shape[0] * batch, *tensor.shape[1:])
-        self.values: dict[int, ir.Value] = {}
+        # Keyed by tensor index, where the ONNX importer's are by name.
+        self.values: dict[int, ir.Value] = {}  # type: ignore[assignment]
         self.float_values: dict[int, ir.Value] = {}
         self.cache: dict[str, ir.Value] = {}
         self.where = ""
@@ -399,13 +401,14 @@ class TfliteImporter(Importer):
         if tensor.type_name not in ("FLOAT32", "INT8"):
             raise self.fail(f"has element type {tensor.type_name}; only float32 and int8 "
                             "inputs and outputs are supported")
-        if tensor.type_name == "INT8" and tensor.quantization is None:
+        q = tensor.quantization
+        if tensor.type_name == "INT8" and q is None:
             raise self.fail("is int8 without quantization parameters")
-        if tensor.type_name == "INT8" and tensor.quantization.axis is not None:
+        if tensor.type_name == "INT8" and q is not None and q.axis is not None:
             # TFLM's kernels read one scale of an activation; only weights
             # are quantized per channel.
-            raise self.fail(f"is quantized per axis ({tensor.quantization.scales.size} scales "
-                            f"along dimension {tensor.quantization.axis}); a graph "
+            raise self.fail(f"is quantized per axis ({q.scales.size} scales "
+                            f"along dimension {q.axis}); a graph "
                             f"{what} takes one scale and zero point")
         self.check_size(tensor.shape, TensorProto.FLOAT, what)
         element = ir.F32Type.get() if tensor.type_name == "FLOAT32" \
@@ -455,6 +458,7 @@ class TfliteImporter(Importer):
         tensor dequantized), a `Const`, or a `QuantConst` (an int8/int32
         constant and its quantization); None for an omitted optional one."""
         operator = self.operator
+        assert operator is not None, "called while an operator is imported"
         index = operator.inputs[position] if position < len(operator.inputs) else -1
         if index < 0:
             if optional:
@@ -481,6 +485,7 @@ class TfliteImporter(Importer):
         return self.float_values[index]
 
     def _constant(self, tensor: Tensor):
+        assert tensor.data is not None, "input() reads a constant here"
         if tensor.type_name == "FLOAT32":
             return Const(tensor.data.astype(np.float32), f"tensor_{tensor.index}")
         if tensor.type_name == "INT8" and tensor.quantization is not None \

@@ -8,6 +8,7 @@ import math
 import numpy as np
 from mlir import ir
 
+from ...dialects import tinyml as tm
 from ...ir import fixed_point
 from ...ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
 from ...ir.quant import storage_cast, uniform_type
@@ -28,11 +29,11 @@ def activation(im: TfliteImporter, value, code: int):
     if kind == "NONE":
         return value
     if kind == "RELU":
-        return im.emit("tinyml.relu", shape, [value])
+        return im.emit(tm.ReluOp, shape, [value])
     if kind == "RELU6":
-        return im.emit("tinyml.clamp", shape, [value], min=0.0, max=6.0)
+        return im.emit(tm.ClampOp, shape, [value], min=0.0, max=6.0)
     if kind == "RELU_N1_TO_1":
-        return im.emit("tinyml.clamp", shape, [value], min=-1.0, max=1.0)
+        return im.emit(tm.ClampOp, shape, [value], min=-1.0, max=1.0)
     raise im.fail(f"fused activation {kind} is not supported")
 
 
@@ -120,7 +121,7 @@ def _conv(im: TfliteImporter, op: Operator) -> list:
         raise im.fail(f"weights {shape_text(w.array.shape)} do not fit {im.shape(x)[3]} "
                       "input channels")
     strides, dilations, padding, out = window(im, im.shape(x), (kh, kw), op.options)
-    y = im.emit("tinyml.conv2d", [im.shape(x)[0], *out, filters],
+    y = im.emit(tm.Conv2DOp, [im.shape(x)[0], *out, filters],
                 [x, im.transpose(w, (1, 2, 3, 0)), bias(im, op, w, filters)],
                 **window_attributes(strides, dilations, padding))
     return [activation(im, y, op.options["FusedActivationFunction"])]
@@ -145,8 +146,8 @@ def _depthwise(im: TfliteImporter, op: Operator) -> list:
     # a conv's HWCF weights, and the same sums (the converter writes any
     # conv of a one-channel image this way).
     filt = im.reshape(w, (kh, kw, channels, filters // channels))
-    kind = "tinyml.conv2d" if channels == 1 else "tinyml.depthwise_conv2d"
-    y = im.emit(kind, [im.shape(x)[0], *out, filters], [x, filt, bias(im, op, w, filters)],
+    conv = tm.Conv2DOp if channels == 1 else tm.DepthwiseConv2DOp
+    y = im.emit(conv, [im.shape(x)[0], *out, filters], [x, filt, bias(im, op, w, filters)],
                 **window_attributes(strides, dilations, padding))
     return [activation(im, y, op.options["FusedActivationFunction"])]
 
@@ -163,14 +164,14 @@ def _fully_connected(im: TfliteImporter, op: Operator) -> list:
         raise im.fail(f"input {shape_text(x_shape)} does not fit weights "
                       f"{shape_text(w.array.shape)}")
     rows = math.prod(x_shape) // k
-    y = im.emit("tinyml.matmul", (rows, n),
+    y = im.emit(tm.MatmulOp, (rows, n),
                 [im.reshape(x, (rows, k)), im.transpose(w, (1, 0)), bias(im, op, w, n)])
     if op.options.get("KeepNumDims"):
         y = im.reshape(y, (*x_shape[:-1], n))
     return [activation(im, y, op.options["FusedActivationFunction"])]
 
 
-_BINARY = {"ADD": "tinyml.add", "SUB": "tinyml.sub", "MUL": "tinyml.mul"}
+_BINARY = {"ADD": tm.AddOp, "SUB": tm.SubOp, "MUL": tm.MulOp}
 
 
 @handles(*_BINARY)
@@ -190,10 +191,10 @@ def _pool(im: TfliteImporter, op: Operator) -> list:
     x = nhwc_input(im)
     kernel = [int(op.options["FilterHeight"]), int(op.options["FilterWidth"])]
     strides, _, padding, out = window(im, im.shape(x), kernel, op.options)
-    name = "tinyml.avg_pool2d" if op.kind == "AVERAGE_POOL_2D" else "tinyml.max_pool2d"
+    pool = tm.AvgPool2DOp if op.kind == "AVERAGE_POOL_2D" else tm.MaxPool2DOp
     attrs = window_attributes(strides, DEFAULT_DILATIONS, padding)
     del attrs["dilations"]
-    y = im.emit(name, [im.shape(x)[0], *out, im.shape(x)[3]], [x], kernel=kernel, **attrs)
+    y = im.emit(pool, [im.shape(x)[0], *out, im.shape(x)[3]], [x], kernel=kernel, **attrs)
     return [activation(im, y, op.options["FusedActivationFunction"])]
 
 
@@ -207,7 +208,7 @@ def _mean(im: TfliteImporter, op: Operator) -> list:
     axes = sorted({a % rank for a in axes})
     keep = bool(op.options.get("KeepDims", False))
     out = [1 if i in axes else d for i, d in enumerate(im.shape(x)) if keep or i not in axes]
-    return [im.emit("tinyml.reduce_mean", out, [x], axes=axes, keep_dims=keep)]
+    return [im.emit(tm.ReduceMeanOp, out, [x], axes=axes, keep_dims=keep)]
 
 
 @handles("SOFTMAX")
@@ -215,7 +216,7 @@ def _softmax(im: TfliteImporter, op: Operator) -> list:
     x = im.tensor(im.input(0))
     if op.options.get("Beta", 1.0) != 1.0:
         raise im.fail(f"beta {op.options['Beta']} is not supported (only 1)")
-    return [im.emit("tinyml.softmax", im.shape(x), [x], axis=len(im.shape(x)) - 1)]
+    return [im.emit(tm.SoftmaxOp, im.shape(x), [x], axis=len(im.shape(x)) - 1)]
 
 
 # int8 element-wise kernels whose TFLM reference is integer arithmetic on one
@@ -244,12 +245,12 @@ def looked_up(im: TfliteImporter, op: Operator):
     x_type, y_type = (uniform_type(list(t.quantization.scales), list(t.quantization.zero_points),
                                    np.int8, None) for t in (x, y))
     source = storage_cast(im.values[x.index], x_type, im.loc)
-    result = im.emit("tinyml.lookup", y.shape, [source], y_type,
+    result = im.emit(tm.LookupOp, y.shape, [source], y_type,
                      table=ir.DenseI8ArrayAttr.get(table))
     return [storage_cast(result, ir.IntegerType.get_signless(8), im.loc)], True
 
 
-_UNARY = {"LOGISTIC": "tinyml.sigmoid", "TANH": "tinyml.tanh", "RELU": "tinyml.relu"}
+_UNARY = {"LOGISTIC": tm.SigmoidOp, "TANH": tm.TanhOp, "RELU": tm.ReluOp}
 
 
 @handles(*_UNARY)
@@ -299,7 +300,7 @@ def _pad(im: TfliteImporter, op: Operator) -> list:
                       f"[{rank}, 2] and non-negative")
     padding = pads[:, 0].tolist() + pads[:, 1].tolist()
     out = [d + int(a) + int(b) for d, (a, b) in zip(im.shape(x), pads)]
-    return [im.emit("tinyml.pad", out, [x], padding=padding)]
+    return [im.emit(tm.PadOp, out, [x], padding=padding)]
 
 
 # Data movement on int8 moves the stored bytes, as TFLM's kernels do.
@@ -334,7 +335,7 @@ def source(im: TfliteImporter, op: Operator, position: int, stored: bool):
 
 
 @handles("RESHAPE", "SQUEEZE")
-def _reshape(im: TfliteImporter, op: Operator) -> list:
+def _reshape(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]:
     stored = moved_as_stored(im, op)
     x = source(im, op, 0, stored)
     out = im.tensors[op.outputs[0]].shape
@@ -344,7 +345,7 @@ def _reshape(im: TfliteImporter, op: Operator) -> list:
 
 
 @handles("TRANSPOSE")
-def _transpose(im: TfliteImporter, op: Operator) -> list:
+def _transpose(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]:
     stored = moved_as_stored(im, op)
     x = source(im, op, 0, stored)
     perm = im.int_input(1, "the permutation").reshape(-1).tolist()
@@ -354,7 +355,7 @@ def _transpose(im: TfliteImporter, op: Operator) -> list:
 
 
 @handles("CONCATENATION")
-def _concatenation(im: TfliteImporter, op: Operator) -> list:
+def _concatenation(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]:
     stored = moved_as_stored(im, op)
     inputs = [source(im, op, i, stored) for i in range(len(op.inputs))]
     shapes = [im.shape(v) for v in inputs]
@@ -369,7 +370,7 @@ def _concatenation(im: TfliteImporter, op: Operator) -> list:
                       f"along axis {axis}")
     out = list(shapes[0])
     out[axis] = sum(s[axis] for s in shapes)
-    y = im.emit("tinyml.concat", out, inputs, im.element(inputs[0]), axis=axis)
+    y = im.emit(tm.ConcatOp, out, inputs, im.element(inputs[0]), axis=axis)
     if stored:
         return [y], True
     return [activation(im, y, op.options.get("FusedActivationFunction", 0))]

@@ -29,7 +29,7 @@ def strided_slice(x: np.ndarray, begin, end, strides, options) -> np.ndarray:
     begin_mask = _bits(options.get("BeginMask", 0), rank)
     end_mask = _bits(options.get("EndMask", 0), rank)
     shrink = _bits(options.get("ShrinkAxisMask", 0), rank)
-    index = []
+    index: list[int | slice] = []
     for axis in range(rank):
         if shrink[axis]:
             index.append(int(begin[axis]))
@@ -49,7 +49,7 @@ def _evaluate(im, operator, values: list[np.ndarray]) -> np.ndarray | None:
     if kind == "STRIDED_SLICE":
         if options.get("EllipsisMask") or options.get("NewAxisMask"):
             raise im.fail("a strided slice with an ellipsis or new-axis mask is not supported")
-        return strided_slice(values[0], *values[1:4], options)
+        return strided_slice(values[0], values[1], values[2], values[3], options)  # 4 inputs
     if kind == "PACK":
         return np.stack(values, axis=int(options.get("Axis", 0)))
     if kind == "CONCATENATION":
@@ -80,6 +80,7 @@ def fold_shape_computation(im, operator) -> bool:
     dtype = INTEGER_TYPES.get(out.type_name)
     if dtype is None or out.quantization is not None:
         return False
+    value: np.ndarray | None
     if operator.kind == "SHAPE":
         source = im.tensors[operator.inputs[0]] if operator.inputs else None
         if source is None or source.dynamic:

@@ -140,7 +140,7 @@ class _Verifier:
         self.inside(where, target, 1, f"the target of {what}")
         return target
 
-    def table(self, where, position: int, name: str) -> None:
+    def table(self, where, position: int, name: str | None) -> None:
         self.u32(where, position, "the table")
         vtable = position - struct.unpack_from("<i", self.data, position)[0]
         self.inside(where, vtable, 4, "the vtable")
@@ -152,7 +152,8 @@ class _Verifier:
         self.inside(where, vtable, vtable_size, "the vtable")
         self.inside(where, position, max(object_size, 4), "the table")
         slots = struct.unpack_from(f"<{(vtable_size - 4) // 2}H", self.data, vtable + 4)
-        fields = {slot: (field_name, kind) for slot, field_name, kind in SCHEMA.get(name, [])}
+        schema = SCHEMA.get(name, []) if name is not None else []  # None: an unknown member
+        fields = {slot: (field_name, kind) for slot, field_name, kind in schema}
         for slot, field_offset in enumerate(slots):
             if not field_offset:
                 continue

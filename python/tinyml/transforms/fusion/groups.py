@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, TypeGuard
 
 from mlir import ir
 from mlir.rewrite import PatternRewriter
@@ -28,7 +28,7 @@ def top_level_ops(func: ir.Operation) -> list[ir.Operation]:
     return [op.operation for op in func.regions[0].blocks[0].operations]
 
 
-def is_elementwise(op: ir.Operation | None) -> bool:
+def is_elementwise(op: ir.Operation | None) -> TypeGuard[ir.Operation]:
     return op is not None and op.name in ELEMENTWISE and not has_quantized_data(op)
 
 
@@ -292,8 +292,8 @@ def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
         for member, arguments in members:
             sources = [source(value, arguments) for value in member.operands]
             for value in sources:
-                if value not in mapping and _is_constant(producer(value)):
-                    mapping[value] = producer(value).clone().results[0]
+                if value not in mapping and _is_constant(definer := producer(value)):
+                    mapping[value] = definer.clone().results[0]
             copy = member.clone()
             for i, value in enumerate(sources):
                 copy.operands[i] = mapping[value]
@@ -302,5 +302,5 @@ def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
     return fused.operation
 
 
-def _is_constant(op: ir.Operation | None) -> bool:
+def _is_constant(op: ir.Operation | None) -> TypeGuard[ir.Operation]:
     return op is not None and op.name == "arith.constant"
