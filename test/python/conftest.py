@@ -54,6 +54,17 @@ def assert_one_line_error(done: subprocess.CompletedProcess, tool: str, text: st
     return lines[0]
 
 
+def tflite_micro_output(data: bytes, x: np.ndarray) -> np.ndarray:
+    """The first output of tflite-micro's interpreter on a `.tflite` model's
+    bytes and one input: the reference of the int8 and TFLite tests."""
+    # Imported here: only the tests that compare with TFLM pay for loading it.
+    from tflite_micro.python.tflite_micro import runtime
+    interpreter = runtime.Interpreter.from_bytes(data)
+    interpreter.set_input(x, 0)
+    interpreter.invoke()
+    return interpreter.get_output(0)
+
+
 @pytest.fixture(scope="session")
 def compiled_zoo() -> Callable[..., tinyml.CompiledModel]:
     """`compiled_zoo(name, target="host", fuse=True)`: the zoo model

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tflite_micro.python.tflite_micro import runtime
 
 import tinyml
+from conftest import tflite_micro_output
 from tflite_builder import TfliteModel, leaky_relu_options
 from tinyml.conversion.integer_conversions import _floats_of_keys, quantize_thresholds
 from tinyml.ir.quant import quantized_values
@@ -30,13 +30,6 @@ def _unary_model(kind: str, x_params, y_params, options=None) -> bytes:
     y = m.tensor("y", [1, 256], np.int8, quantization=([y_params[0]], [y_params[1]], 0))
     m.operator(kind, [x], [y], options)
     return m.build([x], [y])
-
-
-def _tflite_micro(data: bytes, x: np.ndarray) -> np.ndarray:
-    interpreter = runtime.Interpreter.from_bytes(data)
-    interpreter.set_input(x, 0)
-    interpreter.invoke()
-    return interpreter.get_output(0)
 
 
 def _cases(seed: int, count: int):
@@ -69,7 +62,7 @@ def test_a_table_is_tflite_micros_kernel_on_every_input(kind):
         if kind == "HARD_SWISH":
             so = s * 0.6  # TFLM's HARD_SWISH needs an output scale under 128x the input's
         y_params = output(so, zo)
-        want = _tflite_micro(_unary_model(kind, (s, z), y_params, options(alpha)), ALL_INT8)
+        want = tflite_micro_output(_unary_model(kind, (s, z), y_params, options(alpha)), ALL_INT8)
         got = table(s, z, *y_params, alpha)
         assert got == want[0].tolist(), (kind, s, z, y_params, alpha)
 
@@ -81,7 +74,7 @@ def test_a_tabulated_layer_runs_bit_exact_on_every_target(tmp_path, kind):
     data = _unary_model(kind, (0.04, 7), y_params, options(0.1))
     path = tmp_path / f"{kind.lower()}.tflite"
     path.write_bytes(data)
-    want = _tflite_micro(data, ALL_INT8)
+    want = tflite_micro_output(data, ALL_INT8)
     for target in ("host", "cortex-m4", "cortex-m0"):
         model = tinyml.compile(str(path), target=target, emit_stages=True)
         assert "tinyml.lookup" in model.stages["cleanup"] and model.report.float_layers == []
@@ -112,7 +105,7 @@ def test_quantize_thresholds_give_the_float_result_everywhere(scale, zero_point,
     np.testing.assert_array_equal(searched, quantized_values(x, scale, zero_point, ties_away))
 
 
-def test_a_float_edged_model_runs_on_the_m0_as_tflite_micro(tmp_path):
+def test_a_float_edged_model_runs_on_the_m0_astflite_micro_output(tmp_path):
     """QUANTIZE at exact ties (rounded away from zero, as TFLite does) and
     DEQUANTIZE of every int8 value, without an FPU."""
     m = TfliteModel()
@@ -127,6 +120,6 @@ def test_a_float_edged_model_runs_on_the_m0_as_tflite_micro(tmp_path):
                              # (beyond int32 after the division TFLM's cast is undefined)
                              [-1e6, 1e6, -0.0, 0.0, 1e-30, -1e-30, 40.0, -40.0]])
     inputs = inputs.astype(np.float32).reshape(1, 264)
-    want = _tflite_micro(path.read_bytes(), inputs)
+    want = tflite_micro_output(path.read_bytes(), inputs)
     model = tinyml.compile(str(path), target="cortex-m0")
     np.testing.assert_array_equal(model.run(inputs).outputs[0], want)
