@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import codegen, conversion, memory, transforms  # noqa: F401  (registers every pass)
+from . import bufferization, codegen, conversion, schedule, transforms  # noqa: F401  (registers every pass)
 from .ir.context import make_context
 from .pipeline import Pipeline, stages  # noqa: F401  (registers the named stages)
 

@@ -37,8 +37,8 @@ from .ir.diagnostics import location_prefix
 from .ir.ops import op_names
 from .ir.quant import is_per_axis
 from .ir.values import element_of
-from .memory.plan_memory import recorded_plan
-from .memory.planner import MemoryPlan
+from .bufferization.plan_memory import recorded_plan
+from .bufferization.planner import MemoryPlan
 from .pipeline.builder import Pipeline
 from .pipeline.registry import PassError, PipelineError, pass_named
 from .pipeline.stages import compile_stages

@@ -34,7 +34,7 @@ def test_branches_write_into_the_concat_output():
 
 
 def test_schedule_search_is_bounded_on_a_wide_graph():
-    from tinyml.memory.schedule_for_memory import Graph, schedule
+    from tinyml.schedule.schedule_for_memory import Graph, schedule
 
     # 300 independent ops feeding one: far past the exact search; the
     # (state, op) bound keeps the beam narrow and the order still valid.

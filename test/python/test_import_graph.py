@@ -16,12 +16,12 @@ that `pkg/__init__.py` does not bind is a module without Python source here
 
 Package faces: a package's `__init__.py` is the door to its modules, not a
 module they build on. So a name taken from a face that re-exports it
-(`from .groups import group_root`) is a dependency on the module defining
+(`from .groups import top_level_ops`) is a dependency on the module defining
 it, followed through re-exports of re-exports, and the face's own imports
 of its package's modules are re-exports, not dependencies: the
 registrations (`from . import lower_to_linalg`) and the lazy forwarders of
 `tinyml.frontend` (`import_onnx`, which loads `onnx` only when called).
-Otherwise a module taking `group_root` from `tinyml.transforms.fusion`
+Otherwise a module taking `top_level_ops` from `tinyml.transforms.fusion`
 would depend on every module that face gathers, and cycles would be drawn
 between modules that never use each other. A face's imports from outside
 its package stay dependencies.
@@ -128,6 +128,20 @@ def test_tinyml_has_no_import_cycle():
     assert len(graph) > 50 and sum(map(len, graph.values())) > 100, "the graph was not read"
     cycle = cycle_of(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+#: The base layer: the IR helpers and the dialect's classes, which every
+#: phase builds on and which build on no phase.
+BASE_LAYER = ("tinyml.ir", "tinyml.dialects")
+
+
+def test_the_base_layer_imports_no_phase():
+    graph = import_graph(PACKAGE_ROOT, "tinyml")
+    base = [module for module in graph if module.startswith(BASE_LAYER)]
+    assert "tinyml.ir.analysis" in base
+    outside = {f"{module} -> {target}" for module in base for target in graph[module]
+               if not target.startswith(BASE_LAYER)}
+    assert not outside, f"the base layer imports a phase: {sorted(outside)}"
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The static memory planner: the pure planning core (`tinyml.memory.planner`) on
+"""The static memory planner: the pure planning core (`tinyml.bufferization.planner`) on
 random and hand-made interval sets, the `tinyml-plan-memory` pass on
 bufferized IR (and end to end on zoo models: planned and unplanned runs give
 the same outputs), and the `tinyml-schedule-for-memory` search."""
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from mlir import ir
 
-from tinyml.memory.planner import (
+from tinyml.bufferization.planner import (
     Buffer,
     PlanError,
     align_up,
@@ -28,7 +28,7 @@ from tinyml.memory.planner import (
     plan_greedy_by_size,
     verify_plan,
 )
-from tinyml.memory.timeline import timeline, timeline_svg
+from tinyml.bufferization.timeline import timeline, timeline_svg
 
 
 # ---------------------------------------------------------------------------
@@ -320,7 +320,7 @@ def test_make_plan_report():
 
 def test_make_plan_refuses_a_wrong_planner():
     def broken(buffers, alignment, pairs):
-        from tinyml.memory.planner import Placement
+        from tinyml.bufferization.planner import Placement
         return Placement({b.name: 0 for b in buffers}, 80)
 
     with pytest.raises(PlanError, match="overlap"):
@@ -362,7 +362,7 @@ func.func @f(%in: memref<8x8xf32>, %out: memref<8x8xf32>) {
 def _plan_text(text: str, **options):
     """The planned module's text and the plan the pass recorded on @f."""
     from tinyml.ir.context import make_context
-    from tinyml.memory.plan_memory import PlanMemory, recorded_plan
+    from tinyml.bufferization.plan_memory import PlanMemory, recorded_plan
     from tinyml import Pipeline
 
     context = make_context()
@@ -395,7 +395,7 @@ def test_pass_without_inplace_and_greedy():
 
 
 def test_pass_options_are_checked():
-    from tinyml.memory.plan_memory import PlanMemory
+    from tinyml.bufferization.plan_memory import PlanMemory
     from tinyml.pipeline.registry import PipelineError
 
     with pytest.raises(PipelineError, match="power of two"):
@@ -418,7 +418,7 @@ def _run_zoo(name: str, plan: bool, inputs, **options):
     from tinyml.pipeline import stages as pipelines
     from tinyml.ir.context import make_context
     from tinyml.frontend.onnx import import_onnx
-    from tinyml.memory.plan_memory import PlanMemory, recorded_plan
+    from tinyml.bufferization.plan_memory import PlanMemory, recorded_plan
     from tinyml import Pipeline
 
     model = zoo.build(name)
@@ -482,7 +482,7 @@ def test_planned_zoo_model_matches_unplanned(name, options):
 # ---------------------------------------------------------------------------
 
 def random_dag(rng: np.random.Generator, n: int):
-    from tinyml.memory.schedule_for_memory import Graph
+    from tinyml.schedule.schedule_for_memory import Graph
 
     deps, produces, consumes, sizes, users = [0] * n, [], [[] for _ in range(n)], [], []
     for i in range(n):
@@ -518,7 +518,7 @@ def is_topological(graph, order) -> bool:
 
 @pytest.mark.parametrize("seed", range(20))
 def test_schedule_exact_is_optimal(seed):
-    from tinyml.memory.schedule_for_memory import schedule
+    from tinyml.schedule.schedule_for_memory import schedule
 
     rng = np.random.default_rng(seed)
     graph = random_dag(rng, int(rng.integers(3, 8)))
@@ -531,7 +531,7 @@ def test_schedule_exact_is_optimal(seed):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_schedule_beam_never_worsens(seed):
-    from tinyml.memory.schedule_for_memory import schedule
+    from tinyml.schedule.schedule_for_memory import schedule
 
     rng = np.random.default_rng(100 + seed)
     graph = random_dag(rng, 40)
@@ -566,7 +566,7 @@ func.func @block(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x8xf32> {{
 def test_schedule_keeps_results():
     from tinyml.compiler import compile
     from tinyml.ir.context import make_context
-    from tinyml.memory.schedule_for_memory import ScheduleForMemory
+    from tinyml.schedule.schedule_for_memory import ScheduleForMemory
     from tinyml import Pipeline
 
     text = _residual_text(np.random.default_rng(5))

@@ -39,8 +39,8 @@ from mlir import ir
 
 from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, LoweringConfig
 from ..pipeline.registry import Pass, PassError, ops_named, register
-from ..memory.compute_in_place import IN_PLACE_PEAK
-from ..memory.schedule_for_memory import PEAK, tensor_bytes
+from ..schedule.compute_in_place import IN_PLACE_PEAK
+from ..schedule.schedule_for_memory import PEAK, tensor_bytes
 
 #: The symbol of the attached script module.
 SCRIPT = "tinyml_transform_script"

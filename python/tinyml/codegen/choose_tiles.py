@@ -23,7 +23,7 @@ from ..dialects import tinyml as tm
 from ..ir.ops import CONTRACTIONS, op_names
 from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
-from ..transforms.fusion import group_root, top_level_ops
+from ..transforms.fusion import top_level_ops
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
 from ..pipeline.registry import Option, Pass, functions, register
 
@@ -77,7 +77,7 @@ class ChooseTiles(Pass):
     def apply(self, module):
         for func in functions(module):
             for op in top_level_ops(func):
-                root = group_root(op) if op.name == tm.FusedOp.OPERATION_NAME else None
+                root = op.opview.root if op.name == tm.FusedOp.OPERATION_NAME else None
                 if root is not None and root.name in CONTRACTIONS:
                     config = self.config(root)
                 elif op.name in POOLS:

@@ -31,7 +31,6 @@ from ..ir.ops import CONTRACTIONS, REDUCTIONS, keyed_by_name
 from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
 from ..pipeline.registry import PassError
-from ..transforms.fusion import group_root
 from .float_lowering import FLOAT_LOWERINGS, REDUCTION_LOWERINGS
 from .linalg_builders import (SCALAR_BODIES, Elements, ScalarBuilder, broadcast_map,
                               build_generic, empty, identity_map)
@@ -79,7 +78,7 @@ class GroupLowering:
         return leaves
 
     def build(self) -> ir.Value:
-        root = group_root(self.fused)
+        root = self.fused.opview.root
         config = LoweringConfig.of(self.fused)
         if root is not None and root.name in CONTRACTIONS and has_quantized_data(root):
             if config is not None:

@@ -6,13 +6,12 @@ import math
 from mlir import ir
 
 from ..dialects import tinyml as tm
-from ..transforms.fusion import group_root
 from .lowering_config import IN_PLACE
 from .ops import keyed_by_name, op_names
 
-#: tinyml-fuse-row-bands' function attribute (memory/fuse_row_bands.py).
+#: tinyml-fuse-row-bands' function attribute (schedule/fuse_row_bands.py).
 RECOMPUTED = "tinyml.recomputed_macs"
-#: tinyml-fuse-line-buffer's function attribute (memory/fuse_line_buffer.py).
+#: tinyml-fuse-line-buffer's function attribute (schedule/fuse_line_buffer.py).
 LINE_BUFFERS = "tinyml.line_buffers"
 
 LOOPS = frozenset({"scf.for", "scf.parallel", "scf.forall", "affine.for", "affine.parallel"})
@@ -128,7 +127,7 @@ def kernel_kind(op: ir.Operation) -> str:
     `reduction`, `softmax`, `elementwise`, or the data movement it is
     (`reshape`, `pad`, `transpose`, `concat`, `slice`, `copy`). A fused group is
     the kind of its contraction or reduction, else `elementwise`."""
-    root = group_root(op) if op.name == tm.FusedOp.OPERATION_NAME else op
+    root = op.opview.root if op.name == tm.FusedOp.OPERATION_NAME else op
     if root is None:
         return "elementwise"
     if root.name == tm.Conv2DOp.OPERATION_NAME:

@@ -36,8 +36,6 @@ CHEAP = frozenset(op_names(
 ))
 
 # The ops a register tile and a transform script are built around.
-CONTRACTIONS = frozenset(op_names(tm.Conv2DOp, tm.DepthwiseConv2DOp, tm.MatmulOp))
+CONTRACTIONS = frozenset(op_names(*tm.CONTRACTION_OPS))
 
-REDUCTIONS = frozenset(op_names(
-    tm.ReduceSumOp, tm.ReduceMeanOp, tm.ReduceMaxOp, tm.GlobalAvgPoolOp, tm.SoftmaxOp,
-))
+REDUCTIONS = frozenset(op_names(*tm.REDUCTION_OPS))

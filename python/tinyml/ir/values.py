@@ -32,3 +32,29 @@ def distinct(ops: Iterable[ir.Operation | None]) -> list[ir.Operation]:
         if op is not None and op not in found:
             found.append(op)
     return found
+
+
+def element_bytes(element: ir.Type) -> int | None:
+    """Bytes per element in memory (LLVM's alloc size), None if unknown."""
+    if isinstance(element, (ir.IntegerType, ir.FloatType)):
+        width = element.width
+    elif isinstance(element, ir.ComplexType):
+        inner = element_bytes(element.element_type)
+        return None if inner is None else 2 * inner
+    elif isinstance(element, ir.VectorType) and element.has_static_shape:
+        inner = element_bytes(element.element_type)
+        count = 1
+        for d in element.shape:
+            count *= d
+        if inner is None:
+            return None
+        size = inner * count
+        return size if size & (size - 1) == 0 else None
+    else:
+        return None
+    size = max(1, (width + 7) // 8)
+    power = 1
+    while power < size:
+        power *= 2
+    return power
+

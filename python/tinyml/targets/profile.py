@@ -21,7 +21,7 @@ On the host there are no instructions: MACs and bytes only.
 """
 from __future__ import annotations
 
-from html import escape  # see memory/timeline.py: not xml.sax.saxutils
+from html import escape  # see bufferization/timeline.py: not xml.sax.saxutils
 from typing import Any
 
 PROFILE_JSON = "profile.json"

@@ -12,8 +12,8 @@ epilogues first (they claim the activations), as `pipeline.stages.fusion()` does
 """
 from .conv_epilogue import conv_epilogue_patterns
 from .elementwise import elementwise_patterns
-from .groups import group_root, top_level_ops
+from .groups import top_level_ops
 from .reduction import reduction_patterns
 
 __all__ = ["conv_epilogue_patterns", "elementwise_patterns", "reduction_patterns",
-           "group_root", "top_level_ops"]
+           "top_level_ops"]

@@ -18,7 +18,7 @@ from mlir import ir
 from mlir.rewrite import PatternRewriter
 
 from ...dialects import tinyml as tm
-from ...ir.ops import CONTRACTIONS, ELEMENTWISE, REDUCTIONS
+from ...ir.ops import ELEMENTWISE
 from ...ir.patterns import NO_MATCH
 from ...ir.quant import has_quantized_data
 from ...ir.values import distinct, producer, shape_of, users
@@ -65,14 +65,9 @@ def in_function_body(op: ir.Operation) -> bool:
     return op.parent is not None and op.parent.name == "func.func"
 
 
-def is_group(op: ir.Operation | None, kind: str) -> bool:
+def is_group(op: ir.Operation | None, kind: str) -> TypeGuard[ir.Operation]:
     return (op is not None and op.name == tm.FusedOp.OPERATION_NAME
-            and kind_of(op) == kind)
-
-
-def body_ops(group: ir.Operation) -> list[ir.Operation]:
-    """The ops of a group's body, without the terminator."""
-    return [op.operation for op in group.regions[0].blocks[0].operations][:-1]
+            and op.opview.kind_name == kind)
 
 
 def size(op: ir.Operation) -> int:
@@ -80,12 +75,7 @@ def size(op: ir.Operation) -> int:
     (the constants copied into it are not members)."""
     if op.name != tm.FusedOp.OPERATION_NAME:
         return 1
-    return sum(1 for member in body_ops(op) if not _is_constant(member))
-
-
-def group_root(fused: ir.Operation) -> ir.Operation | None:
-    """The contraction or reduction a fused group is built around."""
-    return next((op for op in body_ops(fused) if op.name in CONTRACTIONS | REDUCTIONS), None)
+    return sum(1 for member in op.opview.body_ops if not _is_constant(member))
 
 
 @dataclass(frozen=True)
@@ -219,7 +209,7 @@ def absorb_producer(rewriter: PatternRewriter, group: ir.Operation, op: ir.Opera
                       if any(_outside(value, arguments) in op.results for value in member.operands))
     flat = members[:first_user] + _members(op) + members[first_user:]
     merged = {group, op} if op.name == tm.FusedOp.OPERATION_NAME else {group}
-    rewriter.replace_op(group, _build(flat, merged, group, kind_of(group)))
+    rewriter.replace_op(group, _build(flat, merged, group, group.opview.kind_name))
     if not users(op):
         rewriter.erase_op(op)
 
@@ -228,12 +218,8 @@ def absorb_consumer(rewriter: PatternRewriter, group: ir.Operation, op: ir.Opera
     """`group` takes in `op`, the only user of its result; the group's result
     becomes `op`'s."""
     flat = _members(group) + [(op, None)]
-    rewriter.replace_op(op, _build(flat, {group}, op, kind_of(group)))
+    rewriter.replace_op(op, _build(flat, {group}, op, group.opview.kind_name))
     rewriter.erase_op(group)
-
-
-def kind_of(group: ir.Operation) -> str:
-    return ir.StringAttr(group.opview.kind).value
 
 
 # A member of a group being built: an op, with the outside values of its
@@ -247,7 +233,7 @@ def _members(op: ir.Operation) -> list[Member]:
     if op.name != tm.FusedOp.OPERATION_NAME:
         return [(op, None)]
     arguments = list(op.operands)
-    return [(member, arguments) for member in body_ops(op) if not _is_constant(member)]
+    return [(member, arguments) for member in op.opview.body_ops if not _is_constant(member)]
 
 
 def _outside(value: ir.Value, arguments: list[ir.Value] | None) -> ir.Value:

@@ -11,7 +11,7 @@ from ...dialects import tinyml as tm
 from ...ir.ops import ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH, Pattern
 from ...ir.values import shape_of, users
-from .groups import (EpilogueChains, absorb_producer, float_only, group_root, in_function_body,
+from .groups import (EpilogueChains, absorb_producer, float_only, in_function_body,
                      is_elementwise, is_group, new_group, only_user, outside_producers, same,
                      size)
 
@@ -40,7 +40,7 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
         group = consumers.pop() if len(consumers) == 1 else None
         # The epilogue comes first: while a consumer may still join, wait.
         if (not is_group(group, KIND) or chains.takes(group, only_user(group))
-                or not same(prologue(group, group_root(group)), op)):
+                or not same(prologue(group, group.opview.root), op)):
             return NO_MATCH
         absorb_producer(rewriter, group, op)
 

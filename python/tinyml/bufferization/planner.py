@@ -2,7 +2,7 @@
 arena, so that no two buffers that are live at the same time overlap.
 
 This module is pure Python and knows nothing about MLIR; the
-`tinyml-plan-memory` pass (`tinyml.memory.plan_memory`) extracts the buffers
+`tinyml-plan-memory` pass (`tinyml.bufferization.plan_memory`) extracts the buffers
 from bufferized IR and rewrites the allocations with the offsets found here.
 
 Model

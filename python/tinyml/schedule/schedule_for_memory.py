@@ -47,7 +47,7 @@ from mlir import ir
 
 from ..dialects import tinyml as tm
 from ..ir.quant import is_quantized, storage_type
-from .plan_memory import element_bytes
+from ..ir.values import element_bytes
 from ..pipeline.registry import Option, Pass, PassError, functions, register
 
 PURE_DIALECTS = ("tinyml", "arith", "math", "tensor", "quant")

@@ -46,7 +46,6 @@ from ..ir.lowering_config import IN_PLACE, LoweringConfig
 from ..ir.ops import op_names
 from ..ir.values import shape_of
 from ..pipeline.registry import Option, Pass, functions, register
-from ..transforms.fusion import group_root
 from .schedule_for_memory import Graph, build_graph, tensor_bytes
 
 #: The function attribute with the peak of live bytes once the marked
@@ -57,7 +56,7 @@ IN_PLACE_PEAK = "tinyml.in_place_peak_bytes"
 def overwritten_index(group: ir.Operation) -> int | None:
     """The index of the group operand its conv reads as input, if the group
     reads that operand nowhere else."""
-    root = group_root(group)
+    root = group.opview.root
     if root is None or root.name not in op_names(tm.Conv2DOp, tm.DepthwiseConv2DOp):
         return None
     argument = root.operands[0]
@@ -78,7 +77,7 @@ def overwritten_input(group: ir.Operation) -> ir.Value | None:
 def band_bytes(group: ir.Operation) -> int | None:
     """The bytes of one band of `group` if it can run in place (see the
     module's docstring), else None."""
-    root = group_root(group)
+    root = group.opview.root
     config = LoweringConfig.of(group)
     if config is None or root is None or overwritten_input(group) is None:
         return None

@@ -32,7 +32,7 @@ each public `func.func` with a body:
    named linalg op, `linalg.map`, `linalg.copy`, `memref.copy`), A and B (or
    contiguous reshapes of them) with the same shape, element width and
    bytes: B may take A's offset.
-4. Plan (`tinyml.memory.planner`, `algorithm=best` or TFLM's `greedy-by-size`),
+4. Plan (`tinyml.bufferization.planner`, `algorithm=best` or TFLM's `greedy-by-size`),
    verify (no two live buffers overlap), rewrite: a new last argument
    `%arena: memref<N x i8>` marked `{tinyml.arena}`, every allocation a
    `memref.view %arena[%offset][]`, the deallocs gone. N may be 0 (a
@@ -57,7 +57,7 @@ The function gets `tinyml.arena_bytes`, `tinyml.arena_alignment`,
 bytes that must be live at one op), `tinyml.peak_op` (the op where that
 maximum is reached) and `tinyml.memory_plan`: the buffers, their offsets,
 and each step's op and kernel number (0: none), from which
-`recorded_plan` rebuilds the `tinyml.memory.planner.MemoryPlan` (timeline
+`recorded_plan` rebuilds the `tinyml.bufferization.planner.MemoryPlan` (timeline
 JSON and SVG) and the profile finds each kernel's steps. With `report-dir`
 the pass also writes `<function>.memory.json` / `.svg` there.
 """
@@ -71,6 +71,7 @@ from mlir import ir
 from mlir.dialects import arith, memref
 
 from ..ir.diagnostics import location_prefix
+from ..ir.values import element_bytes
 from .planner import ALGORITHMS, Buffer, MemoryPlan, PlanError, make_plan
 from ..safe_io import OutputError, write_file
 from ..conversion.number_kernels import is_marker, kernel_number
@@ -117,31 +118,6 @@ def describe(op: ir.Operation) -> str:
     """`linalg.generic at Conv_3` (the op and where it comes from)."""
     where = _where(op.location)
     return f"{op.name} at {where}" if where else op.name
-
-
-def element_bytes(element: ir.Type) -> int | None:
-    """Bytes per element in memory (LLVM's alloc size), None if unknown."""
-    if isinstance(element, (ir.IntegerType, ir.FloatType)):
-        width = element.width
-    elif isinstance(element, ir.ComplexType):
-        inner = element_bytes(element.element_type)
-        return None if inner is None else 2 * inner
-    elif isinstance(element, ir.VectorType) and element.has_static_shape:
-        inner = element_bytes(element.element_type)
-        count = 1
-        for d in element.shape:
-            count *= d
-        if inner is None:
-            return None
-        size = inner * count
-        return size if size & (size - 1) == 0 else None
-    else:
-        return None
-    size = max(1, (width + 7) // 8)
-    power = 1
-    while power < size:
-        power *= 2
-    return power
 
 
 def _is_memref(value: ir.Value) -> bool:

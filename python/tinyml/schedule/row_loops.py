@@ -14,7 +14,6 @@ from ..ir.attributes import window_attributes
 from ..ir.lowering_config import IN_PLACE, LoweringConfig
 from ..ir.quant import is_quantized, storage_cast, storage_type
 from ..ir.values import shape_of
-from ..transforms.fusion import group_root
 from .compute_in_place import overwritten_input
 
 DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset()
@@ -40,7 +39,7 @@ def row_conv(group: ir.Operation, *others: ir.Value) -> ir.Operation | None:
     """The conv of a batch-1 group whose rows can be computed alone:
     configured, no dilation, its output the group's, reading only its input,
     weights and `others`."""
-    root = group_root(group)
+    root = group.opview.root
     if root is None or LoweringConfig.of(group) is None \
             or not reads_only_weights_besides(group, *others):
         return None
@@ -53,7 +52,7 @@ def row_conv(group: ir.Operation, *others: ir.Value) -> ir.Operation | None:
 
 def conv_of(group: ir.Operation) -> ir.Operation:
     """The conv of a group `row_conv` accepted."""
-    root = group_root(group)
+    root = group.opview.root
     assert root is not None, "a row conv group is built around its conv"
     return root
 
@@ -95,7 +94,7 @@ def clone_on_rows(group: ir.Operation, at: ir.InsertionPoint,
             reshaped(result)
     reshaped(clone.results[0])
     if padding is not None:
-        root = group_root(clone)
+        root = clone.opview.root
         assert root is not None, "`padding` is given for a conv group only"
         root.attributes["padding"] = ir.DenseI64ArrayAttr.get(padding)
     return clone
