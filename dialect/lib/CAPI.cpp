@@ -12,6 +12,14 @@ using namespace mlir::tinyml;
 MLIR_DEFINE_CAPI_DIALECT_REGISTRATION(Tinyml, tinyml,
                                       mlir::tinyml::TinymlDialect)
 
+bool tinymlAttributeIsAFusionKind(MlirAttribute attr) {
+  return isa<FusionKindAttr>(unwrap(attr));
+}
+
+uint32_t tinymlFusionKindGetValue(MlirAttribute attr) {
+  return static_cast<uint32_t>(cast<FusionKindAttr>(unwrap(attr)).getValue());
+}
+
 bool tinymlAttributeIsALoweringConfig(MlirAttribute attr) {
   return isa<LoweringConfigAttr>(unwrap(attr));
 }

@@ -75,4 +75,15 @@ NB_MODULE(_tinyml, m) {
       nb::arg("attribute"),
       "The (tile, reduction) sizes of a `#tinyml.lowering` attribute, or None "
       "for any other attribute.");
+  m.def(
+      "fusion_kind_value",
+      [](nb::handle attribute) -> std::optional<uint32_t> {
+        MlirAttribute attr = attributeFromPython(attribute);
+        if (!tinymlAttributeIsAFusionKind(attr))
+          return std::nullopt;
+        return tinymlFusionKindGetValue(attr);
+      },
+      nb::arg("attribute"),
+      "The value of a `#tinyml<fusion_kind ...>` attribute (a "
+      "`tinyml.dialects.tinyml.FusionKind`), or None for any other attribute.");
 }

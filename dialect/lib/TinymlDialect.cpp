@@ -13,6 +13,8 @@ using namespace mlir::tinyml;
 
 #include "tinyml/TinymlOpsDialect.cpp.inc"
 
+#include "tinyml/TinymlEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "tinyml/TinymlAttrs.cpp.inc"
 

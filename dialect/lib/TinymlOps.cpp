@@ -503,6 +503,33 @@ LogicalResult ConcatOp::verify() {
 // Fusion groups
 //===----------------------------------------------------------------------===//
 
+/// The kind of a `tinyml.fused`, a bare keyword (a string, as the kind was
+/// before it became an enum, parses too).
+static ParseResult parseFusionKind(OpAsmParser &parser, FusionKindAttr &kind) {
+  SMLoc loc = parser.getCurrentLocation();
+  std::string keyword;
+  if (parser.parseKeywordOrString(&keyword))
+    return failure();
+  if (std::optional<FusionKind> value = symbolizeFusionKind(keyword)) {
+    kind = FusionKindAttr::get(parser.getContext(), *value);
+    return success();
+  }
+  InFlightDiagnostic diag = parser.emitError(loc)
+                            << "unknown fusion kind '" << keyword
+                            << "', expected one of ";
+  StringRef separator = "";
+  for (uint32_t i = 0; i <= getMaxEnumValForFusionKind(); ++i)
+    if (std::optional<FusionKind> value = symbolizeFusionKind(i)) {
+      diag << separator << stringifyFusionKind(*value);
+      separator = ", ";
+    }
+  return failure();
+}
+
+static void printFusionKind(OpAsmPrinter &printer, FusedOp, FusionKindAttr kind) {
+  printer << stringifyFusionKind(kind.getValue());
+}
+
 LogicalResult FusedOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())

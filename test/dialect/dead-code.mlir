@@ -45,7 +45,7 @@ func.func @keeps_calls(%a: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NOT:     tinyml.fused
 // CHECK:         return %arg0
 func.func @dead_group(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.fused elementwise (%a) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %r = tinyml.relu %x : tensor<4xf32>
     tinyml.yield %r : tensor<4xf32>
@@ -57,10 +57,10 @@ func.func @dead_group(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // A used group stays.
 // CHECK-LABEL: func.func @live_group
-// CHECK:         tinyml.fused "elementwise"
+// CHECK:         tinyml.fused elementwise
 // CHECK:           tinyml.relu
 func.func @live_group(%a: tensor<4xf32>) -> tensor<4xf32> {
-  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.fused elementwise (%a) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %r = tinyml.relu %x : tensor<4xf32>
     tinyml.yield %r : tensor<4xf32>

@@ -414,7 +414,7 @@ func.func @concat_result(%x: tensor<2x3xf32>, %y: tensor<2x4xf32>) -> tensor<2x8
 
 func.func @fused_arguments(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{body has 0 arguments for 1 inputs}}
-  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.fused elementwise (%a) : (tensor<4xf32>) -> tensor<4xf32> {
     %c = arith.constant dense<1.0> : tensor<4xf32>
     tinyml.yield %c : tensor<4xf32>
   }
@@ -425,7 +425,7 @@ func.func @fused_arguments(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @fused_argument_type(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{body argument type 'tensor<2x2xf32>' differs from input type 'tensor<4xf32>'}}
-  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.fused elementwise (%a) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<2x2xf32>):
     %r = tinyml.reshape %x : (tensor<2x2xf32>) -> tensor<4xf32>
     tinyml.yield %r : tensor<4xf32>
@@ -437,7 +437,7 @@ func.func @fused_argument_type(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @fused_yield_types(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{yielded types do not match the result types}}
-  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.fused elementwise (%a) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %r = tinyml.reshape %x : (tensor<4xf32>) -> tensor<2x2xf32>
     tinyml.yield %r : tensor<2x2xf32>
@@ -450,7 +450,7 @@ func.func @fused_yield_types(%a: tensor<4xf32>) -> tensor<4xf32> {
 // A body without a terminator gets an implicit, empty tinyml.yield.
 func.func @fused_without_yield(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{yielded types do not match the result types}}
-  %0 = tinyml.fused "elementwise" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.fused elementwise (%a) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>):
     %r = tinyml.relu %x : tensor<4xf32>
   }
@@ -461,11 +461,47 @@ func.func @fused_without_yield(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 func.func @fused_isolated(%a: tensor<4xf32>) -> tensor<4xf32> {
   // expected-note @+1 {{required by region isolation constraints}}
-  %0 = tinyml.fused "elementwise" () : () -> tensor<4xf32> {
+  %0 = tinyml.fused elementwise () : () -> tensor<4xf32> {
     // expected-error @+1 {{using value defined outside the region}}
     %r = tinyml.relu %a : tensor<4xf32>
     tinyml.yield %r : tensor<4xf32>
   }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A group's kind is one of the fusions that form groups.
+func.func @fused_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown fusion kind 'fancy', expected one of conv_epilogue, reduction, elementwise}}
+  %0 = tinyml.fused fancy (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    tinyml.yield %x : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The kind was a string once; a string naming no kind is rejected too.
+func.func @fused_kind_string(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown fusion kind 'epilogue', expected one of conv_epilogue, reduction, elementwise}}
+  %0 = tinyml.fused "epilogue" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    tinyml.yield %x : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// In the generic form the kind is a #tinyml<fusion_kind ...>, not a string.
+func.func @fused_kind_generic(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'tinyml.fused' op attribute 'kind' failed to satisfy constraint: the kind of a fusion group}}
+  %0 = "tinyml.fused"(%a) ({
+  ^bb0(%x: tensor<4xf32>):
+    tinyml.yield %x : tensor<4xf32>
+  }) {kind = "elementwise"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
 

@@ -103,10 +103,10 @@ func.func @data_movement(%x: tensor<2x3xf32>, %y: tensor<2x5xf32>)
 
 // CHECK-LABEL: func.func @fusion_group
 func.func @fusion_group(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  // CHECK: tinyml.fused "elementwise"(%{{.*}}, %{{.*}}) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: tinyml.fused elementwise (%{{.*}}, %{{.*}}) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
   // CHECK-NEXT: ^bb0(%{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4xf32>):
   // CHECK: tinyml.yield %{{.*}} : tensor<4xf32>
-  %0 = tinyml.fused "elementwise" (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tinyml.fused elementwise (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%x: tensor<4xf32>, %y: tensor<4xf32>):
     %s = tinyml.add %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
     %r = tinyml.relu %s : tensor<4xf32>

@@ -49,7 +49,7 @@ def groups(module: ir.Module) -> list[tuple]:
             body = [(inner.operation.name, str(inner.location))
                     for inner in op.regions[0].blocks[0].operations
                     if inner.operation.name not in ("arith.constant", "tinyml.yield")]
-            found.append((ir.StringAttr(op.attributes["kind"]).value, tuple(body)))
+            found.append((op.opview.kind_name, tuple(body)))
     return sorted(found)
 
 

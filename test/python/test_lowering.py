@@ -384,7 +384,7 @@ def test_small_graph_with_constants_and_two_results():
 def test_fused_elementwise_group_is_lowered():
     a, b = rand(2, 4), rand(4)
     body = f"""
-  %r0 = tinyml.fused "elementwise" (%a0, %a1) : ({ttype((2, 4))}, {ttype((4,))}) -> {ttype((2, 4))} {{
+  %r0 = tinyml.fused elementwise (%a0, %a1) : ({ttype((2, 4))}, {ttype((4,))}) -> {ttype((2, 4))} {{
   ^bb0(%x: {ttype((2, 4))}, %y: {ttype((4,))}):
     %s = tinyml.add %x, %y : ({ttype((2, 4))}, {ttype((4,))}) -> {ttype((2, 4))}
     %t = tinyml.relu %s : {ttype((2, 4))}

@@ -8,7 +8,7 @@
 // BAD-VALUE: tinyml-opt: error: option 'index-bitwidth' of pass 'tinyml-stage-lower-to-llvm' expects int, got 'wide'
 
 // CHECK-LABEL: func.func @chain
-// CHECK:         tinyml.fused "elementwise"
+// CHECK:         tinyml.fused elementwise
 // CHECK:           tinyml.neg
 // CHECK:           tinyml.relu
 func.func @chain(%a: tensor<4xf32>) -> tensor<4xf32> {

@@ -11,6 +11,18 @@ extern "C" {
 MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Tinyml, tinyml);
 
 //===----------------------------------------------------------------------===//
+// #tinyml<fusion_kind ...>
+//===----------------------------------------------------------------------===//
+
+/// Whether `attr` is a `#tinyml<fusion_kind ...>` attribute (a `tinyml.fused`
+/// op's `kind`).
+MLIR_CAPI_EXPORTED bool tinymlAttributeIsAFusionKind(MlirAttribute attr);
+
+/// The value of its `FusionKind` enum (the Python `FusionKind` of
+/// `tinyml.dialects.tinyml`).
+MLIR_CAPI_EXPORTED uint32_t tinymlFusionKindGetValue(MlirAttribute attr);
+
+//===----------------------------------------------------------------------===//
 // #tinyml.lowering
 //===----------------------------------------------------------------------===//
 

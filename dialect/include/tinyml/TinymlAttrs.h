@@ -6,6 +6,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "tinyml/TinymlDialect.h"
 
+// FusionKind, the enum of #tinyml<fusion_kind ...>.
+#include "tinyml/TinymlEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "tinyml/TinymlAttrs.h.inc"
 

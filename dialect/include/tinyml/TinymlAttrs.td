@@ -1,7 +1,7 @@
 //===- TinymlAttrs.td - tinyml attributes ------------------*- tablegen -*-===//
 //
-// The lowering configuration a fusion group carries from tile selection to
-// the transform script that tiles and vectorizes it.
+// The kind of a fusion group, and the lowering configuration a group carries
+// from tile selection to the transform script that tiles and vectorizes it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,7 +9,23 @@
 #define TINYML_ATTRS
 
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 include "tinyml/TinymlDialect.td"
+
+// The fusions that form `tinyml.fused` groups, one per pattern set of
+// python/tinyml/transforms/fusion (each module's `KIND`).
+def Tinyml_FusionKind : I32EnumAttr<"FusionKind", "the kind of a fusion group", [
+    I32EnumAttrCase<"conv_epilogue", 0>,
+    I32EnumAttrCase<"reduction", 1>,
+    I32EnumAttrCase<"elementwise", 2>]> {
+  let cppNamespace = "::mlir::tinyml";
+  // The attribute is the dialect's Tinyml_FusionKindAttr below.
+  let genSpecializedAttr = 0;
+}
+
+// `#tinyml<fusion_kind elementwise>`; a bare keyword in the custom form of
+// `tinyml.fused` (`tinyml.fused elementwise (...)`).
+def Tinyml_FusionKindAttr : EnumAttr<Tinyml_Dialect, Tinyml_FusionKind, "fusion_kind">;
 
 def Tinyml_LoweringConfigAttr : AttrDef<Tinyml_Dialect, "LoweringConfig"> {
   let mnemonic = "lowering";

@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tinyml/TinymlAttrs.h"
 #include "tinyml/TinymlDialect.h"
 
 #define GET_OP_CLASSES

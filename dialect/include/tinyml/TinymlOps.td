@@ -495,13 +495,22 @@ def Tinyml_FusedOp : Tinyml_Op<"fused", [IsolatedFromAbove, RecursiveMemoryEffec
   let summary = "a fusion group: ops that lower to one loop nest";
   let description = [{
     The body computes the group's results from its block arguments, which
-    are bound to `inputs`. `kind` names the fusion that formed the group
-    (`elementwise`, `reduction`, `conv_epilogue`, ...). Lowering turns each
-    group into a single loop nest with no intermediate buffer, so every op
-    in the body except the group's root must be element-wise.
+    are bound to `inputs`. Lowering turns each group into a single loop nest
+    with no intermediate buffer, so every op in the body except the group's
+    root must be element-wise.
+
+    `kind` names the fusion that formed the group, one of three (a bare
+    keyword after the op name; any other is an error):
+
+    - `conv_epilogue`: a `conv2d`, `depthwise_conv2d` or `matmul` root and
+      any element-wise ops after it (bias, activation, residual add);
+    - `reduction`: a reduction root (`reduce_sum`, `reduce_mean`,
+      `reduce_max`, `global_avg_pool`, `softmax`) and any element-wise ops
+      around it;
+    - `elementwise`: element-wise ops only, over one iteration space.
 
     ```mlir
-    %y = tinyml.fused "elementwise" (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
+    %y = tinyml.fused elementwise (%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> {
     ^bb0(%x: tensor<4xf32>, %z: tensor<4xf32>):
       %s = tinyml.add %x, %z : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
       %r = tinyml.relu %s : tensor<4xf32>
@@ -509,11 +518,14 @@ def Tinyml_FusedOp : Tinyml_Op<"fused", [IsolatedFromAbove, RecursiveMemoryEffec
     }
     ```
   }];
-  let arguments = (ins StrAttr:$kind, Variadic<Tinyml_AnyTensor>:$inputs);
+  let arguments = (ins Tinyml_FusionKindAttr:$kind, Variadic<Tinyml_AnyTensor>:$inputs);
   let results = (outs Variadic<Tinyml_AnyTensor>:$results);
   let regions = (region SizedRegion<1>:$body);
+  // `tinyml.fused elementwise (...)`: custom<FusionKind> (TinymlOps.cpp)
+  // parses the bare keyword with one error naming the kinds.
   let assemblyFormat = [{
-    $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+    custom<FusionKind>($kind) ` ` `(` $inputs `)` attr-dict `:`
+    functional-type($inputs, $results) $body
   }];
   let hasVerifier = 1;
 }

@@ -23,7 +23,8 @@ from typing import Iterable
 from mlir import ir
 from mlir.dialects import memref
 
-from ..pipeline.registry import Pass, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Pass, register
 
 #: Ops that may sit between the two copies: they only compute views and
 #: indices.

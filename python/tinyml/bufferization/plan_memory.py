@@ -72,10 +72,11 @@ from mlir.dialects import arith, memref
 
 from ..ir.diagnostics import location_prefix
 from ..ir.values import element_bytes
+from ..ir.walk import functions
 from .planner import ALGORITHMS, Buffer, MemoryPlan, PlanError, make_plan
 from ..safe_io import OutputError, write_file
 from ..conversion.number_kernels import is_marker, kernel_number
-from ..pipeline.registry import Option, Pass, PassError, PipelineError, functions, register
+from ..pipeline.registry import Option, Pass, PassError, PipelineError, register
 from ..report_attributes import (ARENA_ALIGNMENT, ARENA_BYTES, GREEDY_ARENA_BYTES,
                                  LOWER_BOUND_BYTES, MEMORY_PLAN, NAIVE_ARENA_BYTES, PEAK_OP,
                                  read, to_attribute)

@@ -6,7 +6,8 @@ import functools
 
 from mlir import ir
 
-from ..pipeline.registry import Option, Pass, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Option, Pass, register
 
 
 @register

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, LoweringConfig
-from ..pipeline.registry import Pass, PassError, ops_named, register
+from ..ir.walk import ops_named
+from ..pipeline.registry import Pass, PassError, register
 from ..schedule.compute_in_place import IN_PLACE_PEAK
 from ..schedule.schedule_for_memory import PEAK, tensor_bytes
 
@@ -202,7 +203,7 @@ def build_script(groups: list[Group]) -> str:
     lower = [
         f"  transform.named_sequence @{LOWER_CONTRACTIONS}(%module: {ANY} {{transform.readonly}}) {{",
         f"    %functions = transform.structured.match ops{{[\"func.func\"]}} in %module : ({ANY}) -> {ANY}",
-        f"    transform.apply_patterns to %functions {{",
+        "    transform.apply_patterns to %functions {",
         "      transform.apply_patterns.vector.reduction_to_contract",
         "      transform.apply_patterns.vector.transfer_permutation_patterns",
         "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"",
@@ -215,7 +216,7 @@ def build_script(groups: list[Group]) -> str:
         f"    transform.loop.hoist_loop_invariant_subsets %loops : {ANY}",
         # After hoisting: folding the slices first would hide the read/write
         # pairs the hoisting matches.
-        f"    transform.apply_patterns to %functions {{",
+        "    transform.apply_patterns to %functions {",
         "      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers",
         "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim",
         "      transform.apply_patterns.canonicalization",

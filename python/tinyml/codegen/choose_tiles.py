@@ -25,7 +25,8 @@ from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
 from ..transforms.fusion import top_level_ops
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
-from ..pipeline.registry import Option, Pass, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Option, Pass, register
 
 POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
 

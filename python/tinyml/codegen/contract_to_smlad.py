@@ -36,7 +36,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm, vector
 
 from ..ir.values import producer
-from ..pipeline.registry import Pass, ops_named, register
+from ..ir.walk import ops_named
+from ..pipeline.registry import Pass, register
 
 SXTB16 = "llvm.arm.sxtb16"
 SMLAD = "llvm.arm.smlad"

@@ -14,7 +14,8 @@ from mlir import ir
 from mlir.dialects import arith, tensor
 
 from ..ir.lazy_modules import linalg
-from ..pipeline.registry import Pass, ops_named, register
+from ..ir.walk import ops_named
+from ..pipeline.registry import Pass, register
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 

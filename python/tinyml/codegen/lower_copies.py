@@ -5,7 +5,8 @@ host runtime function that no Cortex-M image has."""
 from mlir import ir
 
 from ..ir.lazy_modules import linalg
-from ..pipeline.registry import Pass, functions, ops_named, register
+from ..ir.walk import functions, ops_named
+from ..pipeline.registry import Pass, register
 
 
 @register

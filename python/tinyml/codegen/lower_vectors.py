@@ -8,7 +8,8 @@ from mlir import ir
 from mlir.dialects import math
 from mlir.dialects.transform import interpreter
 
-from ..pipeline.registry import Pass, ops_named, register
+from ..ir.walk import ops_named
+from ..pipeline.registry import Pass, register
 from .attach_transform_script import ANY
 
 #: Vector ops after bufferization (transfers already unrolled to 1-D by

@@ -15,7 +15,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import func
 
-from ..pipeline.registry import Pass, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Pass, register
 
 #: Ops a kernel copies in rather than taking their result as an argument.
 COPIED = ("arith.constant", "ub.poison")

@@ -40,7 +40,8 @@ from mlir import ir
 from mlir.dialects import bufferization
 
 from ..ir.lowering_config import IN_PLACE
-from ..pipeline.registry import Pass, ops_named, register
+from ..ir.walk import ops_named
+from ..pipeline.registry import Pass, register
 
 
 def _slice_position(op: ir.Operation) -> tuple:

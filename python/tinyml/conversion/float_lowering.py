@@ -27,7 +27,7 @@ from ..ir.ops import keyed_by_name
 from ..ir.values import shape_of
 from .linalg_builders import (SCALAR_BODIES, Elements, Lowering, broadcast_to, build_elementwise,
                               build_generic, collapse, dense_const, empty, expand, filled,
-                              identity_map, pad, pad_nhwc, pool_window, projection_map, reduce,
+                              identity_map, pad, pad_nhwc, pool_geometry, projection_map, reduce,
                               reshape, window_counts)
 
 # The lowest finite float32: the identity of max that padding never beats.
@@ -115,7 +115,7 @@ def configured(op, epilogue: ir.Value) -> ir.Value:
 
 def lower_avg_pool2d(op) -> ir.Value:
     (x,) = _operands(op)
-    kernel, strides, padding = pool_window(op)
+    kernel, strides, padding = pool_geometry(op)
     out_shape = list(_result_type(op).shape)
     n, h, w, c = shape_of(x)
     _, oh, ow, _ = out_shape
@@ -140,7 +140,7 @@ def lower_avg_pool2d(op) -> ir.Value:
 
 def lower_max_pool2d(op) -> ir.Value:
     (x,) = _operands(op)
-    kernel, strides, padding = pool_window(op)
+    kernel, strides, padding = pool_geometry(op)
     out_shape = list(_result_type(op).shape)
     padded = pad_nhwc(x, padding, F32_LOWEST)
     d = [ir.AffineDimExpr.get(i) for i in range(6)]  # n, oh, ow, c, kh, kw

@@ -93,7 +93,7 @@ class GroupLowering:
                             self.fused.location)
         if root is not None and root.name in REDUCTIONS:
             return self.build_reduction(root)
-        return self.build_elementwise()
+        return self.build_elementwise_group()
 
     def build_contraction(self, root: ir.Operation, config: LoweringConfig | None) -> ir.Value:
         """The contraction as its linalg op, the epilogue as one element-wise
@@ -173,10 +173,10 @@ class GroupLowering:
         over `overwritten` if given."""
         self.outer[root_result] = value
         if overwritten is not None:
-            return self.build_elementwise(first=root_result, overwritten=overwritten)
-        return self.build_elementwise(self.dying_full_size_input(), first=root_result)
+            return self.build_elementwise_group(first=root_result, overwritten=overwritten)
+        return self.build_elementwise_group(self.dying_full_size_input(), first=root_result)
 
-    def build_elementwise(self, reused: ir.Value | None = None,
+    def build_elementwise_group(self, reused: ir.Value | None = None,
                           first: ir.Value | None = None,
                           overwritten: ir.Value | None = None) -> ir.Value:
         """One `linalg.generic` over the output, one element per iteration,

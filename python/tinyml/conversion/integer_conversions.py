@@ -30,7 +30,8 @@ from mlir.dialects import arith, quant, tensor
 from ..dialects import tinyml as tm
 from ..ir.quant import is_per_axis, quantized_values
 from ..ir.values import element_of, shape_of
-from ..pipeline.registry import Pass, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Pass, register
 from .linalg_builders import apply_lowering, build_elementwise, int_constant, int_scalar
 from .quantized_lowering import storage_of, with_quantized_result
 

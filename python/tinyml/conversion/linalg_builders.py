@@ -364,7 +364,8 @@ def pad_nhwc(value, padding, fill):
     return pad(value, [0, top, left, 0], [0, bottom, right, 0], fill)
 
 
-def pool_window(op):
+def pool_geometry(op):
+    """(kernel, strides, padding) of a pool op."""
     strides, _, padding = window_attributes(op.attributes)
     return attr_ints(op.attributes, "kernel"), strides, padding
 

@@ -17,7 +17,8 @@ from mlir.dialects import bufferization
 
 from ..dialects import tinyml as tm
 from ..ir.quant import has_quantized_data
-from ..pipeline.registry import Pass, PassError, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Pass, PassError, register
 from .float_lowering import FLOAT_LOWERINGS
 from .fused_lowering import lower_fused
 from .linalg_builders import Lowering, apply_lowering

@@ -32,7 +32,8 @@ from mlir import ir
 
 from ..dialects import tinyml as tm
 from ..ir import analysis
-from ..pipeline.registry import Option, Pass, PassError, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Option, Pass, PassError, register
 from ..report_attributes import KERNELS, append_to
 
 MARKER_FILE = "tinyml.kernel"

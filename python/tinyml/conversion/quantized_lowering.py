@@ -59,7 +59,7 @@ from ..pipeline.registry import PassError
 from .float_lowering import FLOAT_LOWERINGS
 from .linalg_builders import (ScalarBuilder, apply_lowering, broadcast_to, build_elementwise,
                               build_generic, collapse, dense_const, empty, identity_map,
-                              int_constant, int_scalar, pad, pad_nhwc, pool_window,
+                              int_constant, int_scalar, pad, pad_nhwc, pool_geometry,
                               projection_map, reshape, window_counts)
 
 INT8_MIN, INT8_MAX = -128, 127
@@ -311,7 +311,7 @@ def lower_quantized_avg_pool2d(op) -> ir.Value:
     """TFLite's integer average pool (reference/integer_ops/pooling.h):
     padding not counted, the quotient rounded half away from zero."""
     x = op.operands[0]
-    kernel, strides, padding = pool_window(op)
+    kernel, strides, padding = pool_geometry(op)
     n, h, w, c = shape_of(x)
     out_shape = shape_of(op.results[0])
     _, oh, ow, _ = out_shape
@@ -339,7 +339,7 @@ def lower_quantized_max_pool2d(op) -> ir.Value:
     """The maximum of the stored values; padding holds -128, which never
     exceeds a real element."""
     x = op.operands[0]
-    kernel, strides, padding = pool_window(op)
+    kernel, strides, padding = pool_geometry(op)
     out_shape = shape_of(op.results[0])
     padded = pad_nhwc(storage_of(x), padding, INT8_MIN)
     lowest = linalg.fill(int_scalar(INT8_MIN, 8), outs=[empty(out_shape, _i(8))])

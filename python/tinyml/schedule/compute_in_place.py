@@ -45,7 +45,8 @@ from ..ir.attributes import window_attributes
 from ..ir.lowering_config import IN_PLACE, LoweringConfig
 from ..ir.ops import op_names
 from ..ir.values import shape_of
-from ..pipeline.registry import Option, Pass, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Option, Pass, register
 from .schedule_for_memory import Graph, build_graph, tensor_bytes
 
 #: The function attribute with the peak of live bytes once the marked

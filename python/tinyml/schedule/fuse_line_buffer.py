@@ -69,7 +69,8 @@ from ..dialects import tinyml as tm
 from ..ir.analysis import LINE_BUFFERS
 from ..ir.attributes import window_attributes
 from ..ir.values import shape_of
-from ..pipeline.registry import Pass, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Pass, register
 from .compute_in_place import live_during, marked_groups, overwritten_index, savings
 from .row_loops import (as_element, clone_on_rows, conv_of, extract_rows, index, input_window,
                         insert_rows, row_conv, stored)
@@ -450,7 +451,7 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
             op.erase()
 
 
-def fuse_function(func: ir.Operation) -> int:
+def fuse_line_buffers_in(func: ir.Operation) -> int:
     """Fuses a pair whose loop lowers the peak, again until none does;
     returns the number of pairs fused."""
     fused = 0
@@ -488,7 +489,7 @@ class FuseLineBuffer(Pass):
         for func in list(functions(module)):
             if len(func.regions[0].blocks) != 1:
                 continue
-            fused = fuse_function(func)
+            fused = fuse_line_buffers_in(func)
             if fused:
                 with func.context:
                     func.attributes[LINE_BUFFERS] = ir.IntegerAttr.get(

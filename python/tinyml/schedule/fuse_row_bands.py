@@ -48,7 +48,8 @@ from ..dialects import tinyml as tm
 from ..ir.analysis import RECOMPUTED
 from ..ir.attributes import window_attributes
 from ..ir.values import shape_of
-from ..pipeline.registry import Option, Pass, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Option, Pass, register
 from .compute_in_place import (live_during, marked_groups, overwritten_index,
                                overwritten_input, savings)
 from .row_loops import (as_element, clone_on_rows, conv_of, extract_rows, index, input_window,
@@ -151,7 +152,7 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -
     return (computed_rows - height) * width * p_channels * in_channels
 
 
-def fuse_function(func: ir.Operation, max_recompute: float, band_rows: int) -> int:
+def fuse_row_bands_in(func: ir.Operation, max_recompute: float, band_rows: int) -> int:
     """Fuses a pair at the peak whose loop lowers it, again until none does;
     returns the MACs computed again."""
     recomputed = 0
@@ -197,7 +198,7 @@ class FuseRowBands(Pass):
         for func in list(functions(module)):
             if len(func.regions[0].blocks) != 1:
                 continue
-            recomputed = fuse_function(func, self.max_recompute, self.band_rows)
+            recomputed = fuse_row_bands_in(func, self.max_recompute, self.band_rows)
             if recomputed:
                 with func.context:
                     func.attributes[RECOMPUTED] = ir.IntegerAttr.get(

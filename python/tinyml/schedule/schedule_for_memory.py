@@ -48,7 +48,8 @@ from mlir import ir
 from ..dialects import tinyml as tm
 from ..ir.quant import is_quantized, storage_type
 from ..ir.values import element_bytes
-from ..pipeline.registry import Option, Pass, PassError, functions, register
+from ..ir.walk import functions
+from ..pipeline.registry import Option, Pass, PassError, register
 
 PURE_DIALECTS = ("tinyml", "arith", "math", "tensor", "quant")
 ALIAS_OPS = (tm.ReshapeOp.OPERATION_NAME, "tensor.expand_shape", "tensor.collapse_shape",

@@ -132,6 +132,8 @@ class _Machine:
     def __init__(self, target: Target, image: Image):
         self.image = image
         self.uc = unicorn.Uc(unicorn.UC_ARCH_ARM, unicorn.UC_MODE_THUMB)
+        # lookup_cpu gives only the EMULATED targets, which have a unicorn_cpu.
+        assert target.unicorn_cpu is not None
         model = getattr(arm_const, target.unicorn_cpu)
         self.uc.ctl_set_cpu_model(model)
         if self.uc.ctl_get_cpu_model() != model:
@@ -235,9 +237,9 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
     arena memory it did not write first."""
     target = lookup_cpu(cpu)
     input_bytes = [_as_input_bytes(i, array) for i, array in enumerate(inputs)]
-    output_dtypes = [np.dtype(d) for d in output_dtypes or [np.float32] * len(output_shapes)]
+    dtypes = [np.dtype(d) for d in output_dtypes or [np.float32] * len(output_shapes)]
     output_sizes = [int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-                    for shape, dtype in zip(output_shapes, output_dtypes)]
+                    for shape, dtype in zip(output_shapes, dtypes)]
     with tempfile.TemporaryDirectory(prefix="tinyml-emu-") as tmp:
         elf_path = link_object(obj_path, function, Path(tmp) / "model.elf", stack_size)
         image = Image.load(elf_path)
@@ -254,22 +256,24 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
         args = [*layout.inputs, *layout.outputs, layout.arena]
         sp = _entry_sp(image.symbols["__tinyml_stack_top"], len(args))
         machine.write(SRAM_BASE, _tiled(STACK_PAINT, sp - SRAM_BASE))
+        counter: BlockCounter
+        tracer: CallTracingCounter | None = None  # with `profile`
         if profile:
             entry = image.symbols[function] & ~1
             model = next((start, end) for start, end, name in image.functions
                          if start == entry)
-            counter = CallTracingCounter(max_instructions, model,
-                                         {start for start, _, _ in image.functions})
+            counter = tracer = CallTracingCounter(max_instructions, model,
+                                                  {start for start, _, _ in image.functions})
         else:
             counter = BlockCounter(max_instructions)
         machine.call(image.symbols[function], args, sp, counter, _FaultRecorder(stack_size))
 
         outputs = [np.frombuffer(machine.read(address, size), dtype).reshape(shape)
                    for address, size, shape, dtype
-                   in zip(layout.outputs, output_sizes, output_shapes, output_dtypes)]
+                   in zip(layout.outputs, output_sizes, output_shapes, dtypes)]
         priced = price_blocks(elf_path, counter, target) if estimate_cycles else None
-        attribution = (attribute_instructions(elf_path, image, machine.read, counter, priced)
-                       if profile else None)
+        attribution = (attribute_instructions(elf_path, image, machine.read, tracer, priced)
+                       if tracer is not None else None)
         return EmulatorRun(outputs=outputs, instructions=counter.executed,
                            stack_bytes=_painted_depth(machine, SRAM_BASE, sp),
                            block_counts=counter.block_counts(),

@@ -26,7 +26,7 @@ from pathlib import Path
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 from elftools.elf.relocation import RelocationSection
-from elftools.elf.sections import SymbolTableSection
+from elftools.elf.sections import ARMAttributesSection, SymbolTableSection
 
 from .toolchain import run_tool
 
@@ -99,6 +99,9 @@ def _cpu_name(elf: ELFFile) -> str | None:
     section = elf.get_section_by_name(".ARM.attributes")
     if section is None:
         return None
+    if not isinstance(section, ARMAttributesSection):
+        raise ELFError(f"section .ARM.attributes has type {section['sh_type']}, not "
+                       "SHT_ARM_ATTRIBUTES")
     for subsection in section.iter_subsections():
         for subsubsection in subsection.iter_subsubsections():
             for attribute in subsubsection.iter_attributes():
@@ -127,6 +130,8 @@ def _undefined_references(elf: ELFFile) -> set[str]:
 
 def _defined_functions(elf: ELFFile) -> set[str]:
     symtab = elf.get_section_by_name(".symtab")
+    if symtab is not None and not isinstance(symtab, SymbolTableSection):
+        raise ELFError(f"section .symtab has type {symtab['sh_type']}, not a symbol table")
     return {s.name for s in (symtab.iter_symbols() if symtab else ())
             if s["st_info"]["type"] == "STT_FUNC" and s["st_shndx"] != "SHN_UNDEF"}
 
@@ -176,7 +181,10 @@ class Image:
             elf = ELFFile(stream)
             segments = [(seg["p_vaddr"], seg.data(), seg["p_memsz"])
                         for seg in elf.iter_segments() if seg["p_type"] == "PT_LOAD"]
-            symbols = list(elf.get_section_by_name(".symtab").iter_symbols())
+            symtab = elf.get_section_by_name(".symtab")
+            # `link_object` made the ELF: ld.lld always writes a symbol table.
+            assert isinstance(symtab, SymbolTableSection)
+            symbols = list(symtab.iter_symbols())
         functions = sorted((s["st_value"] & ~1, (s["st_value"] & ~1) + s["st_size"], s.name)
                            for s in symbols if s["st_info"]["type"] == "STT_FUNC")
         return cls(segments, {s.name: s["st_value"] for s in symbols if s.name}, functions)

@@ -117,12 +117,12 @@ class CallTracingCounter(BlockCounter):
         self.helper_counts[key] = self.helper_counts.get(key, 0) + 1
 
 
-def count_thumb_instructions(code: bytes) -> int:
+def count_thumb_instructions(code: bytes | bytearray) -> int:
     """Number of Thumb instructions in `code`."""
     return len(thumb_instruction_offsets(code))
 
 
-def thumb_instruction_offsets(code: bytes) -> list[int]:
+def thumb_instruction_offsets(code: bytes | bytearray) -> list[int]:
     """Offset of each Thumb instruction in `code`: a halfword whose top five
     bits are 0b11101, 0b11110 or 0b11111 starts a 32-bit encoding."""
     offsets, offset = [], 0
@@ -185,7 +185,8 @@ def _inside_kernels(ranges: list[tuple[int, int, int]]) -> list[tuple[int, int, 
     return filled
 
 
-def attribute_instructions(elf_path: Path, image: Image, read: Callable[[int, int], bytes],
+def attribute_instructions(elf_path: Path, image: Image,
+                           read: Callable[[int, int], bytes | bytearray],
                            counter: CallTracingCounter,
                            priced: "PricedBlocks | None") -> Attribution:
     """Every executed instruction to the part of the code it belongs to
@@ -265,7 +266,7 @@ def _hot_blocks(counter: BlockCounter) -> tuple[list[tuple[int, int]], float]:
     weight = {key: count * counter.lengths[key] for key, count in counter.counts.items()}
     total = sum(weight.values())
     chosen, covered = [], 0
-    for key in sorted(weight, key=weight.get, reverse=True):
+    for key in sorted(weight, key=weight.__getitem__, reverse=True):
         if covered >= CYCLE_COVERAGE * total:
             break
         chosen.append(key)
@@ -294,7 +295,9 @@ def _mca_block_cycles(blocks: list[tuple[int, int]], lengths: dict[tuple[int, in
         input="\n".join(lines) + "\n"))
     cycles = {key: float(lengths[key]) for key in blocks}
     for region in report["CodeRegions"]:
-        key = tuple(int(part, 16) for part in region["Name"][1:].split("_"))
+        # The region's name is the "b{address:x}_{size:x}" written above.
+        address, size = (int(part, 16) for part in region["Name"][1:].split("_"))
+        key = (address, size)
         summary = region["SummaryView"]
         priced = summary["Instructions"] / MCA_ITERATIONS
         cycles[key] = summary["TotalCycles"] / MCA_ITERATIONS + lengths[key] - priced

@@ -285,8 +285,8 @@ def svg(profile: dict[str, Any]) -> str:
             out.append('<polyline points="' + " ".join(f"{_fmt(x)},{_fmt(y)}" for x, y in points)
                        + '" fill="none" stroke="#e15759" stroke-width="2">'
                        '<title>instructions per MAC</title></polyline>')
-            for (x, y), value in zip(points, [v for v in per_mac if v is not None]):
-                out.append(f'<circle cx="{_fmt(x)}" cy="{_fmt(y)}" r="3" fill="#e15759">'
+            for (px, py), value in zip(points, [v for v in per_mac if v is not None]):
+                out.append(f'<circle cx="{_fmt(px)}" cy="{_fmt(py)}" r="3" fill="#e15759">'
                            f'<title>{value:.2f} instructions per MAC</title></circle>')
         out.append(f'<text x="{left + plot_w + 6}" y="{top_margin + 4}" fill="#e15759">'
                    f'{per_mac_top:.2f}</text>')

@@ -59,11 +59,11 @@ def find_tool(name: str) -> str:
                 f"install it with: {_INSTALL_HINTS[package]}")
         return str(path)
     if name in PATH_TOOLS:
-        path = shutil.which(name)
-        if path is None:
+        found = shutil.which(name)
+        if found is None:
             raise ToolchainError(
                 f"{name} not found on PATH; install it with: {_INSTALL_HINTS[name]}")
-        return path
+        return found
     raise ToolchainError(f"unknown tool '{name}' (known: "
                          f"{', '.join(WHEEL_TOOLS + PATH_TOOLS)})")
 

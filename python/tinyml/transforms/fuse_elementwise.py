@@ -1,5 +1,5 @@
 """tinyml-fuse-elementwise: maximal DAGs of element-wise ops over one
-iteration space become one `tinyml.fused "elementwise"` group. The patterns
+iteration space become one `tinyml.fused elementwise` group. The patterns
 are `tinyml.transforms.fusion.elementwise_patterns`."""
 from .fusion import elementwise_patterns
 from ..ir.patterns import rewrite_greedily

@@ -52,7 +52,7 @@
 // CHECK:             vector.transfer_write
 // CHECK-NOT:     linalg.
 func.func @pointwise(%x: tensor<1x25x5x16xf32>, %w: tensor<1x1x16x8xf32>, %b: tensor<8xf32>) -> tensor<1x25x5x8xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) : (tensor<1x25x5x16xf32>, tensor<1x1x16x8xf32>, tensor<8xf32>) -> tensor<1x25x5x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) : (tensor<1x25x5x16xf32>, tensor<1x1x16x8xf32>, tensor<8xf32>) -> tensor<1x25x5x8xf32> {
   ^bb0(%xi: tensor<1x25x5x16xf32>, %wi: tensor<1x1x16x8xf32>, %bi: tensor<8xf32>):
     %c = tinyml.conv2d %xi, %wi, %bi : (tensor<1x25x5x16xf32>, tensor<1x1x16x8xf32>, tensor<8xf32>) -> tensor<1x25x5x8xf32>
     %r = tinyml.relu %c : tensor<1x25x5x8xf32>
@@ -119,7 +119,7 @@ func.func @average(%x: tensor<1x5x3x8xf32>) -> tensor<1x1x1x8xf32> {
 // BUF-NOT:       memref.alloc
 // BUF:         return
 func.func @padded(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8x8xf32>, %b: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) : (tensor<1x8x8x8xf32>, tensor<3x3x8x8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) : (tensor<1x8x8x8xf32>, tensor<3x3x8x8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32> {
   ^bb0(%xi: tensor<1x8x8x8xf32>, %wi: tensor<3x3x8x8xf32>, %bi: tensor<8xf32>):
     %c = tinyml.conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x8x8xf32>, tensor<3x3x8x8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
     %r = tinyml.relu %c : tensor<1x8x8x8xf32>
@@ -154,7 +154,7 @@ func.func @padded(%x: tensor<1x8x8x8xf32>, %w: tensor<3x3x8x8xf32>, %b: tensor<8
 // CHECK:                 vector.transfer_read %[[WINDOW]]
 // CHECK:                 vector.fma
 func.func @padded_depthwise(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32>, %b: tensor<8xf32>) -> tensor<1x6x6x8xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32> {
   ^bb0(%xi: tensor<1x6x6x8xf32>, %wi: tensor<3x3x8x1xf32>, %bi: tensor<8xf32>):
     %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32>
     %r = tinyml.relu %c : tensor<1x6x6x8xf32>
@@ -179,7 +179,7 @@ func.func @padded_depthwise(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32>, %b
 // CHECK:             scf.for {{.*}} to %c6 step %c3
 func.func @padded_depthwise_band(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32>, %b: tensor<8xf32>) -> tensor<1x6x6x8xf32>
     attributes {tinyml.schedule_peak_bytes = 100000 : i64} {
-  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32> {
   ^bb0(%xi: tensor<1x6x6x8xf32>, %wi: tensor<3x3x8x1xf32>, %bi: tensor<8xf32>):
     %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32>
     %r = tinyml.relu %c : tensor<1x6x6x8xf32>

@@ -7,14 +7,14 @@
 // room for 8 accumulators, 2 x 4. A step of the reduction takes a window
 // row: 3 taps x 4 input channels, about 12 input values.
 // CHECK-LABEL: func.func @padded_conv
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>}
+// CHECK:         tinyml.fused conv_epilogue (%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>}
 // SMALL-LABEL: func.func @padded_conv
-// SMALL:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 4]>}
+// SMALL:         tinyml.fused conv_epilogue (%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 4]>}
 // A float conv's tile does not depend on the DSP extension.
 // DSP-LABEL: func.func @padded_conv
-// DSP:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>}
+// DSP:         tinyml.fused conv_epilogue (%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>}
 func.func @padded_conv(%x: tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
+  %y = tinyml.fused conv_epilogue (%x) : (tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
   ^bb0(%xi: tensor<1x4x32x8xf32>):
     %w = arith.constant dense<1.0> : tensor<3x3x8x16xf32>
     %c = tinyml.conv2d %xi, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x32x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x4x32x16xf32>
@@ -30,17 +30,17 @@ func.func @padded_conv(%x: tensor<1x4x32x8xf32>) -> tensor<1x4x32x16xf32> {
 // A matmul (one row) tiles output columns only, up to 8: 10 columns take
 // tiles of 5; 4 of k a step.
 // CHECK-LABEL: func.func @row_and_matmul
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 1, 4]>}
-// CHECK:         tinyml.fused "conv_epilogue"(%arg1, %arg2) {lowering = #tinyml.lowering<tile = [1, 5], reduction = [4]>}
+// CHECK:         tinyml.fused conv_epilogue (%arg0) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 1, 4]>}
+// CHECK:         tinyml.fused conv_epilogue (%arg1, %arg2) {lowering = #tinyml.lowering<tile = [1, 5], reduction = [4]>}
 func.func @row_and_matmul(%x: tensor<1x1x6x4xf32>, %a: tensor<1x8xf32>, %m: tensor<8x10xf32>)
     -> (tensor<1x1x6x8xf32>, tensor<1x10xf32>) {
-  %y = tinyml.fused "conv_epilogue" (%x) : (tensor<1x1x6x4xf32>) -> tensor<1x1x6x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x) : (tensor<1x1x6x4xf32>) -> tensor<1x1x6x8xf32> {
   ^bb0(%xi: tensor<1x1x6x4xf32>):
     %w = arith.constant dense<1.0> : tensor<1x1x4x8xf32>
     %c = tinyml.conv2d %xi, %w : (tensor<1x1x6x4xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x6x8xf32>
     tinyml.yield %c : tensor<1x1x6x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue" (%a, %m) : (tensor<1x8xf32>, tensor<8x10xf32>) -> tensor<1x10xf32> {
+  %z = tinyml.fused conv_epilogue (%a, %m) : (tensor<1x8xf32>, tensor<8x10xf32>) -> tensor<1x10xf32> {
   ^bb0(%ai: tensor<1x8xf32>, %mi: tensor<8x10xf32>):
     %p = tinyml.matmul %ai, %mi : (tensor<1x8xf32>, tensor<8x10xf32>) -> tensor<1x10xf32>
     tinyml.yield %p : tensor<1x10xf32>
@@ -54,9 +54,9 @@ func.func @row_and_matmul(%x: tensor<1x1x6x4xf32>, %a: tensor<1x8xf32>, %m: tens
 // dividing the row (its padded window is staged by the transform script),
 // one window row per step.
 // CHECK-LABEL: func.func @padded_depthwise
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 0]>}
+// CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 0]>}
 func.func @padded_depthwise(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32> {
   ^bb0(%xi: tensor<1x6x6x4xf32>, %wi: tensor<3x3x4x1xf32>):
     %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>) -> tensor<1x6x6x4xf32>
     tinyml.yield %c : tensor<1x6x6x4xf32>
@@ -71,12 +71,12 @@ func.func @padded_depthwise(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x1xf32>) ->
 // CHECK-LABEL: func.func @untiled
 // CHECK-NOT:     lowering =
 func.func @untiled(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x2xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x2xf32>) {
-  %d = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x4x4x4xf32> {
+  %d = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x4x4x4xf32> {
   ^bb0(%xi: tensor<1x4x4x2xf32>, %wi: tensor<3x3x2x2xf32>):
     %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x4x4x4xf32>
     tinyml.yield %c : tensor<1x4x4x4xf32>
   }
-  %e = tinyml.fused "elementwise" (%x) : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
+  %e = tinyml.fused elementwise (%x) : (tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
   ^bb0(%xi: tensor<1x4x4x2xf32>):
     %n = tinyml.neg %xi : tensor<1x4x4x2xf32>
     %r = tinyml.relu %n : tensor<1x4x4x2xf32>
@@ -106,13 +106,13 @@ func.func @options() {
 // accumulators and each pixel's two input halfword pairs in 10 registers
 // (smlad-registers): 2 pixels x 2 channels (4 + 2 * 2), not 2 x 4 (8 + 4).
 // CHECK-LABEL: func.func @quantized_conv
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 16]>}
+// CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 16]>}
 // DSP-LABEL: func.func @quantized_conv
-// DSP:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 16]>}
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 16]>}
 func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
                           %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
       tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
   ^bb0(%xi: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>):
     %c = tinyml.conv2d %xi, %wi : (tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
@@ -127,11 +127,11 @@ func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
 // With the DSP extension, a row of 5 columns: a 5-pixel tile needs 10 registers for its
 // input pairs alone, so 1 pixel x 4 channels (4 + 2).
 // DSP-LABEL: func.func @quantized_conv_odd_row
-// DSP:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 16]>}
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 16]>}
 func.func @quantized_conv_odd_row(%x: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
                                   %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
       tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
   ^bb0(%xi: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>):
     %c = tinyml.conv2d %xi, %wi : (tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
@@ -147,13 +147,13 @@ func.func @quantized_conv_odd_row(%x: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5
 // with the DSP extension, 5 pixels of one channel, whose taps' weights
 // then serve all 5.
 // CHECK-LABEL: func.func @quantized_depthwise
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>}
+// CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>}
 // DSP-LABEL: func.func @quantized_depthwise
-// DSP:         tinyml.fused "conv_epilogue"(%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 5, 1], reduction = [1, 0]>}
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 5, 1], reduction = [1, 0]>}
 func.func @quantized_depthwise(%x: tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3>>,
                                %w: tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w) : (tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3>>,
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3>>,
       tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>> {
   ^bb0(%xi: tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>):
     %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3>>,

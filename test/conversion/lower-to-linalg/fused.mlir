@@ -25,7 +25,7 @@
 // BUF-NOT:     memref.alloc
 // BUF:         return
 func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
-  %y = tinyml.fused "elementwise" (%a, %b) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32> {
+  %y = tinyml.fused elementwise (%a, %b) : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32> {
   ^bb0(%x: tensor<2x4xf32>, %z: tensor<4xf32>):
     %s = tinyml.add %x, %z : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
     %r = tinyml.relu %s : tensor<2x4xf32>
@@ -55,7 +55,7 @@ func.func @elementwise(%a: tensor<2x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32
 // BUF:         return
 func.func @conv_epilogue(%x: tensor<1x4x4x3xf32>, %w: tensor<3x3x3x1xf32>, %b: tensor<3xf32>,
                          %s: tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s)
+  %y = tinyml.fused conv_epilogue (%x, %w, %b, %s)
       : (tensor<1x4x4x3xf32>, tensor<3x3x3x1xf32>, tensor<3xf32>, tensor<1x4x4x3xf32>) -> tensor<1x4x4x3xf32> {
   ^bb0(%xi: tensor<1x4x4x3xf32>, %wi: tensor<3x3x3x1xf32>, %bi: tensor<3xf32>, %si: tensor<1x4x4x3xf32>):
     %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>}
@@ -95,7 +95,7 @@ func.func @conv_epilogue(%x: tensor<1x4x4x3xf32>, %w: tensor<3x3x3x1xf32>, %b: t
 func.func @register_blocked(%x: tensor<1x2x2x4xf32>, %w: tensor<1x1x4x8xf32>, %b: tensor<8xf32>,
                             %r: tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> {
   %s = tinyml.neg %r : tensor<1x2x2x8xf32>
-  %y = tinyml.fused "conv_epilogue" (%x, %w, %b, %s) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>}
+  %y = tinyml.fused conv_epilogue (%x, %w, %b, %s) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>}
       : (tensor<1x2x2x4xf32>, tensor<1x1x4x8xf32>, tensor<8xf32>, tensor<1x2x2x8xf32>) -> tensor<1x2x2x8xf32> {
   ^bb0(%xi: tensor<1x2x2x4xf32>, %wi: tensor<1x1x4x8xf32>, %bi: tensor<8xf32>, %si: tensor<1x2x2x8xf32>):
     %c = tinyml.conv2d %xi, %wi, %bi : (tensor<1x2x2x4xf32>, tensor<1x1x4x8xf32>, tensor<8xf32>) -> tensor<1x2x2x8xf32>
@@ -118,7 +118,7 @@ func.func @register_blocked(%x: tensor<1x2x2x4xf32>, %w: tensor<1x1x4x8xf32>, %b
 // CHECK:           linalg.yield
 // CHECK-NOT:     linalg.
 func.func @matmul_epilogue(%a: tensor<1x8xf32>, %m: tensor<8x3xf32>) -> tensor<1x3xf32> {
-  %y = tinyml.fused "conv_epilogue" (%a, %m) : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32> {
+  %y = tinyml.fused conv_epilogue (%a, %m) : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32> {
   ^bb0(%ai: tensor<1x8xf32>, %mi: tensor<8x3xf32>):
     %p = tinyml.matmul %ai, %mi : (tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32>
     %r = tinyml.sigmoid %p : tensor<1x3xf32>
@@ -143,7 +143,7 @@ func.func @matmul_epilogue(%a: tensor<1x8xf32>, %m: tensor<8x3xf32>) -> tensor<1
 // CHECK:           linalg.yield
 // CHECK-NOT:     linalg.
 func.func @sum_of_squares(%x: tensor<4x16xf32>) -> tensor<4xf32> {
-  %y = tinyml.fused "reduction" (%x) : (tensor<4x16xf32>) -> tensor<4xf32> {
+  %y = tinyml.fused reduction (%x) : (tensor<4x16xf32>) -> tensor<4xf32> {
   ^bb0(%xi: tensor<4x16xf32>):
     %sq = tinyml.mul %xi, %xi : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
     %s = tinyml.reduce_sum %sq {axes = array<i64: 1>} : (tensor<4x16xf32>) -> tensor<4xf32>
@@ -171,7 +171,7 @@ func.func @sum_of_squares(%x: tensor<4x16xf32>) -> tensor<4xf32> {
 // CHECK:           linalg.yield
 // CHECK-NOT:     linalg.
 func.func @softmax(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
-  %y = tinyml.fused "reduction" (%x) : (tensor<1x10xf32>) -> tensor<1x10xf32> {
+  %y = tinyml.fused reduction (%x) : (tensor<1x10xf32>) -> tensor<1x10xf32> {
   ^bb0(%xi: tensor<1x10xf32>):
     %s = tinyml.softmax %xi {axis = 1} : tensor<1x10xf32>
     tinyml.yield %s : tensor<1x10xf32>
@@ -192,7 +192,7 @@ func.func @softmax(%x: tensor<1x10xf32>) -> tensor<1x10xf32> {
 // CHECK:           linalg.yield
 // CHECK-NOT:     linalg.
 func.func @padded_depthwise(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x1xf32>, %b: tensor<4xf32>) -> tensor<1x6x6x4xf32> {
-  %y = tinyml.fused "conv_epilogue" (%x, %w, %b) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 0]>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) {lowering = #tinyml.lowering<tile = [1, 1, 3, 4], reduction = [1, 0]>} : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32> {
   ^bb0(%xi: tensor<1x6x6x4xf32>, %wi: tensor<3x3x4x1xf32>, %bi: tensor<4xf32>):
     %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>}
         : (tensor<1x6x6x4xf32>, tensor<3x3x4x1xf32>, tensor<4xf32>) -> tensor<1x6x6x4xf32>

@@ -5,7 +5,7 @@
 // group's location names every member (its own names only the root) and
 // carries the number; the members keep their own names, with the number.
 // CHECK-LABEL: func.func @two_kernels
-// CHECK:         tinyml.fused "conv_epilogue"
+// CHECK:         tinyml.fused conv_epilogue
 // CHECK:           tinyml.conv2d {{.*}} loc(#[[CONV:loc[0-9]+]])
 // CHECK:           tinyml.relu {{.*}} loc(#[[RELU:loc[0-9]+]])
 // CHECK:         } loc(#[[GROUP:loc[0-9]+]])
@@ -24,7 +24,7 @@
 // FIRST-DAG:   loc("tinyml.kernel":5:0)
 // FIRST-DAG:   loc("tinyml.kernel":6:0)
 func.func @two_kernels(%a: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
-  %0 = tinyml.fused "conv_epilogue"(%a, %w) : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
+  %0 = tinyml.fused conv_epilogue (%a, %w) : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
   ^bb0(%x: tensor<1x4x4x2xf32>, %k: tensor<1x1x2x2xf32>):
     %c = tinyml.conv2d %x, %k : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> loc("Conv_0")
     %r = tinyml.relu %c : tensor<1x4x4x2xf32> loc("Relu_0")

@@ -50,21 +50,21 @@
 // OUTOFPLACE-LABEL: func.func @separable
 // OUTOFPLACE-SAME:    tinyml.arena_bytes = 4384 : i64
 func.func @separable(%x: tensor<1x8x4x16xf32>) -> tensor<1x1x1x16xf32> {
-  %0 = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %0 = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x16x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x8x4x16xf32>
     %r = tinyml.relu %c : tensor<1x8x4x16xf32>
     tinyml.yield %r : tensor<1x8x4x16xf32>
   }
-  %1 = tinyml.fused "conv_epilogue"(%0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %1 = tinyml.fused conv_epilogue (%0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x8x4x16xf32>
     %r = tinyml.relu %c : tensor<1x8x4x16xf32>
     tinyml.yield %r : tensor<1x8x4x16xf32>
   }
-  %2 = tinyml.fused "conv_epilogue"(%1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %2 = tinyml.fused conv_epilogue (%1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x16x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x8x4x16xf32>

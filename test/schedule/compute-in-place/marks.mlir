@@ -10,27 +10,27 @@
 
 // CHECK-LABEL: func.func @separable
 // CHECK-SAME:    tinyml.in_place_peak_bytes = 2560 : i64
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0) {lowering = {{.*}}} :
-// CHECK:         tinyml.fused "conv_epilogue"(%{{.*}}) {lowering = {{.*}}, tinyml.in_place} :
+// CHECK:         tinyml.fused conv_epilogue (%arg0) {lowering = {{.*}}} :
+// CHECK:         tinyml.fused conv_epilogue (%{{.*}}) {lowering = {{.*}}, tinyml.in_place} :
 // CHECK:         tinyml.depthwise_conv2d
-// CHECK:         tinyml.fused "conv_epilogue"(%{{.*}}) {lowering = {{.*}}, tinyml.in_place} :
+// CHECK:         tinyml.fused conv_epilogue (%{{.*}}) {lowering = {{.*}}, tinyml.in_place} :
 // CHECK:         tinyml.conv2d
 func.func @separable(%x: tensor<1x8x4x16xf32>) -> tensor<1x1x1x16xf32> {
-  %0 = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %0 = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x16x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x8x4x16xf32>
     %r = tinyml.relu %c : tensor<1x8x4x16xf32>
     tinyml.yield %r : tensor<1x8x4x16xf32>
   }
-  %1 = tinyml.fused "conv_epilogue"(%0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %1 = tinyml.fused conv_epilogue (%0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x8x4x16xf32>
     %r = tinyml.relu %c : tensor<1x8x4x16xf32>
     tinyml.yield %r : tensor<1x8x4x16xf32>
   }
-  %2 = tinyml.fused "conv_epilogue"(%1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %2 = tinyml.fused conv_epilogue (%1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x16x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x8x4x16xf32>
@@ -53,18 +53,18 @@ func.func @separable(%x: tensor<1x8x4x16xf32>) -> tensor<1x1x1x16xf32> {
 // CHECK-NOT:     tinyml.in_place}
 // ALL-LABEL:   func.func @peak_elsewhere
 // ALL-SAME:      tinyml.in_place_peak_bytes = 6144 : i64
-// ALL:           tinyml.fused "conv_epilogue"(%{{.*}}) {lowering = {{.*}}, tinyml.in_place} :
+// ALL:           tinyml.fused conv_epilogue (%{{.*}}) {lowering = {{.*}}, tinyml.in_place} :
 // ALL-NEXT:      ^bb0
 // ALL-NEXT:      arith.constant dense<5.000000e-01> : tensor<3x3x16x1xf32>
 func.func @peak_elsewhere(%x: tensor<1x8x4x16xf32>) -> tensor<1x1x1x32xf32> {
   %0 = tinyml.relu %x : tensor<1x8x4x16xf32>
-  %1 = tinyml.fused "conv_epilogue"(%0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %1 = tinyml.fused conv_epilogue (%0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x8x4x16xf32>
     tinyml.yield %c : tensor<1x8x4x16xf32>
   }
-  %2 = tinyml.fused "conv_epilogue"(%1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x32xf32> {
+  %2 = tinyml.fused conv_epilogue (%1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x32xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x16x32xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x16xf32>, tensor<1x1x16x32xf32>) -> tensor<1x8x4x32xf32>
@@ -85,27 +85,27 @@ func.func @peak_elsewhere(%x: tensor<1x8x4x16xf32>) -> tensor<1x1x1x32xf32> {
 // ALL-LABEL:   func.func @not_eligible
 // ALL-NOT:       tinyml.in_place}
 func.func @not_eligible(%x: tensor<1x8x4x16xf32>) -> (tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>, tensor<1x4x2x16xf32>, tensor<1x10x6x16xf32>) {
-  %0 = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %0 = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x8x4x16xf32>
     tinyml.yield %c : tensor<1x8x4x16xf32>
   }
-  %1 = tinyml.fused "conv_epilogue"(%0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %1 = tinyml.fused conv_epilogue (%0) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x16x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x8x4x16xf32>
     tinyml.yield %c : tensor<1x8x4x16xf32>
   }
   %2 = tinyml.relu %0 : tensor<1x8x4x16xf32>
-  %3 = tinyml.fused "conv_epilogue"(%1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
+  %3 = tinyml.fused conv_epilogue (%1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x4x2x16xf32>
     tinyml.yield %c : tensor<1x4x2x16xf32>
   }
   %4 = tinyml.relu %2 : tensor<1x8x4x16xf32>
-  %5 = tinyml.fused "conv_epilogue"(%4) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x10x6x16xf32> {
+  %5 = tinyml.fused conv_epilogue (%4) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x16xf32>) -> tensor<1x10x6x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x16x16xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x16xf32>, tensor<1x1x16x16xf32>) -> tensor<1x10x6x16xf32>
@@ -124,27 +124,27 @@ func.func @not_eligible(%x: tensor<1x8x4x16xf32>) -> (tensor<1x8x4x16xf32>, tens
 
 // CHECK-LABEL: func.func @int8_pointwise
 // CHECK-SAME:    tinyml.in_place_peak_bytes = 80 : i64
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %[[W:.*]]) {lowering = {{.*}}} :
-// CHECK:         tinyml.fused "conv_epilogue"(%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
-// CHECK:         tinyml.fused "conv_epilogue"(%{{.*}}, %[[W]]) {lowering = {{.*}}} :
+// CHECK:         tinyml.fused conv_epilogue (%arg0, %[[W:.*]]) {lowering = {{.*}}} :
+// CHECK:         tinyml.fused conv_epilogue (%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
+// CHECK:         tinyml.fused conv_epilogue (%{{.*}}, %[[W]]) {lowering = {{.*}}} :
 // ALL-LABEL:   func.func @int8_pointwise
-// ALL:           tinyml.fused "conv_epilogue"(%arg0, %[[W:.*]]) {lowering = {{.*}}} :
-// ALL:           tinyml.fused "conv_epilogue"(%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
-// ALL:           tinyml.fused "conv_epilogue"(%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
+// ALL:           tinyml.fused conv_epilogue (%arg0, %[[W:.*]]) {lowering = {{.*}}} :
+// ALL:           tinyml.fused conv_epilogue (%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
+// ALL:           tinyml.fused conv_epilogue (%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
 func.func @int8_pointwise(%x: tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
   %wc = arith.constant dense<1> : tensor<1x1x8x8xi8>
   %w = quant.scast %wc : tensor<1x1x8x8xi8> to tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>
-  %0 = tinyml.fused "conv_epilogue"(%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>} : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
+  %0 = tinyml.fused conv_epilogue (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>} : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
   ^bb0(%a: tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, %b: tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>):
     %c = tinyml.conv2d %a, %b : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
     tinyml.yield %c : tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
   }
-  %1 = tinyml.fused "conv_epilogue"(%0, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>} : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
+  %1 = tinyml.fused conv_epilogue (%0, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>} : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
   ^bb0(%a: tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, %b: tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>):
     %c = tinyml.conv2d %a, %b : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
     tinyml.yield %c : tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
   }
-  %2 = tinyml.fused "conv_epilogue"(%1, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>} : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
+  %2 = tinyml.fused conv_epilogue (%1, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 4]>} : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>> {
   ^bb0(%a: tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, %b: tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>):
     %c = tinyml.conv2d %a, %b : (tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>, tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>
     tinyml.yield %c : tensor<1x4x2x8x!quant.uniform<i8:f32, 0.5:-3>>

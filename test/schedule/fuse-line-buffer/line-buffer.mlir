@@ -21,13 +21,13 @@
 // CHECK:         %[[FIRST:.*]]:2 = scf.for %[[I:.*]] = %c0 to %c1 step %{{.*}} iter_args(%[[OUT:.*]] = %[[ROWS_OF_X]], %[[ROWS:.*]] = %[[BUFFER]])
 // CHECK:           %[[WINDOW:.*]] = tensor.extract_slice %[[OUT]][0, %{{.*}}, 0] [1, 3, 32]
 // CHECK:           %[[X_ROWS:.*]] = tensor.expand_shape %[[WINDOW]] {{.*}} output_shape [1, 3, 4, 8]
-// CHECK:           %[[NEW:.*]] = tinyml.fused "conv_epilogue"(%[[X_ROWS]]) {{.*}} -> tensor<1x2x4x8xf32>
+// CHECK:           %[[NEW:.*]] = tinyml.fused conv_epilogue (%[[X_ROWS]]) {{.*}} -> tensor<1x2x4x8xf32>
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 1, 1, 0, 1>}
 // CHECK:           %[[KEPT:.*]] = tensor.insert_slice %[[NEW]] into %[[ROWS]][0, 1, 0, 0] [1, 2, 4, 8]
 // CHECK:           %[[READ:.*]] = tensor.extract_slice %[[KEPT]][0, 1, 0, 0] [1, 2, 4, 8]
 // CHECK:           %[[RESIDUAL:.*]] = tensor.extract_slice %[[OUT]][0, %[[I]], 0] [1, 1, 32]
 // CHECK:           %[[X_ROW:.*]] = tensor.expand_shape %[[RESIDUAL]]
-// CHECK:           %[[ROW:.*]] = tinyml.fused "conv_epilogue"(%[[READ]], %[[X_ROW]]) {{.*}} -> tensor<1x1x4x8xf32>
+// CHECK:           %[[ROW:.*]] = tinyml.fused conv_epilogue (%[[READ]], %[[X_ROW]]) {{.*}} -> tensor<1x1x4x8xf32>
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 1, 1, 0, 1>}
 // CHECK:           %[[FLAT:.*]] = tensor.collapse_shape %[[ROW]]
 // CHECK:           %[[WRITTEN:.*]] = tensor.insert_slice %[[FLAT]] into %[[OUT]][0, %[[I]], 0] [1, 1, 32]
@@ -38,10 +38,10 @@
 // CHECK:           %[[TWO:.*]] = tensor.extract_slice %[[UP1]][0, 2, 0, 0] [1, 1, 4, 8]
 // CHECK:           %[[UP2:.*]] = tensor.insert_slice %[[TWO]] into %[[UP1]][0, 1, 0, 0] [1, 1, 4, 8]
 // CHECK:           tensor.extract_slice %[[OUT]][0, %{{.*}}, 0] [1, 3, 32]
-// CHECK:           %[[NEW:.*]] = tinyml.fused "conv_epilogue"(%{{.*}}) {{.*}} -> tensor<1x1x4x8xf32>
+// CHECK:           %[[NEW:.*]] = tinyml.fused conv_epilogue (%{{.*}}) {{.*}} -> tensor<1x1x4x8xf32>
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 0, 1, 0, 1>}
 // CHECK:           tensor.insert_slice %[[NEW]] into %[[UP2]][0, 2, 0, 0] [1, 1, 4, 8]
-// CHECK:           tinyml.fused "conv_epilogue"({{.*}}) {{.*}} : (tensor<1x3x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
+// CHECK:           tinyml.fused conv_epilogue ({{.*}}) {{.*}} : (tensor<1x3x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
 // CHECK:             tinyml.conv2d {{.*}} {padding = array<i64: 0, 1, 0, 1>}
 // CHECK:           tensor.insert_slice {{.*}} into %[[OUT]][0, %[[I]], 0] [1, 1, 32]
 // CHECK:         %[[FIFTH:.*]]:2 = scf.for %{{.*}} = %c4{{.*}} to %c5
@@ -53,20 +53,20 @@
 // CHECK:         %[[Z:.*]] = tensor.expand_shape %[[LAST]]#0 {{.*}} output_shape [1, 6, 4, 8]
 // CHECK:         tinyml.global_avg_pool %[[Z]]
 func.func @identity_block(%arg: tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32> {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
+  %x = tinyml.fused conv_epilogue (%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x6x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x6x4x8xf32>
     tinyml.yield %c : tensor<1x6x4x8xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
     %r = tinyml.relu %c : tensor<1x6x4x8xf32>
     tinyml.yield %r : tensor<1x6x4x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
+  %z = tinyml.fused conv_epilogue (%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>, tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>, %e: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
@@ -97,7 +97,7 @@ func.func @identity_block(%arg: tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32> {
 // CHECK:           tensor.extract_slice %[[OUT]][0, %{{.*}}, 0] [1, 1, 64]
 // CHECK:           %[[SHORTCUT:.*]] = tinyml.fused
 // CHECK:             tinyml.conv2d {{.*}} {strides = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x1x4x16xf32>
-// CHECK:           tinyml.fused "conv_epilogue"(%{{.*}}, %[[SHORTCUT]])
+// CHECK:           tinyml.fused conv_epilogue (%{{.*}}, %[[SHORTCUT]])
 // CHECK:         scf.for %[[I:.*]] = %c1{{.*}} to %c7
 // CHECK:           %[[TWICE:.*]] = arith.muli %[[I]], %c2
 // CHECK:           %[[FROM:.*]] = arith.addi %[[TWICE]], %c1
@@ -108,26 +108,26 @@ func.func @identity_block(%arg: tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32> {
 // CHECK:         %[[Z:.*]] = tensor.expand_shape %[[HALF]] {{.*}} output_shape [1, 8, 4, 16]
 // CHECK:         tinyml.global_avg_pool %[[Z]]
 func.func @downsampling_block(%arg: tensor<1x16x8x8xf32>) -> tensor<1x1x1x16xf32> {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %x = tinyml.fused conv_epilogue (%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   ^bb0(%a: tensor<1x16x8x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x16x8x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x16x8x8xf32>
     tinyml.yield %c : tensor<1x16x8x8xf32>
   }
-  %s = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x8x8xf32>) -> tensor<1x8x4x16xf32> {
+  %s = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x8x8xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x16x8x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x16xf32>
     %c = tinyml.conv2d %a, %w {strides = array<i64: 2, 2>} : (tensor<1x16x8x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x8x4x16xf32>
     tinyml.yield %c : tensor<1x8x4x16xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x16x8x8xf32>) -> tensor<1x8x4x16xf32> {
+  %y = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x16x8x8xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x16x8x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x16xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x16x8x8xf32>, tensor<3x3x8x16xf32>) -> tensor<1x8x4x16xf32>
     %r = tinyml.relu %c : tensor<1x8x4x16xf32>
     tinyml.yield %r : tensor<1x8x4x16xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y, %s) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %z = tinyml.fused conv_epilogue (%y, %s) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>, %e: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x16xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x16xf32>) -> tensor<1x8x4x16xf32>
@@ -151,26 +151,26 @@ func.func @downsampling_block(%arg: tensor<1x16x8x8xf32>) -> tensor<1x1x1x16xf32
 // CHECK:         scf.for %[[I:.*]] = %c0 to %c1 {{.*}} iter_args(%[[OUT:.*]] = %[[ROWS_OF_X]], %{{.*}} = %{{.*}})
 // CHECK:           %[[RESIDUAL:.*]] = tensor.extract_slice %[[OUT]][0, %[[I]], 0] [1, 1, 32]
 // CHECK:           %[[X_ROW:.*]] = tensor.expand_shape %[[RESIDUAL]]
-// CHECK:           %[[CONV:.*]] = tinyml.fused "conv_epilogue"(%{{.*}}) {{.*}} : (tensor<1x2x4x8xf32>) -> tensor<1x1x4x8xf32>
+// CHECK:           %[[CONV:.*]] = tinyml.fused conv_epilogue (%{{.*}}) {{.*}} : (tensor<1x2x4x8xf32>) -> tensor<1x1x4x8xf32>
 // CHECK:           %[[SUM:.*]] = tinyml.add %[[X_ROW]], %[[CONV]] : (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) -> tensor<1x1x4x8xf32>
 // CHECK:           %[[FLAT:.*]] = tensor.collapse_shape %[[SUM]]
 // CHECK:           tensor.insert_slice %[[FLAT]] into %[[OUT]][0, %[[I]], 0] [1, 1, 32]
 // CHECK-NOT:     tinyml.add {{.*}} tensor<1x8x4x8xf32>
 // CHECK:         tinyml.global_avg_pool
 func.func @residual_add_after_the_group(%arg: tensor<1x8x4x8xf32>) -> tensor<1x1x1x8xf32> {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32> {
+  %x = tinyml.fused conv_epilogue (%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32> {
   ^bb0(%a: tensor<1x8x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x8x4x8xf32>
     tinyml.yield %c : tensor<1x8x4x8xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32> {
   ^bb0(%a: tensor<1x8x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x8x4x8xf32>
     tinyml.yield %c : tensor<1x8x4x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32> {
+  %z = tinyml.fused conv_epilogue (%y) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x8xf32> {
   ^bb0(%a: tensor<1x8x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x8x4x8xf32>

@@ -6,13 +6,13 @@
 // CHECK-NOT:     tinyml.line_buffers
 // CHECK-NOT:     scf.for
 func.func @strided_consumer(%arg: tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32> {
-  %y = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
+  %y = tinyml.fused conv_epilogue (%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
     tinyml.yield %c : tensor<1x6x4x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x3x2x8xf32> {
+  %z = tinyml.fused conv_epilogue (%y) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x3x2x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x3x2x8xf32>
@@ -28,19 +28,19 @@ func.func @strided_consumer(%arg: tensor<1x6x4x8xf32>) -> tensor<1x1x1x8xf32> {
 // CHECK-LABEL: func.func @second_reader
 // CHECK-NOT:     scf.for
 func.func @second_reader(%arg: tensor<1x6x4x8xf32>) -> (tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>) {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
+  %x = tinyml.fused conv_epilogue (%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x6x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x6x4x8xf32>
     tinyml.yield %c : tensor<1x6x4x8xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
     tinyml.yield %c : tensor<1x6x4x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
+  %z = tinyml.fused conv_epilogue (%y) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
@@ -61,19 +61,19 @@ func.func @second_reader(%arg: tensor<1x6x4x8xf32>) -> (tensor<1x1x1x8xf32>, ten
 // CHECK-NOT:     scf.for
 func.func @not_at_the_peak(%arg: tensor<1x64x6x4xf32>) -> tensor<1x1x1x8xf32> {
   %t = tinyml.transpose %arg {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x64x6x4xf32>) -> tensor<1x6x4x64xf32>
-  %x = tinyml.fused "conv_epilogue"(%t) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x6x4x64xf32>) -> tensor<1x6x4x8xf32> {
+  %x = tinyml.fused conv_epilogue (%t) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x6x4x64xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x64xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x64x8xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x6x4x64xf32>, tensor<1x1x64x8xf32>) -> tensor<1x6x4x8xf32>
     tinyml.yield %c : tensor<1x6x4x8xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
     tinyml.yield %c : tensor<1x6x4x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
+  %z = tinyml.fused conv_epilogue (%y) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x6x4x8xf32>) -> tensor<1x6x4x8xf32> {
   ^bb0(%a: tensor<1x6x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x6x4x8xf32>
@@ -96,19 +96,19 @@ func.func @not_at_the_peak(%arg: tensor<1x64x6x4xf32>) -> tensor<1x1x1x8xf32> {
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 3, 4, 8]
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 1, 4, 8]
 func.func @residual_read_later(%arg: tensor<1x10x4x8xf32>) -> (tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>) {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  %x = tinyml.fused conv_epilogue (%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
   ^bb0(%a: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x10x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x10x4x8xf32>
     tinyml.yield %c : tensor<1x10x4x8xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
   ^bb0(%a: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x10x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x10x4x8xf32>
     tinyml.yield %c : tensor<1x10x4x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x10x4x8xf32>, tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  %z = tinyml.fused conv_epilogue (%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x10x4x8xf32>, tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
   ^bb0(%a: tensor<1x10x4x8xf32>, %e: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x10x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x10x4x8xf32>
@@ -132,19 +132,19 @@ func.func @residual_read_later(%arg: tensor<1x10x4x8xf32>) -> (tensor<1x1x1x8xf3
 // CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[NEW]], %{{.*}} = %{{.*}})
 // CHECK:           tensor.extract_slice %[[X]][0, %{{.*}}, 0, 0] [1, 4, 4, 8]
 func.func @window_above_the_written_row(%arg: tensor<1x10x4x8xf32>) -> tensor<1x1x1x8xf32> {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  %x = tinyml.fused conv_epilogue (%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
   ^bb0(%a: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x10x4x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x10x4x8xf32>
     tinyml.yield %c : tensor<1x10x4x8xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 5, 4]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 5, 4]>} : (tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
   ^bb0(%a: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<5x5x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 2, 2, 2, 2>} : (tensor<1x10x4x8xf32>, tensor<5x5x8x8xf32>) -> tensor<1x10x4x8xf32>
     tinyml.yield %c : tensor<1x10x4x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x10x4x8xf32>, tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
+  %z = tinyml.fused conv_epilogue (%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x10x4x8xf32>, tensor<1x10x4x8xf32>) -> tensor<1x10x4x8xf32> {
   ^bb0(%a: tensor<1x10x4x8xf32>, %e: tensor<1x10x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x10x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x10x4x8xf32>

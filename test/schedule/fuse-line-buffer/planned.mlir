@@ -39,20 +39,20 @@
 // OUTOFPLACE-SAME:    tinyml.arena_bytes = 16960 : i64
 
 func.func @identity_block(%arg: tensor<1x16x16x8xf32>) -> tensor<1x1x1x8xf32> {
-  %x = tinyml.fused "conv_epilogue"(%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
+  %x = tinyml.fused conv_epilogue (%arg) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
   ^bb0(%a: tensor<1x16x16x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x8xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x16x16x8xf32>, tensor<1x1x8x8xf32>) -> tensor<1x16x16x8xf32>
     tinyml.yield %c : tensor<1x16x16x8xf32>
   }
-  %y = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
   ^bb0(%a: tensor<1x16x16x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x16x16x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x16x16x8xf32>
     %r = tinyml.relu %c : tensor<1x16x16x8xf32>
     tinyml.yield %r : tensor<1x16x16x8xf32>
   }
-  %z = tinyml.fused "conv_epilogue"(%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x16x16x8xf32>, tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
+  %z = tinyml.fused conv_epilogue (%y, %x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 3, 4]>} : (tensor<1x16x16x8xf32>, tensor<1x16x16x8xf32>) -> tensor<1x16x16x8xf32> {
   ^bb0(%a: tensor<1x16x16x8xf32>, %e: tensor<1x16x16x8xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x8x8xf32>
     %c = tinyml.conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x16x16x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x16x16x8xf32>

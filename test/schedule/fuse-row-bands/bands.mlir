@@ -18,8 +18,8 @@
 // CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<1x4x2x16xf32>
 // CHECK:         %[[TOP:.*]] = scf.for %[[R:.*]] = %c0 to %c2 step %c2{{.*}} iter_args(%[[ACC:.*]] = %[[EMPTY]])
 // CHECK:           %[[ROWS:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [1, 5, 4, 8] [1, 1, 1, 1]
-// CHECK:           %[[BAND:.*]] = tinyml.fused "conv_epilogue"(%[[ROWS]]) {{.*}} : (tensor<1x5x4x8xf32>) -> tensor<1x5x4x16xf32>
-// CHECK:           %[[TWO:.*]] = tinyml.fused "conv_epilogue"(%[[BAND]]) {{.*}} : (tensor<1x5x4x16xf32>) -> tensor<1x2x2x16xf32>
+// CHECK:           %[[BAND:.*]] = tinyml.fused conv_epilogue (%[[ROWS]]) {{.*}} : (tensor<1x5x4x8xf32>) -> tensor<1x5x4x16xf32>
+// CHECK:           %[[TWO:.*]] = tinyml.fused conv_epilogue (%[[BAND]]) {{.*}} : (tensor<1x5x4x16xf32>) -> tensor<1x2x2x16xf32>
 // CHECK:             tinyml.depthwise_conv2d %{{.*}} {padding = array<i64: 0, 0, 0, 1>, strides = array<i64: 2, 2>}
 // CHECK:           tensor.insert_slice %[[TWO]] into %[[ACC]][0, %[[R]], 0, 0] [1, 2, 2, 16] [1, 1, 1, 1]
 // CHECK:         %[[LAST:.*]] = scf.for %{{.*}} = %c2{{.*}} to %c4 step %c2{{.*}} iter_args(%{{.*}} = %[[TOP]])
@@ -35,9 +35,9 @@
 // ONEROW:         %[[TOP:.*]] = scf.for %[[R:.*]] = %c0 to %c3 step %c1 iter_args(%[[ACC:.*]] = %[[EMPTY]])
 // ONEROW:           %[[FIRST:.*]] = arith.muli %[[R]], %c2
 // ONEROW:           %[[ROWS:.*]] = tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [1, 3, 4, 8] [1, 1, 1, 1]
-// ONEROW:           %[[BAND:.*]] = tinyml.fused "conv_epilogue"(%[[ROWS]]) {{.*}} : (tensor<1x3x4x8xf32>) -> tensor<1x3x4x16xf32>
+// ONEROW:           %[[BAND:.*]] = tinyml.fused conv_epilogue (%[[ROWS]]) {{.*}} : (tensor<1x3x4x8xf32>) -> tensor<1x3x4x16xf32>
 // ONEROW:             tinyml.conv2d %{{.*}} : (tensor<1x3x4x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x3x4x16xf32>
-// ONEROW:           %[[ROW:.*]] = tinyml.fused "conv_epilogue"(%[[BAND]]) {{.*}} : (tensor<1x3x4x16xf32>) -> tensor<1x1x2x16xf32>
+// ONEROW:           %[[ROW:.*]] = tinyml.fused conv_epilogue (%[[BAND]]) {{.*}} : (tensor<1x3x4x16xf32>) -> tensor<1x1x2x16xf32>
 // ONEROW:             tinyml.depthwise_conv2d %{{.*}} {padding = array<i64: 0, 0, 0, 1>, strides = array<i64: 2, 2>}
 // ONEROW:           tensor.insert_slice %[[ROW]] into %[[ACC]][0, %[[R]], 0, 0] [1, 1, 2, 16] [1, 1, 1, 1]
 // ONEROW:         %[[LAST:.*]] = scf.for %{{.*}} = %c3{{.*}} to %c4 step %c1{{.*}} iter_args(%{{.*}} = %[[TOP]])
@@ -45,14 +45,14 @@
 // ONEROW:             tinyml.depthwise_conv2d %{{.*}} {padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x4x16xf32>
 // ONEROW:         tinyml.global_avg_pool %[[LAST]]
 func.func @pointwise_then_strided_depthwise(%x: tensor<1x8x4x8xf32>) -> tensor<1x1x1x16xf32> {
-  %p = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x16xf32> {
+  %p = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x8x4x16xf32>
     %r = tinyml.relu %c : tensor<1x8x4x16xf32>
     tinyml.yield %r : tensor<1x8x4x16xf32>
   }
-  %d = tinyml.fused "conv_epilogue"(%p) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
+  %d = tinyml.fused conv_epilogue (%p) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x4x2x16xf32>
@@ -85,13 +85,13 @@ func.func @pointwise_then_strided_depthwise(%x: tensor<1x8x4x8xf32>) -> tensor<1
 // STRIDE1:           tensor.extract_slice %arg0[0, %{{.*}}, 0, 0] [1, 2, 4, 8]
 // STRIDE1:           tinyml.depthwise_conv2d %{{.*}} {padding = array<i64: 0, 1, 1, 1>}
 func.func @stride_one(%x: tensor<1x8x4x8xf32>) -> tensor<1x1x1x16xf32> {
-  %p = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x16xf32> {
+  %p = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x8x4x16xf32>
     tinyml.yield %c : tensor<1x8x4x16xf32>
   }
-  %d = tinyml.fused "conv_epilogue"(%p) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %d = tinyml.fused conv_epilogue (%p) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x8x4x16xf32>
@@ -111,32 +111,32 @@ func.func @stride_one(%x: tensor<1x8x4x8xf32>) -> tensor<1x1x1x16xf32> {
 // CHECK-NOT:     scf.for
 // CHECK-NOT:     tinyml.recomputed_macs
 func.func @not_fused(%x: tensor<1x8x4x8xf32>) -> (tensor<1x4x2x16xf32>, tensor<1x8x4x16xf32>, tensor<1x1x1x64xf32>) {
-  %p = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x16xf32> {
+  %p = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x8x4x16xf32>
     tinyml.yield %c : tensor<1x8x4x16xf32>
   }
-  %d = tinyml.fused "conv_epilogue"(%p) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
+  %d = tinyml.fused conv_epilogue (%p) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x4x2x16xf32>
     tinyml.yield %c : tensor<1x4x2x16xf32>
   }
-  %wide = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x64xf32> {
+  %wide = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x64xf32> {
   ^bb0(%a: tensor<1x8x4x8xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x64xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x8xf32>, tensor<1x1x8x64xf32>) -> tensor<1x8x4x64xf32>
     tinyml.yield %c : tensor<1x8x4x64xf32>
   }
   %pool = tinyml.global_avg_pool %wide : (tensor<1x8x4x64xf32>) -> tensor<1x1x1x64xf32>
-  %q = tinyml.fused "conv_epilogue"(%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x16xf32> {
+  %q = tinyml.fused conv_epilogue (%x) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x8xf32>):
     %w = arith.constant dense<0.25> : tensor<1x1x8x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x8x4x16xf32>
     tinyml.yield %c : tensor<1x8x4x16xf32>
   }
-  %e = tinyml.fused "conv_epilogue"(%q) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
+  %e = tinyml.fused conv_epilogue (%q) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x4x2x16xf32>
@@ -154,14 +154,14 @@ func.func @not_fused(%x: tensor<1x8x4x8xf32>) -> (tensor<1x4x2x16xf32>, tensor<1
 // CHECK-LABEL: func.func @pointwise_with_residual
 // CHECK-NOT:     scf.for
 func.func @pointwise_with_residual(%x: tensor<1x8x4x8xf32>, %res: tensor<1x8x4x16xf32>) -> tensor<1x1x1x16xf32> {
-  %p = tinyml.fused "conv_epilogue"(%x, %res) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
+  %p = tinyml.fused conv_epilogue (%x, %res) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>} : (tensor<1x8x4x8xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32> {
   ^bb0(%a: tensor<1x8x4x8xf32>, %r: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<1x1x8x16xf32>
     %c = tinyml.conv2d %a, %w : (tensor<1x8x4x8xf32>, tensor<1x1x8x16xf32>) -> tensor<1x8x4x16xf32>
     %s = tinyml.add %c, %r : (tensor<1x8x4x16xf32>, tensor<1x8x4x16xf32>) -> tensor<1x8x4x16xf32>
     tinyml.yield %s : tensor<1x8x4x16xf32>
   }
-  %d = tinyml.fused "conv_epilogue"(%p) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
+  %d = tinyml.fused conv_epilogue (%p) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 0]>} : (tensor<1x8x4x16xf32>) -> tensor<1x4x2x16xf32> {
   ^bb0(%a: tensor<1x8x4x16xf32>):
     %w = arith.constant dense<0.5> : tensor<3x3x16x1xf32>
     %c = tinyml.depthwise_conv2d %a, %w {padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x4x16xf32>, tensor<3x3x16x1xf32>) -> tensor<1x4x2x16xf32>

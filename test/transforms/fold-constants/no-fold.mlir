@@ -62,10 +62,10 @@ func.func @at_the_bound() -> tensor<4xf32> {
 
 // A fusion group is not evaluated, even with constant inputs.
 // CHECK-LABEL: func.func @fused_group
-// CHECK:         tinyml.fused "elementwise"
+// CHECK:         tinyml.fused elementwise
 func.func @fused_group() -> tensor<2xf32> {
   %c = arith.constant dense<[1.0, -2.0]> : tensor<2xf32>
-  %0 = tinyml.fused "elementwise" (%c) : (tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tinyml.fused elementwise (%c) : (tensor<2xf32>) -> tensor<2xf32> {
   ^bb0(%x: tensor<2xf32>):
     %r = tinyml.relu %x : tensor<2xf32>
     tinyml.yield %r : tensor<2xf32>

@@ -4,7 +4,7 @@
 // function defined after it is still fused.
 // CHECK-LABEL: func.func private @external(tensor<1x8xf32>, tensor<8x3xf32>) -> tensor<1x3xf32>
 // CHECK-LABEL: func.func @matmul_relu
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1)
+// CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1)
 // CHECK:           tinyml.matmul
 // CHECK-NEXT:      tinyml.relu
 // CHECK-NEXT:      tinyml.yield

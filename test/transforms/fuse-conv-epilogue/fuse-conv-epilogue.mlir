@@ -2,7 +2,7 @@
 
 // Conv, bias add, ReLU and the residual add of a ResNet block: one group.
 // CHECK-LABEL: func.func @residual_block
-// CHECK:         %[[G:.*]] = tinyml.fused "conv_epilogue"(%arg0, %arg1, %arg2, %arg3)
+// CHECK:         %[[G:.*]] = tinyml.fused conv_epilogue (%arg0, %arg1, %arg2, %arg3)
 // CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<1x8x8x4xf32>, %[[W:.*]]: tensor<3x3x4x4xf32>, %[[B:.*]]: tensor<4xf32>, %[[S:.*]]: tensor<1x8x8x4xf32>):
 // CHECK-NEXT:      %[[C:.*]] = tinyml.conv2d %[[X]], %[[W]]
 // CHECK-NEXT:      %[[A:.*]] = tinyml.add %[[C]], %[[B]]
@@ -23,11 +23,11 @@ func.func @residual_block(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4x4xf32>, %b: 
 
 // Depthwise conv with ReLU6, and a matmul with its bias add and sigmoid.
 // CHECK-LABEL: func.func @depthwise_and_matmul
-// CHECK:         tinyml.fused "conv_epilogue"
+// CHECK:         tinyml.fused conv_epilogue
 // CHECK:           tinyml.depthwise_conv2d
 // CHECK-NEXT:      tinyml.clamp
 // CHECK-NEXT:      tinyml.yield
-// CHECK:         tinyml.fused "conv_epilogue"
+// CHECK:         tinyml.fused conv_epilogue
 // CHECK:           tinyml.matmul
 // CHECK-NEXT:      tinyml.add
 // CHECK-NEXT:      tinyml.sigmoid
@@ -49,7 +49,7 @@ func.func @depthwise_and_matmul(%x: tensor<1x4x4x2xf32>, %w: tensor<3x3x2x1xf32>
 // group of its own (standalone=true, the default) or stays as it is.
 // RUN: tinyml-opt %s --split-input-file --tinyml-fuse-conv-epilogue='standalone=false' | FileCheck %s --check-prefix=ALONE
 // CHECK-LABEL: func.func @multi_use_conv
-// CHECK:         %[[C:.*]] = tinyml.fused "conv_epilogue"
+// CHECK:         %[[C:.*]] = tinyml.fused conv_epilogue
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.conv2d
 // CHECK-NEXT:      tinyml.yield
@@ -73,12 +73,12 @@ func.func @multi_use_conv(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> (
 // non-element-wise consumer ends the epilogue.
 // CHECK-LABEL: func.func @chain_ends
 // ALONE-LABEL: func.func @chain_ends
-// CHECK:         tinyml.fused "conv_epilogue"
+// CHECK:         tinyml.fused conv_epilogue
 // CHECK:           tinyml.matmul
 // CHECK-NEXT:      tinyml.relu
 // CHECK-NEXT:      tinyml.yield
 // CHECK:         tinyml.add
-// CHECK:         %[[M:.*]] = tinyml.fused "conv_epilogue"
+// CHECK:         %[[M:.*]] = tinyml.fused conv_epilogue
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.matmul
 // CHECK-NEXT:      tinyml.yield
@@ -100,7 +100,7 @@ func.func @chain_ends(%a: tensor<1x8xf32>, %m: tensor<8x3xf32>, %big: tensor<4x3
 // CHECK-LABEL: func.func @no_residual
 // ALONE-LABEL: func.func @no_residual
 // NORES-LABEL: func.func @no_residual
-// NORES:         %[[G:.*]] = tinyml.fused "conv_epilogue"
+// NORES:         %[[G:.*]] = tinyml.fused conv_epilogue
 // NORES:           tinyml.conv2d
 // NORES-NEXT:      tinyml.relu
 // NORES-NEXT:      tinyml.yield
@@ -118,16 +118,16 @@ func.func @no_residual(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>, %s: ten
 // 1x1 conv) joins the main branch, the one with more convs on its path,
 // whichever operand it is; the shortcut conv is a group of its own.
 // CHECK-LABEL: func.func @residual_add_joins_the_main_branch
-// CHECK:         %[[S:.*]] = tinyml.fused "conv_epilogue"(%arg0, %arg1)
+// CHECK:         %[[S:.*]] = tinyml.fused conv_epilogue (%arg0, %arg1)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.conv2d
 // CHECK-NEXT:      tinyml.yield
-// CHECK:         %[[A:.*]] = tinyml.fused "conv_epilogue"(%arg0, %arg1)
+// CHECK:         %[[A:.*]] = tinyml.fused conv_epilogue (%arg0, %arg1)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.conv2d
 // CHECK-NEXT:      tinyml.relu
 // CHECK-NEXT:      tinyml.yield
-// CHECK:         tinyml.fused "conv_epilogue"(%[[A]], %arg1, %[[S]])
+// CHECK:         tinyml.fused conv_epilogue (%[[A]], %arg1, %[[S]])
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.conv2d
 // CHECK-NEXT:      tinyml.add
@@ -149,15 +149,15 @@ func.func @residual_add_joins_the_main_branch(%x: tensor<1x4x4x2xf32>, %w: tenso
 // Without standalone groups the other conv stays a bare op: it only becomes
 // a group when it wins its epilogue.
 // CHECK-LABEL: func.func @tie_goes_to_the_first_operand
-// CHECK:         %[[A:.*]] = tinyml.fused "conv_epilogue"(%arg0, %arg1)
-// CHECK:         tinyml.fused "conv_epilogue"(%arg0, %arg1, %[[A]])
+// CHECK:         %[[A:.*]] = tinyml.fused conv_epilogue (%arg0, %arg1)
+// CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1, %[[A]])
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.conv2d
 // CHECK-NEXT:      tinyml.add
 // CHECK-NEXT:      tinyml.yield
 // ALONE-LABEL: func.func @tie_goes_to_the_first_operand
 // ALONE:         %[[A:.*]] = tinyml.conv2d %arg0
-// ALONE:         tinyml.fused "conv_epilogue"(%arg0, %arg1, %[[A]])
+// ALONE:         tinyml.fused conv_epilogue (%arg0, %arg1, %[[A]])
 // ALONE-NEXT:    ^bb0
 // ALONE-NEXT:      tinyml.conv2d
 // ALONE-NEXT:      tinyml.add
@@ -177,7 +177,7 @@ func.func @tie_goes_to_the_first_operand(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1
 // CHECK-LABEL: func.func @bounded_epilogue
 // ALONE-LABEL: func.func @bounded_epilogue
 // MAX1-LABEL: func.func @bounded_epilogue
-// MAX1:         %[[G:.*]] = tinyml.fused "conv_epilogue"
+// MAX1:         %[[G:.*]] = tinyml.fused conv_epilogue
 // MAX1-NEXT:    ^bb0
 // MAX1-NEXT:      tinyml.conv2d
 // MAX1-NEXT:      tinyml.relu

@@ -4,7 +4,7 @@
 // function defined after it is still fused.
 // CHECK-LABEL: func.func private @external(tensor<8xf32>) -> tensor<8xf32>
 // CHECK-LABEL: func.func @chain
-// CHECK:         tinyml.fused "elementwise"(%arg0)
+// CHECK:         tinyml.fused elementwise (%arg0)
 // CHECK:           tinyml.neg
 // CHECK-NEXT:      tinyml.relu
 // CHECK-NEXT:      tinyml.yield

@@ -3,7 +3,7 @@
 // A chain of element-wise ops becomes one group; a broadcast operand is an
 // input and a constant is copied into the body.
 // CHECK-LABEL: func.func @chain
-// CHECK:         %[[G:.*]] = tinyml.fused "elementwise"(%arg0, %arg1) : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32> {
+// CHECK:         %[[G:.*]] = tinyml.fused elementwise (%arg0, %arg1) : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32> {
 // CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<2x8xf32>, %[[B:.*]]: tensor<8xf32>):
 // CHECK-NEXT:      %[[C:.*]] = arith.constant dense<5.000000e-01> : tensor<2x8xf32>
 // CHECK-NEXT:      %[[M:.*]] = tinyml.mul %[[X]], %[[C]]
@@ -25,7 +25,7 @@ func.func @chain(%x: tensor<2x8xf32>, %b: tensor<8xf32>) -> tensor<2x8xf32> {
 // A diamond (one producer, two element-wise consumers joined again) is one
 // group: the producer's every user is inside.
 // CHECK-LABEL: func.func @diamond
-// CHECK:         tinyml.fused "elementwise"(%arg0)
+// CHECK:         tinyml.fused elementwise (%arg0)
 // CHECK:           tinyml.neg
 // CHECK:           tinyml.exp
 // CHECK:           tinyml.relu
@@ -46,11 +46,11 @@ func.func @diamond(%x: tensor<16xf32>) -> tensor<16xf32> {
 // group recomputes it, and its own buffer disappears.
 // CHECK-LABEL: func.func @rematerialize
 // CHECK-NOT:     tinyml.relu %arg0
-// CHECK:         tinyml.fused "elementwise"(%arg0)
+// CHECK:         tinyml.fused elementwise (%arg0)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.relu
 // CHECK-NEXT:      tinyml.exp
-// CHECK:         tinyml.fused "elementwise"(%arg0)
+// CHECK:         tinyml.fused elementwise (%arg0)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.relu
 // CHECK-NEXT:      tinyml.tanh
@@ -145,7 +145,7 @@ func.func @transpose_between(%x: tensor<2x4xf32>) -> tensor<4x2xf32> {
 // CHECK-LABEL: func.func @long_chain
 // MAX2-LABEL: func.func @long_chain
 // MAX2:         tinyml.neg %arg0
-// MAX2-NEXT:    tinyml.fused "elementwise"
+// MAX2-NEXT:    tinyml.fused elementwise
 // MAX2-NEXT:    ^bb0
 // MAX2-NEXT:      tinyml.exp
 // MAX2-NEXT:      tinyml.relu
@@ -162,7 +162,7 @@ func.func @long_chain(%x: tensor<16xf32>) -> tensor<16xf32> {
 // A cheap producer whose users all end up in one group moves in once: it is
 // not copied while one of its users is still outside.
 // CHECK-LABEL: func.func @cheap_producer_used_twice_in_one_group
-// CHECK:         tinyml.fused "elementwise"(%arg0)
+// CHECK:         tinyml.fused elementwise (%arg0)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.clamp
 // CHECK-NEXT:      tinyml.neg
@@ -183,7 +183,7 @@ func.func @cheap_producer_used_twice_in_one_group(%x: tensor<16xf32>) -> tensor<
 // RUN: tinyml-opt %s --split-input-file --tinyml-fuse-elementwise='max-ops=3' | FileCheck %s --check-prefix=MAX3
 // MAX3-LABEL: func.func @nearest_first
 // MAX3:         %[[N:.*]] = tinyml.neg %arg0
-// MAX3-NEXT:    tinyml.fused "elementwise"(%[[N]])
+// MAX3-NEXT:    tinyml.fused elementwise (%[[N]])
 // MAX3-NEXT:    ^bb0
 // MAX3-NEXT:      tinyml.exp
 // MAX3-NEXT:      tinyml.tanh

@@ -4,7 +4,7 @@
 // function defined after it is still fused.
 // CHECK-LABEL: func.func private @external(tensor<4x16xf32>) -> tensor<4xf32>
 // CHECK-LABEL: func.func @sum_of_squares
-// CHECK:         tinyml.fused "reduction"(%arg0)
+// CHECK:         tinyml.fused reduction (%arg0)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.mul
 // CHECK-NEXT:      tinyml.reduce_sum

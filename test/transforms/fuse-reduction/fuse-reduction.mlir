@@ -3,7 +3,7 @@
 // Sum of squares then mean-like scaling: the square fuses into the
 // reduction, the scale is its epilogue.
 // CHECK-LABEL: func.func @sum_of_squares
-// CHECK:         tinyml.fused "reduction"(%arg0)
+// CHECK:         tinyml.fused reduction (%arg0)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.mul
 // CHECK-NEXT:      tinyml.reduce_sum
@@ -22,7 +22,7 @@ func.func @sum_of_squares(%x: tensor<4x16xf32>) -> tensor<4xf32> {
 
 // Global average pool followed by a per-channel scale.
 // CHECK-LABEL: func.func @pool_then_scale
-// CHECK:         tinyml.fused "reduction"(%arg0, %arg1)
+// CHECK:         tinyml.fused reduction (%arg0, %arg1)
 // CHECK:           tinyml.global_avg_pool
 // CHECK-NEXT:      tinyml.mul
 // CHECK-NEXT:      tinyml.yield
@@ -36,7 +36,7 @@ func.func @pool_then_scale(%x: tensor<1x5x5x8xf32>, %s: tensor<8xf32>) -> tensor
 
 // Softmax with a scaled input (temperature) fuses the scale as prologue.
 // CHECK-LABEL: func.func @softmax_with_temperature
-// CHECK:         tinyml.fused "reduction"
+// CHECK:         tinyml.fused reduction
 // CHECK:           tinyml.mul
 // CHECK-NEXT:      tinyml.softmax
 // CHECK-NEXT:      tinyml.yield
@@ -68,7 +68,7 @@ func.func @multi_use_producer(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor
 // CHECK-LABEL: func.func @bounded
 // MAX3-LABEL: func.func @bounded
 // MAX3:         tinyml.neg %arg0
-// MAX3-NEXT:    tinyml.fused "reduction"
+// MAX3-NEXT:    tinyml.fused reduction
 // MAX3-NEXT:    ^bb0
 // MAX3-NEXT:      tinyml.exp
 // MAX3-NEXT:      tinyml.reduce_sum
@@ -88,7 +88,7 @@ func.func @bounded(%x: tensor<4x16xf32>) -> tensor<4xf32> {
 // epilogue; it is never the second one's prologue, so the second softmax
 // has nothing to fuse and stays as it is.
 // CHECK-LABEL: func.func @between_two_reductions
-// CHECK:         %[[G:.*]] = tinyml.fused "reduction"(%arg0)
+// CHECK:         %[[G:.*]] = tinyml.fused reduction (%arg0)
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.reduce_sum
 // CHECK-NEXT:      tinyml.relu
@@ -108,7 +108,7 @@ func.func @between_two_reductions(%x: tensor<4x16xf32>) -> tensor<4xf32> {
 // epilogue, and the other reduction does not become a group of its own.
 // CHECK-LABEL: func.func @add_of_two_reductions
 // CHECK:         %[[M:.*]] = tinyml.reduce_max %arg1
-// CHECK-NEXT:    tinyml.fused "reduction"(%arg0, %[[M]])
+// CHECK-NEXT:    tinyml.fused reduction (%arg0, %[[M]])
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      tinyml.reduce_sum
 // CHECK-NEXT:      tinyml.add

@@ -9,7 +9,7 @@
 // The element-wise set alone groups element-wise ops only, here at most two.
 // EW2-LABEL: func.func @conv_relu_scale
 // EW2:         %[[C:.*]] = tinyml.conv2d
-// EW2-NEXT:    tinyml.fused "elementwise"(%[[C]])
+// EW2-NEXT:    tinyml.fused elementwise (%[[C]])
 // EW2-NEXT:    ^bb0
 // EW2:           tinyml.relu
 // EW2-NEXT:      tinyml.mul
@@ -18,13 +18,13 @@
 // The three sets one after the other, as the fusion stage runs them: the
 // conv takes its epilogue first, nothing is left for the element-wise set.
 // STAGE-LABEL: func.func @conv_relu_scale
-// STAGE:         tinyml.fused "conv_epilogue"
+// STAGE:         tinyml.fused conv_epilogue
 // STAGE-NEXT:    ^bb0
 // STAGE:           tinyml.conv2d
 // STAGE-NEXT:      tinyml.relu
 // STAGE:           tinyml.mul
 // STAGE-NEXT:      tinyml.yield
-// STAGE-NOT:     tinyml.fused "elementwise"
+// STAGE-NOT:     tinyml.fused elementwise
 func.func @conv_relu_scale(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32> {
   %c = arith.constant dense<0.5> : tensor<2xf32>
   %0 = tinyml.conv2d %x, %w : (tensor<1x4x4x2xf32>, tensor<1x1x2x2xf32>) -> tensor<1x4x4x2xf32>
@@ -35,14 +35,14 @@ func.func @conv_relu_scale(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) -> 
 
 // The reduction set alone: the mean's scale and the square before it.
 // RED-LABEL: func.func @mean_of_squares
-// RED:         tinyml.fused "reduction"(%arg0)
+// RED:         tinyml.fused reduction (%arg0)
 // RED-NEXT:    ^bb0
 // RED:           tinyml.mul
 // RED-NEXT:      tinyml.reduce_sum
 // RED-NEXT:      tinyml.mul
 // RED-NEXT:      tinyml.yield
 // STAGE-LABEL: func.func @mean_of_squares
-// STAGE:         tinyml.fused "reduction"
+// STAGE:         tinyml.fused reduction
 // STAGE-NOT:     tinyml.fused
 func.func @mean_of_squares(%x: tensor<4x16xf32>) -> tensor<4xf32> {
   %0 = tinyml.mul %x, %x : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>

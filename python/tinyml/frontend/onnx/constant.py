@@ -110,14 +110,16 @@ def _slice(im: Importer, node) -> list:
     rank = len(shape)
     if im.opset < 10:
         starts, ends = im.attr("starts"), im.attr("ends")
-        axes, steps = im.attr("axes"), None
+        given_axes, given_steps = im.attr("axes"), None
     else:
         starts = im.int_const(1, "starts").reshape(-1).tolist()
         ends = im.int_const(2, "ends").reshape(-1).tolist()
-        axes = im.int_const(3, "axes", optional=True)
-        steps = im.int_const(4, "steps", optional=True)
-    axes = list(range(len(starts))) if axes is None else [int(a) for a in np.reshape(axes, -1)]
-    steps = [1] * len(starts) if steps is None else [int(s) for s in np.reshape(steps, -1)]
+        given_axes = im.int_const(3, "axes", optional=True)
+        given_steps = im.int_const(4, "steps", optional=True)
+    axes = list(range(len(starts))) if given_axes is None \
+        else [int(a) for a in np.reshape(given_axes, -1)]
+    steps = [1] * len(starts) if given_steps is None \
+        else [int(s) for s in np.reshape(given_steps, -1)]
     if not len(starts) == len(ends) == len(axes) == len(steps):
         raise im.fail(f"starts {starts}, ends {ends}, axes {axes} and steps {steps} differ "
                       "in length")

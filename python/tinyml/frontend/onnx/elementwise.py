@@ -2,6 +2,8 @@
 activations built from them (Clip, LeakyRelu, HardSigmoid, HardSwish)."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import numpy as np
 from mlir import ir
 from onnx import helper
@@ -27,7 +29,7 @@ def _fold_div(a, b):
     return a / b
 
 
-_BINARY = {
+_BINARY: dict[str, tuple[type[ir.OpView], Callable[[np.ndarray, np.ndarray], Any]]] = {
     "Add": (tm.AddOp, np.add),
     "Sub": (tm.SubOp, np.subtract),
     "Mul": (tm.MulOp, np.multiply),
@@ -104,7 +106,7 @@ def _sigmoid(x):
     return (1.0 / (1.0 + np.exp(-x))).astype(x.dtype)
 
 
-_UNARY = {
+_UNARY: dict[str, tuple[type[ir.OpView], Callable[[np.ndarray], Any]]] = {
     "Relu": (tm.ReluOp, lambda x: np.maximum(x, 0).astype(x.dtype)),
     "Sigmoid": (tm.SigmoidOp, _sigmoid),
     "Tanh": (tm.TanhOp, np.tanh),

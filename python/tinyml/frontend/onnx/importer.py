@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Callable, Union
+from typing import Callable, Literal, Union, overload
 
 import numpy as np
 import onnx
@@ -113,10 +113,10 @@ class Importer(ModelValidation):
         self.nhwc_cache: dict[ir.Value, ir.Value] = {}
         self.dequantize_cache: dict[tuple[ir.Value, ir.Type], ir.Value] = {}
         self.consumers: Counter = Counter()
-        self.inferred: dict[str, tuple[int, tuple | None]] = {}
+        self.inferred: dict[str, tuple[int, tuple[int, ...] | None]] = {}
         self.where = ""
         self.node: onnx.NodeProto | None = None
-        self.loc = None
+        self.loc: ir.Location | None = None
 
     # -- errors --------------------------------------------------------------
 
@@ -206,7 +206,7 @@ class Importer(ModelValidation):
         label = self._label(index, node)
         self.node = node
         self.where = f"node '{label}' ({op_key(node)})"
-        self.loc = ir.Location.name(label, childLoc=ir.Location.file(self.filename, 0, 0))
+        loc = self.loc = ir.Location.name(label, childLoc=ir.Location.file(self.filename, 0, 0))
         self.attrs = {a.name: a for a in node.attribute}
         handler = HANDLERS.get(op_key(node))
         if handler is None:
@@ -216,7 +216,7 @@ class Importer(ModelValidation):
             if name and name not in self.values:
                 raise self.fail(f"input '{name}' is not defined before this node")
         # Folding follows IEEE arithmetic (inf, nan) without numpy's warnings.
-        with self.loc, np.errstate(all="ignore"):
+        with loc, np.errstate(all="ignore"):
             outputs = handler(self, node)
         for position, name in enumerate(node.output):
             if not name:
@@ -249,28 +249,48 @@ class Importer(ModelValidation):
 
     # -- node inputs and attributes -----------------------------------------
 
+    @property
+    def current_node(self) -> onnx.NodeProto:
+        """The node being imported: the handlers, and the helpers here they
+        call, run inside `_import_node`, which sets it."""
+        node = self.node
+        assert node is not None, "called while a node is imported"
+        return node
+
     def attr(self, key: str, default=None):
         """Attribute `key` of the current node (`default` when absent), of
         the type the op's schema gives it."""
         attribute = self.attrs.get(key)
-        return default if attribute is None else self._attribute_value(self.node, attribute)
+        return default if attribute is None \
+            else self._attribute_value(self.current_node, attribute)
 
     def has_input(self, i: int) -> bool:
-        return i < len(self.node.input) and bool(self.node.input[i])
+        node = self.current_node
+        return i < len(node.input) and bool(node.input[i])
+
+    @overload
+    def arg(self, i: int, optional: Literal[False] = ...) -> Value: ...
+    @overload
+    def arg(self, i: int, optional: bool) -> Value | None: ...
 
     def arg(self, i: int, optional: bool = False) -> Value | None:
         if not self.has_input(i):
             if optional:
                 return None
             raise self.fail(f"input {i} is missing")
-        return self.values[self.node.input[i]]
+        return self.values[self.current_node.input[i]]
+
+    @overload
+    def const(self, i: int, what: str, optional: Literal[False] = ...) -> np.ndarray: ...
+    @overload
+    def const(self, i: int, what: str, optional: bool) -> np.ndarray | None: ...
 
     def const(self, i: int, what: str, optional: bool = False) -> np.ndarray | None:
         value = self.arg(i, optional)
         if value is None:
             return None
         if not isinstance(value, Const):
-            raise self.fail(f"{what} (input {i}, '{self.node.input[i]}') must be a "
+            raise self.fail(f"{what} (input {i}, '{self.current_node.input[i]}') must be a "
                             "compile-time constant")
         return value.array
 
@@ -283,12 +303,17 @@ class Importer(ModelValidation):
             raise self.fail(f"{what} must be a scalar, got shape {shape_text(value.shape)}")
         return float(value.reshape(()))
 
+    @overload
+    def int_const(self, i: int, what: str, optional: Literal[False] = ...) -> np.ndarray: ...
+    @overload
+    def int_const(self, i: int, what: str, optional: bool) -> np.ndarray | None: ...
+
     def int_const(self, i: int, what: str, optional: bool = False) -> np.ndarray | None:
         """Input i as a compile-time array of integers (a shape, axes, pads)."""
         value = self.const(i, what, optional)
         if value is not None and not np.issubdtype(value.dtype, np.integer):
-            raise self.fail(f"{what} (input {i}, '{self.node.input[i]}') must be integers, "
-                            f"got {value.dtype}")
+            raise self.fail(f"{what} (input {i}, '{self.current_node.input[i]}') must be "
+                            f"integers, got {value.dtype}")
         return value
 
     def ints(self, i: int, attr: str, what: str) -> list[int] | None:
@@ -369,9 +394,10 @@ class Importer(ModelValidation):
         for operand in operands:
             element = self.element(operand)
             if isinstance(element, ir.IntegerType):
-                names = [n for n in self.node.input if self.values.get(n) is operand]
+                node = self.current_node
+                names = [n for n in node.input if self.values.get(n) is operand]
                 what = f"input '{names[0]}'" if names else "an input"
-                raise self.fail(f"{what} is an integer ({element}) tensor; {self.node.op_type} "
+                raise self.fail(f"{what} is an integer ({element}) tensor; {node.op_type} "
                                 "computes on float32 only (a quantized model's "
                                 "DequantizeLinear makes int8 data float first)")
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ...dialects import tinyml as tm
-from .importer import Const, Importer, QuantConst, handles, shape_text
+from .importer import Const, Importer, QuantConst, Value, handles, shape_text
 
 
 @handles("Gemm")
@@ -38,7 +38,8 @@ def gemm(im: Importer, a, b, c, beta: float):
         b, alpha = Const((b.array * np.float32(alpha)).astype(np.float32)), 1.0
     elif alpha != 1.0 and isinstance(a, Const):
         a, alpha = Const((a.array * np.float32(alpha)).astype(np.float32)), 1.0
-    bias = addend = None
+    bias: Value | None = None
+    addend: Value | None = None
     if c is not None and beta != 0.0:
         c_shape = im.shape(c)
         try:

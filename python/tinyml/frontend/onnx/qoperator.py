@@ -51,7 +51,7 @@ def _weights(im: Importer, index: int, axis: int) -> QuantConst:
     point the next two inputs), per axis `axis` when the scale is."""
     weights = dequantized(im, index, index + 1, index + 2, axis)
     if not isinstance(weights, QuantConst):
-        raise im.fail(f"the weights (input {index}, '{im.node.input[index]}') must be a "
+        raise im.fail(f"the weights (input {index}, '{im.current_node.input[index]}') must be a "
                       "compile-time constant")
     return weights
 

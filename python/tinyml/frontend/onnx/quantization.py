@@ -49,11 +49,14 @@ def _data_dtype(im: Importer, index: int, zero_point: np.ndarray | None) -> np.d
     a constant's own (int8 when unknown, as after an op of another domain)."""
     if zero_point is not None:
         return zero_point.dtype
-    name = im.node.output[0] if index < 0 else im.node.input[index]
+    node = im.current_node
+    name = node.output[0] if index < 0 else node.input[index]
     if im.inferred.get(name, (0, None))[0]:
         return np.dtype(helper.tensor_dtype_to_np_dtype(im.inferred[name][0]))
-    if index >= 0 and isinstance(im.arg(index), Const):
-        return im.arg(index).array.dtype
+    if index >= 0:
+        value = im.arg(index)
+        if isinstance(value, Const):
+            return value.array.dtype
     return INT8
 
 

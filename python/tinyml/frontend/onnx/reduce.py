@@ -2,16 +2,20 @@
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
 import numpy as np
+from mlir import ir
 
 from ...dialects import tinyml as tm
 from .importer import Const, Importer, handles
 
 
-_REDUCE = {"ReduceMean": (tm.ReduceMeanOp, np.mean),
-           "ReduceSum": (tm.ReduceSumOp, np.sum),
-           "ReduceMax": (tm.ReduceMaxOp, np.max)}
+_REDUCE: dict[str, tuple[type[ir.OpView], Callable[..., Any]]] = {
+    "ReduceMean": (tm.ReduceMeanOp, np.mean),
+    "ReduceSum": (tm.ReduceSumOp, np.sum),
+    "ReduceMax": (tm.ReduceMaxOp, np.max),
+}
 
 
 @handles(*_REDUCE)

@@ -58,10 +58,10 @@ def _squeeze(im: Importer, node) -> list:
         axes = [i for i, d in enumerate(shape) if d == 1]
     if any(not -len(shape) <= a < len(shape) for a in axes):
         raise im.fail(f"axes {axes} out of range for rank {len(shape)}")
-    axes = {a % len(shape) for a in axes}
-    if any(shape[a] != 1 for a in axes):
-        raise im.fail(f"cannot squeeze axes {sorted(axes)} of shape {shape_text(shape)}")
-    return [im.reshape(x, [d for i, d in enumerate(shape) if i not in axes])]
+    squeezed = {a % len(shape) for a in axes}
+    if any(shape[a] != 1 for a in squeezed):
+        raise im.fail(f"cannot squeeze axes {sorted(squeezed)} of shape {shape_text(shape)}")
+    return [im.reshape(x, [d for i, d in enumerate(shape) if i not in squeezed])]
 
 
 @handles("Unsqueeze")
@@ -104,9 +104,9 @@ def _pad(im: Importer, node) -> list:
     else:
         pads = im.int_const(1, "pads").reshape(-1).tolist()
         value = im.scalar(2, "constant_value", 0.0)
-        axes = im.int_const(3, "axes", optional=True)
-        if axes is not None:
-            axes = axes.reshape(-1).tolist()
+        axes_input = im.int_const(3, "axes", optional=True)
+        if axes_input is not None:
+            axes = axes_input.reshape(-1).tolist()
             if any(not -rank <= a < rank for a in axes):
                 raise im.fail(f"axes {axes} out of range for rank {rank}")
             axes = [a % rank for a in axes]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import numpy as np
 import onnx
@@ -51,7 +52,7 @@ def _attr_type_name(attr_type: int) -> str:
 
 
 # What an attribute of each AttributeProto type must be, for messages.
-_ATTR_KINDS = {
+_ATTR_KINDS: dict[int, str] = {
     onnx.AttributeProto.FLOAT: "a float", onnx.AttributeProto.INT: "an int",
     onnx.AttributeProto.STRING: "a string", onnx.AttributeProto.TENSOR: "a tensor",
     onnx.AttributeProto.GRAPH: "a graph", onnx.AttributeProto.FLOATS: "a list of floats",
@@ -62,7 +63,7 @@ _ATTR_KINDS = {
 
 # The TensorProto field that holds the values of each element type tinyml
 # reads (when they are not in raw_data).
-_TENSOR_FIELDS = {
+_TENSOR_FIELDS: dict[int, str] = {
     TensorProto.FLOAT: "float_data", TensorProto.DOUBLE: "double_data",
     TensorProto.INT64: "int64_data", TensorProto.UINT64: "uint64_data",
     TensorProto.UINT32: "uint64_data", TensorProto.INT32: "int32_data",
@@ -144,6 +145,24 @@ class ModelValidation:
     builds anything, and the readers (`check_size`, `array`, the attribute
     values) that check what they read."""
 
+    # What the Importer supplies (it sets them in its __init__).
+    model: onnx.ModelProto
+    graph: onnx.GraphProto
+    name: str | None
+    func_name: str
+    batch: int
+    has_dynamic_batch: bool
+    base_dir: str | None
+    opset: int
+    schemas: dict[str, onnx.defs.OpSchema | None]
+    inferred: dict[str, tuple[int, tuple[int, ...] | None]]
+    where: str
+
+    if TYPE_CHECKING:
+        def fail(self, message: str, where: str | None = None) -> FrontendError:
+            """The error to raise, prefixed with the file and `where` (by
+            default, what is being checked or imported)."""
+
     def _check_text(self) -> None:
         # protobuf does not enforce UTF-8 on ONNX's (proto2) strings; a name
         # that is not text cannot name a function, a location or an error.
@@ -151,11 +170,12 @@ class ModelValidation:
         if found:
             path, value = found
             match = re.match(r"model\.graph\.node\[(\d+)\]", path)
-            node = self.graph.node[int(match.group(1))] if match else None
             where = ""
-            if node is not None and isinstance(node.name, str) \
-                    and isinstance(node.op_type, str):
-                where = f"node '{self._label(int(match.group(1)), node)}' ({node.op_type})"
+            if match:
+                index = int(match.group(1))
+                node = self.graph.node[index]
+                if isinstance(node.name, str) and isinstance(node.op_type, str):
+                    where = f"node '{self._label(index, node)}' ({node.op_type})"
             raise self.fail(f"{path} is not valid UTF-8: {value!r}", where)
         self.func_name = function_name(self.name or self.graph.name)
 

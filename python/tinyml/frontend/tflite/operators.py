@@ -72,7 +72,9 @@ def window(im: TfliteImporter, x_shape, kernel, options) -> tuple[list, list, li
     return strides, dilations, padding, out
 
 
-def window_attributes(strides, dilations, padding) -> dict:
+def window_keywords(strides, dilations, padding) -> dict:
+    """The window of a tinyml op as its builder's keyword arguments: the
+    defaults left out, as the ONNX importer leaves them."""
     return {"strides": None if tuple(strides) == DEFAULT_STRIDES else strides,
             "dilations": None if tuple(dilations) == DEFAULT_DILATIONS else dilations,
             "padding": None if tuple(padding) == DEFAULT_PADDING else padding}
@@ -123,7 +125,7 @@ def _conv(im: TfliteImporter, op: Operator) -> list:
     strides, dilations, padding, out = window(im, im.shape(x), (kh, kw), op.options)
     y = im.emit(tm.Conv2DOp, [im.shape(x)[0], *out, filters],
                 [x, im.transpose(w, (1, 2, 3, 0)), bias(im, op, w, filters)],
-                **window_attributes(strides, dilations, padding))
+                **window_keywords(strides, dilations, padding))
     return [activation(im, y, op.options["FusedActivationFunction"])]
 
 
@@ -148,7 +150,7 @@ def _depthwise(im: TfliteImporter, op: Operator) -> list:
     filt = im.reshape(w, (kh, kw, channels, filters // channels))
     conv = tm.Conv2DOp if channels == 1 else tm.DepthwiseConv2DOp
     y = im.emit(conv, [im.shape(x)[0], *out, filters], [x, filt, bias(im, op, w, filters)],
-                **window_attributes(strides, dilations, padding))
+                **window_keywords(strides, dilations, padding))
     return [activation(im, y, op.options["FusedActivationFunction"])]
 
 
@@ -192,7 +194,7 @@ def _pool(im: TfliteImporter, op: Operator) -> list:
     kernel = [int(op.options["FilterHeight"]), int(op.options["FilterWidth"])]
     strides, _, padding, out = window(im, im.shape(x), kernel, op.options)
     pool = tm.AvgPool2DOp if op.kind == "AVERAGE_POOL_2D" else tm.MaxPool2DOp
-    attrs = window_attributes(strides, DEFAULT_DILATIONS, padding)
+    attrs = window_keywords(strides, DEFAULT_DILATIONS, padding)
     del attrs["dilations"]
     y = im.emit(pool, [im.shape(x)[0], *out, im.shape(x)[3]], [x], kernel=kernel, **attrs)
     return [activation(im, y, op.options["FusedActivationFunction"])]

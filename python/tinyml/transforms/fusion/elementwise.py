@@ -1,5 +1,5 @@
 """Element-wise fusion: maximal DAGs of element-wise ops over one iteration
-space become one `tinyml.fused "elementwise"` group, grown backwards from
+space become one `tinyml.fused elementwise` group, grown backwards from
 the op whose result leaves it (its root)."""
 from __future__ import annotations
 

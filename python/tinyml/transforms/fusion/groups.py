@@ -249,7 +249,8 @@ def _terminator(group: ir.Operation) -> ir.Operation:
 
 def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
            kind: str) -> ir.Operation:
-    """A `tinyml.fused` op of `kind`, placed before `root` (the op it will
+    """A `tinyml.fused` op of `kind` (the name of a `tm.FusionKind`: a
+    module's `KIND`), placed before `root` (the op it will
     replace), whose body computes `members` in order and yields `root`'s
     result; `merged`
     are the groups whose bodies are among the members. Constants are copied
@@ -269,7 +270,7 @@ def _build(members: list[Member], merged: set[ir.Operation], root: ir.Operation,
                 inputs.append(value)
         produced.update(member.results)
 
-    fused = tm.FusedOp([root.results[0].type], kind, inputs, loc=root.location,
+    fused = tm.FusedOp([root.results[0].type], tm.FusionKind[kind], inputs, loc=root.location,
                        ip=ir.InsertionPoint(root))
     body = fused.body.blocks.append(*[v.type for v in inputs],
                                     arg_locs=[root.location] * len(inputs))

@@ -1,0 +1,27 @@
+"""Walks over the IR that passes start from: the functions of a module,
+the ops of one name."""
+from __future__ import annotations
+
+from mlir import ir
+
+
+def functions(module: ir.Operation):
+    """The func.func ops directly inside `module` that have a body; a
+    declaration (`func.func private @f(...)`) has nothing to transform."""
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name == "func.func" and len(op.operation.regions[0].blocks):
+            yield op.operation
+
+
+def ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
+    """Every op called `name` inside `root`, in pre-order, collected before
+    the caller rewrites any of them."""
+    found = []
+
+    def visit(op):
+        if op.operation.name == name:
+            found.append(op.operation)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
