@@ -56,8 +56,11 @@ ALIAS_OPS = (tm.ReshapeOp.OPERATION_NAME, "tensor.expand_shape", "tensor.collaps
              "tensor.cast", "tensor.extract_slice", "quant.scast")
 
 
-#: The function attribute holding the peak of live bytes of its schedule.
+#: The function attributes the pass writes: the peak of live bytes of the
+#: schedule it chose, the peak of the order it was given, and how it chose.
 PEAK = "tinyml.schedule_peak_bytes"
+ORIGINAL_PEAK = "tinyml.schedule_original_peak_bytes"
+METHOD = "tinyml.schedule_method"
 
 
 def tensor_bytes(value: ir.Value) -> int:
@@ -289,13 +292,7 @@ class ScheduleForMemory(Pass):
     max_states: int
     max_moves: int
 
-    def __init__(self, **values):
-        super().__init__(**values)
-        #: function name -> {"original_peak_bytes", "peak_bytes", "method"}
-        self.results: dict[str, dict] = {}
-
     def apply(self, module):
-        self.results = {}
         for func in list(functions(module)):
             if len(func.regions[0].blocks) != 1:
                 raise PassError("cannot schedule a function with several blocks", func.location)
@@ -309,12 +306,8 @@ class ScheduleForMemory(Pass):
                 op.move_before(terminator)
             for i in order:
                 graph.ops[i].move_before(terminator)
-        name = ir.StringAttr(func.attributes["sym_name"]).value
-        self.results[name] = {"original_peak_bytes": original_peak, "peak_bytes": peak,
-                              "method": method}
         with func.context:
             i64 = ir.IntegerType.get_signless(64)
             func.attributes[PEAK] = ir.IntegerAttr.get(i64, peak)
-            func.attributes["tinyml.schedule_original_peak_bytes"] = \
-                ir.IntegerAttr.get(i64, original_peak)
-            func.attributes["tinyml.schedule_method"] = ir.StringAttr.get(method)
+            func.attributes[ORIGINAL_PEAK] = ir.IntegerAttr.get(i64, original_peak)
+            func.attributes[METHOD] = ir.StringAttr.get(method)
