@@ -20,29 +20,28 @@ report built here is the one a stage run alone would give.
 """
 from __future__ import annotations
 
+import functools
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 from mlir import ir
 
 from .abi import TensorInfo, name_entry, signature, signature_record
-from .compiled_model import CompiledModel
-from .dialects import tinyml as tm
-from .errors import CompileError, mlir_error, one_line
-from .frontend.loading import entry_function, load_model
-from .ir.context import make_context
-from .ir.diagnostics import location_prefix
-from .ir.ops import op_names
-from .ir.quant import is_per_axis
-from .ir.values import element_of
 from .bufferization.plan_memory import recorded_plan
 from .bufferization.planner import MemoryPlan
+from .compiled_model import CompiledModel
+from .errors import CompileError, mlir_error, one_line
+from .float_layers import float_layers, refuse_float_layers
+from .frontend.loading import entry_function, load_model
+from .ir.context import make_context
+from .memory_choice import Candidate, candidate_plans, choose
 from .pipeline.builder import Pipeline
 from .pipeline.registry import PassError, PipelineError, pass_named
-from .pipeline.stages import compile_stages
-from .report import CompileReport, Flash, FloatLayer, KernelEntry, artefact_digests, stage_file
+from .pipeline.stages import Stage, compile_stages
+from .report import CompileReport, Flash, KernelEntry, artefact_digests, stage_file
 from .report_attributes import ARENA_BYTES, BATCH, KERNELS, PEAK_OP, SIGNATURE, read
 from .targets import DEFAULT_TARGET, Target, TargetError, lookup_target
 from .targets.cortexm import OPT_LEVELS, signature_asm
@@ -50,22 +49,25 @@ from .targets.cortexm import OPT_LEVELS, signature_asm
 
 def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
             entry: str | None = None, fuse: bool = True, in_place: bool = True,
-            sram_budget: int | None = None, memory: dict[str, Any] | None = None,
+            memory_plan: str | None = None, sram_budget: int | None = None,
+            flash_budget: int | None = None, memory: dict[str, Any] | None = None,
             opt_level: str = "Os", emit_stages: bool = False, emit_assembly: bool = False,
             name: str | None = None, warm_up: bool = True) -> CompiledModel:
-    """Compiles `model` (an .onnx, .tflite or .mlir path, an onnx.ModelProto, or an
+    """Compiles `model` (an .onnx, .tflite or .mlir path, an onnx.ModelProto or an
     ir.Module in the tinyml dialect) for `target` (see `targets.TARGETS`).
 
     `batch` fixes a symbolic batch dimension of an ONNX model; `entry`
     picks the function of a multi-function module; `fuse=False` turns all
-    fusion off; `in_place=False` computes no layer over its input and no
-    layer inside its consumer's loop over rows (tinyml-compute-in-place,
-    tinyml-fuse-row-bands, tinyml-fuse-line-buffer: a few percent faster, a
-    larger arena); `sram_budget` (bytes) fails the compile when the arena does
-    not fit; `memory` passes options to the memory planner; `opt_level`
-    (O1, O2, O3, Os, Oz) is LLVM's for a Cortex-M object; `emit_stages`
-    keeps the IR after every stage (`CompiledModel.stages`); `warm_up`
-    JIT-compiles a host model before returning."""
+    fusion off. The memory plan (`MEMORY_PLANS`: which layers compute over
+    their input or inside their consumer's loop over rows, for less arena
+    and more code) is `memory_plan`, or chosen (`memory_choice`): the least
+    code whose arena fits `sram_budget` (bytes), the least arena whose
+    flash fits `flash_budget`, or with neither the least arena for at most
+    15% more code than the plan "none"; `in_place=False` is the plan "none".
+    `memory` passes options to the memory planner; `opt_level` (O1, O2, O3,
+    Os, Oz) is LLVM's for a Cortex-M object; `emit_stages` keeps the IR
+    after every stage (`CompiledModel.stages`); `warm_up` JIT-compiles a
+    host model before returning."""
     try:
         spec = lookup_target(target)
     except TargetError as error:
@@ -73,12 +75,11 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
     if opt_level not in OPT_LEVELS:
         raise CompileError(f"unknown optimization level '{opt_level}' "
                            f"(known: {', '.join(OPT_LEVELS)})")
+    plans = candidate_plans(memory_plan if in_place else "none", spec, sram_budget,
+                            flash_budget)
     start = time.perf_counter()
     context = make_context()
     module, default_name = load_model(model, context, batch)
-    stages: dict[str, str] = {}
-    measured: dict[str, Any] = {}  # what the stages' `measure` read off the module
-    stage_seconds: dict[str, float] = {}
     with context, ir.Location.unknown(context):
         func = entry_function(module, entry)
         function, inputs, outputs = signature(func)
@@ -89,61 +90,43 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
             func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         elif "llvm.emit_c_interface" in func.attributes:
             del func.attributes["llvm.emit_c_interface"]
+        build = _Build(spec, name, inputs, outputs, dynamic_batch, emit_stages, emit_assembly,
+                       opt_level, Candidate(""))
         if emit_stages:
-            stages["input"] = str(module)
-        for stage in compile_stages(
-                spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse, memory=memory,
-                max_accumulators=spec.max_accumulators, int_tile=spec.int_tile, dsp=spec.dsp,
-                in_place=in_place, fpu=spec.fpu):
-            stage_start = time.perf_counter()
-            _run_stage(stage.name, stage.pipeline, module)
+            build.front.stages["input"] = str(module)
+        stages_for = functools.partial(
+            compile_stages, spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse,
+            memory=memory, fpu=spec.fpu, max_accumulators=spec.max_accumulators,
+            int_tile=spec.int_tile, dsp=spec.dsp)
+        front = stages_for()
+        for stage in front[:_schedule_index(front)]:
+            build.run(stage, module, build.front)
             if stage.name == "cleanup":
                 if not spec.fpu:
-                    _refuse_float_layers(func, spec.name)
-                float_layers = _float_layers(func)
-            stage_seconds[stage.name] = round(time.perf_counter() - stage_start, 4)
-            if emit_stages:
-                stages[stage.name] = str(module)
-            if stage.measure:
-                measured.update(stage.measure(module))
-            if stage.name == "plan-memory":  # before the last stages, to fail fast
-                _check_budget(_symbol(module, name), sram_budget)
-        compiled_function = _symbol(module, name)
-        recorded = recorded_plan(compiled_function)
-        assert recorded is not None, "tinyml-plan-memory records its plan"
-        plan, step_kernels = recorded
-        kernel_map = _kernel_map(read(compiled_function, KERNELS, []), plan, step_kernels)
-        _record_signature(module, signature_record(inputs, outputs, plan.arena_bytes),
-                          spec.is_host)
-        llvm_mlir = str(module)
-        if not spec.is_host:
-            translation_input = _with_kernel_lines(module, name)
-    artefacts: dict[str, str | bytes] = {"memory.json": plan.timeline_json(),
-                                         "memory.svg": plan.timeline_svg()}
-    flash = stack_frames = None
-    if spec.is_host:
-        artefacts[f"{name}.mlir"] = llvm_mlir
-    else:
-        built, flash, stack_frames = _build_cortex_m(
-            llvm_mlir, translation_input, name, spec, inputs, outputs, plan, dynamic_batch,
-            emit_assembly, opt_level)
-        artefacts.update(built)
+                    refuse_float_layers(func, spec.name)
+                build.front.measured["float_layers"] = float_layers(func)
+        built: list[Candidate] = []
+        scheduled: set[str] = set()
+        for plan in plans:
+            stages = stages_for(memory_plan=plan)
+            candidate = build.plan(plan, module.operation.clone(),
+                                   stages[_schedule_index(stages):], sram_budget, scheduled)
+            if candidate is not None:
+                built.append(candidate)
+        chosen = choose(built, sram_budget, flash_budget)
     report = CompileReport(
-        model=name, target=target, function=function, artefacts=artefact_digests(artefacts),
-        inputs=inputs, outputs=outputs, fusion=fuse, dynamic_batch=dynamic_batch,
-        float_layers=float_layers, **measured,
-        arena_bytes=plan.arena_bytes, arena_alignment=plan.alignment,
-        naive_arena_bytes=plan.naive_bytes, greedy_arena_bytes=plan.greedy_arena_bytes,
-        lower_bound_bytes=plan.lower_bound_bytes, peak_op=plan.peak_op,
-        memory_timeline=["memory.json", "memory.svg"], kernel_map=kernel_map,
-        stage_seconds=stage_seconds, flash=flash, stack_frames=stack_frames,
-        options={"batch": batch, "fusion": fuse, "in_place": in_place,
+        model=name, target=target, function=function,
+        artefacts=artefact_digests(chosen.artefacts), inputs=inputs, outputs=outputs,
+        fusion=fuse, dynamic_batch=dynamic_batch, **chosen.measured,
+        memory_plans=[candidate.entry(candidate is chosen) for candidate in built],
+        options={"batch": batch, "fusion": fuse, "in_place": chosen.plan != "none",
+                 "memory_plan": chosen.plan,
                  **({} if spec.is_host else {"opt_level": opt_level}),
                  **({"entry": entry} if entry else {}),
-                 **({"sram_budget": sram_budget} if sram_budget is not None else {})},
-        stages=[stage_file(i, stage) for i, stage in enumerate(stages)])
-    compiled = CompiledModel(report, artefacts, stages,
-                             module=module if spec.is_host else None)
+                 **({"sram_budget": sram_budget} if sram_budget is not None else {}),
+                 **({"flash_budget": flash_budget} if flash_budget is not None else {})},
+        stages=[stage_file(i, stage) for i, stage in enumerate(chosen.stages)])
+    compiled = CompiledModel(report, chosen.artefacts, chosen.stages, module=chosen.module)
     if spec.is_host and warm_up:
         try:
             compiled.warm_up()
@@ -151,6 +134,85 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
             raise CompileError(f"the host JIT failed: {one_line(error)}") from None
     report.compile_seconds = time.perf_counter() - start
     return compiled
+
+
+def _schedule_index(stages: list[Stage]) -> int:
+    """Where the memory plans part: the schedule stage's index."""
+    return next(i for i, stage in enumerate(stages) if stage.name == "schedule")
+
+
+@dataclass
+class _Build:
+    """What every memory plan of one compile shares: the target, the
+    signature, and the stages before the schedule (`front`)."""
+
+    spec: Target
+    name: str
+    inputs: list[TensorInfo]
+    outputs: list[TensorInfo]
+    dynamic_batch: int | None
+    emit_stages: bool
+    emit_assembly: bool
+    opt_level: str
+    front: Candidate
+
+    def run(self, stage: Stage, module: Any, candidate: Candidate) -> None:
+        stage_start = time.perf_counter()
+        _run_stage(stage.name, stage.pipeline, module)
+        candidate.stage_seconds[stage.name] = round(time.perf_counter() - stage_start, 4)
+        if self.emit_stages:
+            candidate.stages[stage.name] = str(module)
+        if stage.measure:
+            candidate.measured.update(stage.measure(module))
+
+    def plan(self, plan: str, module: Any, stages: list[Stage], sram_budget: int | None,
+             scheduled: set[str]) -> Candidate | None:
+        """`plan`'s compile of `module` (the front stages' copy) through
+        `stages`, the schedule and on; None when its schedule gives IR
+        another plan gave (in `scheduled`); its arena alone when that is
+        over `sram_budget` (no back end for a plan that cannot be kept)."""
+        candidate = self.front.branch(plan)
+        self.run(stages[0], module, candidate)
+        ir_text: str = module.get_asm(enable_debug_info=True)
+        if ir_text in scheduled:
+            return None
+        scheduled.add(ir_text)
+        for stage in stages[1:]:
+            self.run(stage, module, candidate)
+            if stage.name == "plan-memory":  # before the last stages, to fail fast
+                func = _symbol(module, self.name)
+                candidate.arena_bytes, candidate.peak_op = read(func, ARENA_BYTES), read(func, PEAK_OP)
+                if sram_budget is not None and candidate.arena_bytes > sram_budget:
+                    return candidate
+        func = _symbol(module, self.name)
+        recorded = recorded_plan(func)
+        assert recorded is not None, "tinyml-plan-memory records its plan"
+        memory_plan, step_kernels = recorded
+        kernel_map = _kernel_map(read(func, KERNELS, []), memory_plan, step_kernels)
+        _record_signature(module, signature_record(self.inputs, self.outputs,
+                                                   memory_plan.arena_bytes), self.spec.is_host)
+        llvm_mlir = str(module)
+        candidate.artefacts = {"memory.json": memory_plan.timeline_json(),
+                               "memory.svg": memory_plan.timeline_svg()}
+        stack_frames = None
+        if self.spec.is_host:
+            candidate.artefacts[f"{self.name}.mlir"] = llvm_mlir
+            candidate.module = module
+        else:
+            built, candidate.flash, stack_frames = _build_cortex_m(
+                llvm_mlir, _with_kernel_lines(module, self.name), self.name, self.spec,
+                self.inputs, self.outputs, memory_plan, self.dynamic_batch, self.emit_assembly,
+                self.opt_level)
+            candidate.artefacts.update(built)
+        candidate.measured.update(
+            arena_bytes=memory_plan.arena_bytes, arena_alignment=memory_plan.alignment,
+            naive_arena_bytes=memory_plan.naive_bytes,
+            greedy_arena_bytes=memory_plan.greedy_arena_bytes,
+            lower_bound_bytes=memory_plan.lower_bound_bytes, peak_op=memory_plan.peak_op,
+            memory_timeline=["memory.json", "memory.svg"], kernel_map=kernel_map,
+            stage_seconds=candidate.stage_seconds, flash=candidate.flash,
+            stack_frames=stack_frames)
+        return candidate
 
 
 def _run_stage(stage_name: str, stage: Pipeline, module: ir.Module) -> None:
@@ -167,53 +229,6 @@ def _symbol(module: ir.Module, name: str) -> ir.Operation:
     return next(op.operation for op in module.body.operations
                 if "sym_name" in op.operation.attributes
                 and ir.StringAttr(op.operation.attributes["sym_name"]).value == name)
-
-
-def _computes_in_float(op: ir.Operation) -> bool:
-    return op.name != "arith.constant" and any(
-        isinstance(v.type, ir.RankedTensorType) and isinstance(v.type.element_type, ir.F32Type)
-        for v in list(op.operands) + list(op.results))
-
-
-def _refuse_float_layers(func: ir.Operation, target: str) -> None:
-    """A target without an FPU runs integer models only: the first op that
-    computes in float32 (a float model, or a layer of a quantized model
-    with no integer kernel yet) is the error. Per-tensor quantize and
-    dequantize (a float-edged model's edges) lower with integers there."""
-    for op in func.regions[0].blocks[0].operations:
-        op = op.operation
-        conversion = op.name == tm.QuantizeOp.OPERATION_NAME or (
-            op.name == tm.DequantizeOp.OPERATION_NAME
-            and not is_per_axis(element_of(op.operands[0])))
-        if _computes_in_float(op) and not conversion and op.name != "func.return":
-            raise CompileError(f"{target} has no FPU: only int8 models whose every layer "
-                               f"has an integer kernel compile for it; '{op.name}' at "
-                               f"{location_prefix(op.location)} computes in float32")
-
-
-#: Ops that compute in float32 in a quantized model exactly as TFLite and
-#: onnxruntime do: the conversions at a float-edged model's boundary.
-_EXACT_CONVERSIONS = op_names(tm.QuantizeOp, tm.DequantizeOp)
-
-
-def _float_layers(func: ir.Operation) -> list[FloatLayer]:
-    """The layers of a quantized model that compute in float32 where its
-    reference (TFLM's int8 kernels) computes in integers: each op with no
-    integer kernel left between a dequantize and a quantize, by layer (its
-    location) and op. Empty for a float model."""
-    ops = [op.operation for op in func.regions[0].blocks[0].operations]
-    if not any(op.name in _EXACT_CONVERSIONS for op in ops):
-        return []
-    return [FloatLayer(location_prefix(op.location).strip('"'), op.name) for op in ops
-            if _computes_in_float(op) and op.name not in (*_EXACT_CONVERSIONS, "func.return")]
-
-
-def _check_budget(func: ir.Operation, budget: int | None) -> None:
-    arena = read(func, ARENA_BYTES)
-    if budget is not None and arena > budget:
-        raise CompileError(
-            f"the arena needs {arena} bytes, {arena - budget} over the SRAM budget of "
-            f"{budget}; the peak is at {read(func, PEAK_OP) or 'an unknown op'}")
 
 
 def _kernel_map(kernels: list[dict[str, Any]], plan: MemoryPlan,

@@ -75,6 +75,18 @@ class Flash:
     bss: int
 
 
+@dataclass
+class MemoryPlanEntry:
+    """A memory plan a compile built (`memory_choice`): its arena, its code
+    and flash (None on the host), and whether the compile kept it."""
+
+    plan: str
+    arena_bytes: int
+    text_bytes: int | None
+    flash_bytes: int | None
+    chosen: bool
+
+
 #: Fields written only when set: a host model has no flash nor stack frames,
 #: a model with a static batch no dynamic batch; the kernel map is missing
 #: only from a report resealed without it (a profile says so).
@@ -116,6 +128,7 @@ class CompileReport:
     compile_seconds: float = 0.0
     options: dict[str, Any] = field(default_factory=dict)
     stages: list[str] = field(default_factory=list)  # the files of the stage dumps
+    memory_plans: list[MemoryPlanEntry] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """What `save` writes as report.json, its digest computed."""
@@ -208,6 +221,7 @@ _TYPED: dict[str, Callable[[Any], Any]] = {
     "float_layers": _list_of(FloatLayer),
     "kernel_map": _list_of(KernelEntry),
     "flash": lambda data: Flash(**data),
+    "memory_plans": _list_of(MemoryPlanEntry),
 }
 
 

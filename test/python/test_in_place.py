@@ -56,7 +56,7 @@ def test_in_place_chain_matches_onnxruntime(name, target):
     _, height, width, _, bands = CASES[name]
     x = np.random.default_rng(1).standard_normal((1, 3, height, width)).astype(np.float32)
     expected = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})[0]
-    compiled = tinyml.compile(model, target=target)
+    compiled = tinyml.compile(model, target=target, memory_plan="line-buffers")
     got = compiled.run(x, arena_fill=b"\xff").outputs[0]
     np.testing.assert_allclose(got, expected, atol=TOLERANCE, rtol=TOLERANCE)
     assert compiled.report.in_place_groups + compiled.report.recomputed_macs > 0
@@ -107,7 +107,7 @@ def test_line_buffered_block_matches_onnxruntime(name, target):
     _, height, width, _ = BLOCKS[name]
     x = np.random.default_rng(2).standard_normal((1, 3, height, width)).astype(np.float32)
     expected = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})[0]
-    compiled = tinyml.compile(model, target=target)
+    compiled = tinyml.compile(model, target=target, memory_plan="line-buffers")
     got = compiled.run(x, arena_fill=b"\xff").outputs[0]
     np.testing.assert_allclose(got, expected, atol=TOLERANCE, rtol=TOLERANCE)
     assert compiled.report.line_buffers > 0

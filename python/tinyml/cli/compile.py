@@ -1,7 +1,8 @@
 """tinyml-compile: compile a model into an output directory.
 
     tinyml-compile MODEL.onnx -o OUTDIR [--target cortex-m4|cortex-m7|host]
-                   [--no-fusion] [--no-in-place] [--sram-budget BYTES] [--opt-level Os]
+                   [--no-fusion] [--no-in-place] [--memory-plan PLAN] [--sram-budget BYTES]
+                   [--flash-budget BYTES] [--opt-level Os]
                    [--emit-stages] [--emit-assembly]
 
 writes, for a Cortex-M target, OUTDIR/<name>.o (Thumb object), <name>.h (the
@@ -44,6 +45,7 @@ def _whole_number(text: str) -> int:
 
 
 def make_parser() -> argparse.ArgumentParser:
+    from ..pipeline.stages import MEMORY_PLANS
     from ..targets import COMPILE_TARGETS, DEFAULT_TARGET
     parser = _Parser(prog="tinyml-compile",
                      description="Compile an ONNX or TFLite model (or tinyml MLIR) into OUTDIR.")
@@ -59,10 +61,19 @@ def make_parser() -> argparse.ArgumentParser:
                         help="turn all fusion off (to compare with the fused build)")
     parser.add_argument("--no-in-place", action="store_true",
                         help="compute no layer over its input or inside its consumer's "
-                             "loop over rows (a few percent fewer instructions, a larger "
-                             "arena)")
+                             "loop over rows (the memory plan 'none': a few percent fewer "
+                             "instructions, a larger arena)")
+    parser.add_argument("--memory-plan", choices=list(MEMORY_PLANS),
+                        help="build this memory plan only (default: choose one, see "
+                             "--sram-budget; the report lists the plans built)")
     parser.add_argument("--sram-budget", type=_whole_number, metavar="BYTES",
-                        help="fail when the activation arena needs more than BYTES")
+                        help="keep the memory plan with the least code whose activation "
+                             "arena fits BYTES; fail when none does")
+    parser.add_argument("--flash-budget", type=_whole_number, metavar="BYTES",
+                        help="keep the memory plan with the least arena whose object "
+                             "(code and constants) fits BYTES of flash; fail when none "
+                             "does (default, with neither budget: the least arena for at "
+                             "most 15%% more code than the plan 'none')")
     parser.add_argument("--emit-stages", action="store_true",
                         help="also write the IR after every pipeline stage")
     parser.add_argument("--opt-level", default="Os", choices=("O1", "O2", "O3", "Os", "Oz"),
@@ -101,8 +112,8 @@ def compile_command(argv: Sequence[str]) -> int:
         phase(f"compiling '{args.model}' crashed")
         compiled = compile(args.model, target=args.target, batch=args.batch,
                            fuse=not args.no_fusion, in_place=not args.no_in_place,
-                           sram_budget=args.sram_budget,
-                           opt_level=args.opt_level,
+                           memory_plan=args.memory_plan, sram_budget=args.sram_budget,
+                           flash_budget=args.flash_budget, opt_level=args.opt_level,
                            emit_stages=args.emit_stages, emit_assembly=args.emit_assembly,
                            name=args.name, warm_up=False)
         compiled.save(args.output, [args.model])
@@ -118,6 +129,7 @@ def compile_command(argv: Sequence[str]) -> int:
     report = compiled.report.to_json()
     summary: dict[str, Any] = {key: report[key] for key in ("model", "target", "macs", "kernels", "arena_bytes",
                                             "flash", "compile_seconds") if key in report}
+    summary["memory_plan"] = report["options"]["memory_plan"]
     summary["output"] = str(Path(args.output))
     return print_summary(summary)
 

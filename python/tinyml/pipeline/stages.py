@@ -149,19 +149,38 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
         int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp)])
 
 
-def schedule(in_place: bool = True) -> Pipeline:
+def schedule(in_place: bool = True, row_bands: bool = True,
+             line_buffers: bool = True) -> Pipeline:
     """An execution order of the (fused) graph with a lower peak of live
     bytes, e.g. where a residual block computes its shortcut; then, with
     `in_place`, the pointwise and depthwise groups at the peak marked to
-    write their output over their input, and, where that cannot lower the
-    peak, a pointwise conv computed in row bands inside its strided
-    consumer's loop over rows, and a conv computed row by row into a
-    rolling buffer inside its stride-1 consumer's loop (then in place
-    again, at the new peak)."""
-    return Pipeline(["tinyml-schedule-for-memory"]
-                    + (["tinyml-compute-in-place", "tinyml-fuse-row-bands",
-                        "tinyml-fuse-line-buffer", "tinyml-compute-in-place"]
-                       if in_place else []))
+    write their output over their input; with `row_bands`, where that
+    cannot lower the peak, a pointwise conv computed in row bands inside
+    its strided consumer's loop over rows; with `line_buffers`, a conv
+    computed row by row into a rolling buffer inside its stride-1
+    consumer's loop (then in place again, at the new peak). Row bands and
+    line buffers build on the groups marked in place: without `in_place`
+    neither runs. Each lowers the arena and may add code: `MEMORY_PLANS`
+    names the combinations a compile chooses among."""
+    passes = ["tinyml-schedule-for-memory"]
+    if in_place:
+        passes.append("tinyml-compute-in-place")
+    if in_place and row_bands:
+        passes.append("tinyml-fuse-row-bands")
+    if in_place and line_buffers:
+        passes += ["tinyml-fuse-line-buffer", "tinyml-compute-in-place"]
+    return Pipeline(passes)
+
+
+#: The memory plans, by name: the transformations of the schedule stage,
+#: from none (every layer op by op) to all, each adding to the one before;
+#: less arena, more code, as the model allows.
+MEMORY_PLANS: dict[str, dict[str, bool]] = {
+    "none": {"in_place": False, "row_bands": False, "line_buffers": False},
+    "in-place": {"in_place": True, "row_bands": False, "line_buffers": False},
+    "row-bands": {"in_place": True, "row_bands": True, "line_buffers": False},
+    "line-buffers": {"in_place": True, "row_bands": True, "line_buffers": True},
+}
 
 
 def plan_memory(**options) -> Pipeline:
@@ -267,13 +286,14 @@ class Stage:
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
                    memory: dict | None = None, max_accumulators: int = 20,
                    int_tile: tuple[int, int, int] = (8, 16, 4),
-                   dsp: bool = False, in_place: bool = True, fpu: bool = True) -> list[Stage]:
+                   dsp: bool = False, memory_plan: str = "line-buffers",
+                   fpu: bool = True) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
     DSP extension's SIMD multiply-accumulates; `memory` holds the
-    planner's options; `in_place`: groups at the peak may write their
-    output over their input (tinyml-compute-in-place); `fpu`: the target
+    planner's options; `memory_plan`: the transformations of the
+    schedule stage that lower the arena (`MEMORY_PLANS`); `fpu`: the target
     computes in float (without, the edges of a float-edged int8 model
     convert with integers). No allocation is left: the planner turns every
     intermediate into a view of the arena argument."""
@@ -282,7 +302,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
         stages += [Stage("fusion", fusion()),
                    Stage("tiling", tiling(max_accumulators, int_tile, dsp))]
     stages += [
-        Stage("schedule", schedule(in_place),
+        Stage("schedule", schedule(**MEMORY_PLANS[memory_plan]),
               lambda module: {"in_place_groups": analysis.in_place_groups(module),
                               "recomputed_macs": analysis.recomputed_macs(module),
                               "line_buffers": analysis.line_buffers(module)}),

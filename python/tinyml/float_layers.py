@@ -1,0 +1,53 @@
+"""The layers of a quantized model that do not compute in integers: refused
+on a core without an FPU, listed in the report elsewhere (never silently
+less exact than the reference)."""
+from __future__ import annotations
+
+from mlir import ir
+
+from .dialects import tinyml as tm
+from .errors import CompileError
+from .ir.diagnostics import location_prefix
+from .ir.ops import op_names
+from .ir.quant import is_per_axis
+from .ir.values import element_of
+from .report import FloatLayer
+
+
+def _computes_in_float(op: ir.Operation) -> bool:
+    return op.name != "arith.constant" and any(
+        isinstance(v.type, ir.RankedTensorType) and isinstance(v.type.element_type, ir.F32Type)
+        for v in list(op.operands) + list(op.results))
+
+
+def refuse_float_layers(func: ir.Operation, target: str) -> None:
+    """A target without an FPU runs integer models only: the first op that
+    computes in float32 (a float model, or a layer of a quantized model
+    with no integer kernel yet) is the error. Per-tensor quantize and
+    dequantize (a float-edged model's edges) lower with integers there."""
+    for op in func.regions[0].blocks[0].operations:
+        op = op.operation
+        conversion = op.name == tm.QuantizeOp.OPERATION_NAME or (
+            op.name == tm.DequantizeOp.OPERATION_NAME
+            and not is_per_axis(element_of(op.operands[0])))
+        if _computes_in_float(op) and not conversion and op.name != "func.return":
+            raise CompileError(f"{target} has no FPU: only int8 models whose every layer "
+                               f"has an integer kernel compile for it; '{op.name}' at "
+                               f"{location_prefix(op.location)} computes in float32")
+
+
+#: Ops that compute in float32 in a quantized model exactly as TFLite and
+#: onnxruntime do: the conversions at a float-edged model's boundary.
+_EXACT_CONVERSIONS = op_names(tm.QuantizeOp, tm.DequantizeOp)
+
+
+def float_layers(func: ir.Operation) -> list[FloatLayer]:
+    """The layers of a quantized model that compute in float32 where its
+    reference (TFLM's int8 kernels) computes in integers: each op with no
+    integer kernel left between a dequantize and a quantize, by layer (its
+    location) and op. Empty for a float model."""
+    ops = [op.operation for op in func.regions[0].blocks[0].operations]
+    if not any(op.name in _EXACT_CONVERSIONS for op in ops):
+        return []
+    return [FloatLayer(location_prefix(op.location).strip('"'), op.name) for op in ops
+            if _computes_in_float(op) and op.name not in (*_EXACT_CONVERSIONS, "func.return")]

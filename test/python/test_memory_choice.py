@@ -1,0 +1,127 @@
+"""The memory plan a compile keeps (`tinyml.memory_choice`): every plan
+computes the same outputs; with no budget the least arena for at most 15%
+more code than the plan "none"; an SRAM budget keeps the least code that
+fits, a flash budget the least arena that fits; no plan fitting is a
+one-line error.
+
+The model is a residual block small enough to compile four times, whose
+second conv the plan "line-buffers" computes row by row inside the third's
+loop: the plans differ in arena and in code."""
+import numpy as np
+import pytest
+
+import tinyml
+import zoo
+from conftest import assert_one_line_error, cli
+from tinyml import CompileError
+from tinyml.memory_choice import CODE_GROWTH
+from tinyml.pipeline.stages import MEMORY_PLANS
+
+
+def residual_block():
+    g = zoo.Graph("block", 13, 11, "a residual block")
+    x = g.relu(g.conv(g.input("x", [1, 3, 16, 12]), 8, 3, pads="same"))
+    y = g.relu(g.conv(x, 8, 3, pads="same"))
+    return g.model(g.relu(g.node("Add", [g.conv(y, 8, 3, pads="same"), x])))
+
+
+pytestmark = pytest.mark.network  # some thirty compiles for the emulated M4
+
+X = np.random.default_rng(3).standard_normal((1, 3, 16, 12)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def alone():
+    """Each plan compiled alone for the M4."""
+    model = residual_block()
+    return {plan: tinyml.compile(model, target="cortex-m4", memory_plan=plan)
+            for plan in MEMORY_PLANS}
+
+
+def chosen(compiled) -> str:
+    [entry] = [entry for entry in compiled.report.memory_plans if entry.chosen]
+    assert entry.plan == compiled.report.options["memory_plan"]
+    assert entry.arena_bytes == compiled.report.arena_bytes
+    return entry.plan
+
+
+def test_every_plan_computes_the_same_outputs(alone):
+    outputs = {plan: compiled.run(X, arena_fill=b"\xff").outputs[0]
+               for plan, compiled in alone.items()}
+    assert alone["line-buffers"].report.line_buffers > 0
+    assert alone["none"].report.in_place_groups == 0
+    arenas = {plan: compiled.report.arena_bytes for plan, compiled in alone.items()}
+    assert arenas["line-buffers"] < arenas["none"], arenas
+    for plan, output in outputs.items():
+        np.testing.assert_array_equal(output, outputs["none"], err_msg=plan)
+
+
+def test_default_keeps_the_least_arena_within_the_code_growth(alone):
+    compiled = tinyml.compile(residual_block(), target="cortex-m4")
+    entries = {entry.plan: entry for entry in compiled.report.memory_plans}
+    assert list(entries)[0] == "none"
+    for plan, entry in entries.items():  # each as that plan compiled alone
+        assert (entry.arena_bytes, entry.text_bytes) == (
+            alone[plan].report.arena_bytes, alone[plan].report.flash.text), plan
+    within = [entry for entry in entries.values()
+              if entry.text_bytes <= CODE_GROWTH * entries["none"].text_bytes]
+    assert compiled.report.arena_bytes == min(entry.arena_bytes for entry in within)
+    assert compiled.report.flash.text <= CODE_GROWTH * entries["none"].text_bytes
+    np.testing.assert_array_equal(compiled.run(X).outputs[0],
+                                  alone["none"].run(X).outputs[0])
+
+
+def test_an_sram_budget_keeps_the_least_code_that_fits(alone):
+    none, least = alone["none"].report, alone["line-buffers"].report
+    budget = none.arena_bytes - 1  # between the two: "none" does not fit
+    compiled = tinyml.compile(residual_block(), target="cortex-m4", sram_budget=budget)
+    assert compiled.report.arena_bytes <= budget
+    fitting = [c.report for c in alone.values() if c.report.arena_bytes <= budget]
+    assert compiled.report.flash.text == min(report.flash.text for report in fitting)
+    assert chosen(compiled) != "none"
+    # A plan over the budget is listed with its arena, never built.
+    [over] = [entry for entry in compiled.report.memory_plans if entry.plan == "none"]
+    assert over.arena_bytes == none.arena_bytes and over.text_bytes is None
+    generous = tinyml.compile(residual_block(), target="cortex-m4",
+                              sram_budget=none.arena_bytes)
+    assert chosen(generous) == "none"  # everything fits: the least code
+    assert least.arena_bytes < none.arena_bytes
+
+
+def test_a_flash_budget_keeps_the_least_arena_that_fits(alone):
+    flash = {plan: compiled.report.flash for plan, compiled in alone.items()}
+    total = {plan: f.text + f.rodata + f.data for plan, f in flash.items()}
+    compiled = tinyml.compile(residual_block(), target="cortex-m4",
+                              flash_budget=max(total.values()))
+    assert compiled.report.arena_bytes == min(c.report.arena_bytes for c in alone.values())
+    tight = tinyml.compile(residual_block(), target="cortex-m4", flash_budget=total["none"])
+    fitting = [alone[plan].report.arena_bytes for plan in total
+               if total[plan] <= total["none"]]
+    assert tight.report.arena_bytes == min(fitting)
+
+
+def test_no_plan_within_the_budgets_is_an_error(alone):
+    least = min(c.report.arena_bytes for c in alone.values())
+    with pytest.raises(CompileError, match=f"the arena needs {least} bytes, 1 over the SRAM "
+                                           f"budget of {least - 1}; the peak is at "):
+        tinyml.compile(residual_block(), target="cortex-m4", sram_budget=least - 1)
+    with pytest.raises(CompileError, match="no memory plan fits the flash budget of 100 bytes"):
+        tinyml.compile(residual_block(), target="cortex-m4", flash_budget=100)
+
+
+def test_unknown_plans_and_a_flash_budget_on_the_host_are_refused():
+    with pytest.raises(CompileError, match="unknown memory plan 'tiles' .*known: none, "):
+        tinyml.compile(residual_block(), target="cortex-m4", memory_plan="tiles")
+    with pytest.raises(CompileError, match="a flash budget needs a Cortex-M target"):
+        tinyml.compile(residual_block(), target="host", flash_budget=10_000)
+
+
+def test_the_command_line_names_the_plan(tmp_path):
+    model = tmp_path / "block.onnx"
+    model.write_bytes(residual_block().SerializeToString())
+    done = cli("compile", model, "-o", tmp_path / "out", "--memory-plan", "in-place")
+    assert done.returncode == 0, done.stderr
+    assert '"memory_plan": "in-place"' in done.stdout
+    assert_one_line_error(cli("compile", model, "-o", tmp_path / "bad", "--memory-plan", "x"),
+                          "compile", "argument --memory-plan: invalid choice: 'x'")
+    assert not (tmp_path / "bad").exists()
