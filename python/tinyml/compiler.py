@@ -109,8 +109,10 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
         scheduled: set[str] = set()
         for plan in plans:
             stages = stages_for(memory_plan=plan)
-            candidate = build.plan(plan, module.operation.clone(),
-                                   stages[_schedule_index(stages):], sram_budget, scheduled)
+            # The last plan takes the module itself, each other one a copy.
+            planned = module if plan == plans[-1] else module.operation.clone()
+            candidate = build.plan(plan, planned, stages[_schedule_index(stages):],
+                                   sram_budget, scheduled)
             if candidate is not None:
                 built.append(candidate)
         chosen = choose(built, sram_budget, flash_budget)
@@ -173,7 +175,7 @@ class _Build:
         over `sram_budget` (no back end for a plan that cannot be kept)."""
         candidate = self.front.branch(plan)
         self.run(stages[0], module, candidate)
-        ir_text: str = module.get_asm(enable_debug_info=True)
+        ir_text: str = module.operation.get_asm(enable_debug_info=True)
         if ir_text in scheduled:
             return None
         scheduled.add(ir_text)
@@ -197,7 +199,9 @@ class _Build:
         stack_frames = None
         if self.spec.is_host:
             candidate.artefacts[f"{self.name}.mlir"] = llvm_mlir
-            candidate.module = module
+            # The JIT takes a Module; a copy is a ModuleOp, read back as CompiledModel.load does.
+            candidate.module = module if isinstance(module, ir.Module) else ir.Module.parse(
+                llvm_mlir)
         else:
             built, candidate.flash, stack_frames = _build_cortex_m(
                 llvm_mlir, _with_kernel_lines(module, self.name), self.name, self.spec,
