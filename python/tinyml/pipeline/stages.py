@@ -155,12 +155,14 @@ def schedule(in_place: bool = True) -> Pipeline:
     `in_place`, the pointwise and depthwise groups at the peak marked to
     write their output over their input, and, where that cannot lower the
     peak, a pointwise conv computed in row bands inside its strided
-    consumer's loop over rows, and a conv computed row by row into a
-    rolling buffer inside its stride-1 consumer's loop (then in place
-    again, at the new peak)."""
+    consumer's loop over rows, a conv computed row by row into a
+    rolling buffer inside its stride-1 consumer's loop, and a conv
+    reading its (NCHW) input through the transpose that feeds it, a
+    window at a time (then in place again, at the new peak)."""
     return Pipeline(["tinyml-schedule-for-memory"]
                     + (["tinyml-compute-in-place", "tinyml-fuse-row-bands",
-                        "tinyml-fuse-line-buffer", "tinyml-compute-in-place"]
+                        "tinyml-fuse-line-buffer", "tinyml-fuse-input-transpose",
+                        "tinyml-compute-in-place"]
                        if in_place else []))
 
 
