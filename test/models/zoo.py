@@ -28,7 +28,10 @@ lists and every end-to-end test compiles:
   modes).  ``style_*`` models come in pairs that compute the same function
   in two exporter styles, built from the same seed so their outputs agree:
   NCHW vs NHWC+Transpose (which also pairs Softmax opset 11 vs 13), Gemm vs
-  MatMul+Add, BatchNormalization folded vs not; plus a symbolic-batch model.
+  MatMul+Add, BatchNormalization folded vs not; plus a symbolic-batch model,
+  and ``style_vww_mobilenet_nchw``, the VWW network with an NCHW input as
+  tflite2onnx and torch.onnx.export write it (the same weights as
+  ``vww_mobilenet``), the one full-size network of the kind.
 
 - ``"frontend"``: the import fixtures of the frontend's lit tests
   (`frontend_cases.py`), some refused on purpose; listed by
@@ -319,10 +322,17 @@ def _kws_dscnn(name: str, seed: int) -> onnx.ModelProto:
     return g.model(g.node("Softmax", [x], axis=-1))
 
 
-@_register("vww_mobilenet", "mlperf")
-def _vww_mobilenet(name: str, seed: int) -> onnx.ModelProto:
-    g = Graph(name, 13, seed, "MLPerf Tiny VWW MobileNetV1-0.25 (tf2onnx style)")
-    x = g.to_nchw(g.input("input_1", [TF_BATCH, 96, 96, 3]))
+@_register("vww_mobilenet", "mlperf", nchw=False)
+@_register("style_vww_mobilenet_nchw", "small", seed_key="vww_mobilenet", nchw=True)
+def _vww_mobilenet(name: str, seed: int, nchw: bool) -> onnx.ModelProto:
+    """tf2onnx style, or (`nchw`) the same network with an NCHW input, as
+    tflite2onnx and torch.onnx.export write it."""
+    style = "NCHW input" if nchw else "tf2onnx style"
+    g = Graph(name, 13, seed, f"MLPerf Tiny VWW MobileNetV1-0.25 ({style})")
+    if nchw:
+        x = g.input("input_1", [1, 3, 96, 96])
+    else:
+        x = g.to_nchw(g.input("input_1", [TF_BATCH, 96, 96, 3]))
     x = g.relu6(g.conv(x, 8, 3, stride=2, pads="same", bn="fold"))
     blocks = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2),
               *[(128, 1)] * 5, (256, 2), (256, 1)]

@@ -132,3 +132,75 @@ def test_no_in_place_flag_keeps_every_layer_op_by_op(tmp_path):
     assert plain["options"]["in_place"] is False and placed["options"]["in_place"] is True
     assert plain["in_place_groups"] == 0 and placed["in_place_groups"] > 0
     assert plain["arena_bytes"] == plain["lower_bound_bytes"] > placed["arena_bytes"]
+
+
+# name -> (height, width, first layer): a model with an NCHW input, as torch
+# and tflite2onnx export it, whose first layer reads the input through the
+# frontend's NCHW -> NHWC transpose; then a 2x2 max pool, so that the
+# transposed input is live at the peak. "conv3s2": VWW's first layer (3x3,
+# stride 2, SAME padding below and right only), "conv3": ResNet's (3x3,
+# padding 1), "conv1": unpadded, "dw3": a depthwise conv, "pool": no conv
+# reads the transpose.
+NCHW_INPUTS = {
+    "conv3s2-odd": (13, 11, "conv3s2"),
+    "conv3": (9, 10, "conv3"),
+    "conv1": (8, 6, "conv1"),
+    "dw3": (9, 7, "dw3"),
+    "pool": (8, 8, "pool"),
+}
+
+
+def nchw_input_model(name: str, nhwc: bool = False):
+    """The model, or (`nhwc`) its tf2onnx twin: the same weights, an NHWC
+    input transposed to NCHW."""
+    height, width, first = NCHW_INPUTS[name]
+    g = zoo.Graph(name, 13, 5, f"NCHW input {name}")
+    x = g.to_nchw(g.input("x", [1, height, width, 3])) if nhwc else \
+        g.input("x", [1, 3, height, width])
+    if first == "pool":
+        x = g.node("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+        return g.model(g.relu(g.conv(x, 8, 3, pads="same")))
+    if first == "dw3":
+        x = g.relu(g.conv(x, 3, 3, group=3, pads="same"))
+    else:
+        kernel, _, stride = first[4:].partition("s")
+        x = g.relu(g.conv(x, 8, int(kernel), stride=int(stride or 1), pads="same"))
+    return g.model(g.node("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2]))
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4"])
+@pytest.mark.parametrize("name", sorted(NCHW_INPUTS))
+def test_nchw_input_read_through_its_transpose(name, target):
+    """The first conv reads the NCHW input a transposed window at a time
+    (tinyml-fuse-input-transpose): the arena is its NHWC twin's, the
+    outputs onnxruntime's and bit for bit the twin's. A max pool reading
+    the transpose leaves it whole."""
+    model, twin = nchw_input_model(name), nchw_input_model(name, nhwc=True)
+    height, width, first = NCHW_INPUTS[name]
+    x = np.random.default_rng(3).standard_normal((1, 3, height, width)).astype(np.float32)
+    expected = ort.InferenceSession(model.SerializeToString()).run(None, {"x": x})[0]
+    compiled = tinyml.compile(model, target=target)
+    compiled_twin = tinyml.compile(twin, target=target)
+    got = compiled.run(x, arena_fill=b"\xff").outputs[0]
+    np.testing.assert_allclose(got, expected, atol=TOLERANCE, rtol=TOLERANCE)
+    if first == "pool":
+        assert compiled.report.arena_bytes > compiled_twin.report.arena_bytes
+        return
+    assert compiled.report.arena_bytes == compiled_twin.report.arena_bytes
+    twin_got = compiled_twin.run(x.transpose(0, 2, 3, 1), arena_fill=b"\xff").outputs[0]
+    np.testing.assert_array_equal(got, twin_got)
+
+
+def test_vww_nchw_export_needs_the_arena_of_its_nhwc_twin(compiled_zoo):
+    """MobileNetV1 VWW with an NCHW input: without the fusion its transposed
+    input (96x96x3 f32, 110,592 B) sat next to the first conv's output at
+    the peak; now the arena is the tf2onnx twin's, the instructions no
+    more than 2% over it, the outputs the same bits."""
+    nchw = compiled_zoo("style_vww_mobilenet_nchw", target="cortex-m4")
+    nhwc = compiled_zoo("vww_mobilenet", target="cortex-m4")
+    assert nchw.report.arena_bytes == nhwc.report.arena_bytes
+    x = zoo.random_inputs(zoo.build("style_vww_mobilenet_nchw"))["input_1"]
+    run, run_twin = nchw.run(x, arena_fill=b"\xff"), \
+        nhwc.run(x.transpose(0, 2, 3, 1), arena_fill=b"\xff")
+    np.testing.assert_array_equal(run.outputs[0], run_twin.outputs[0])
+    assert run.instructions <= 1.02 * run_twin.instructions

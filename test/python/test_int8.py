@@ -107,6 +107,38 @@ def test_network_is_bit_exact_to_tflite_micro(name, target):
         _check_bit_exact(name, target, inputs=1, poisons=POISONS[:1])
 
 
+def _with_nchw_input(model: onnx.ModelProto) -> onnx.ModelProto:
+    """`model` (an NHWC image input) with its input NCHW, transposed to NHWC
+    first: the layout tflite2onnx and torch exports give the same network."""
+    nchw = onnx.ModelProto()
+    nchw.CopyFrom(model)
+    name = nchw.graph.input[0].name
+    nchw.graph.input[0].name = "input_nchw"
+    dims = nchw.graph.input[0].type.tensor_type.shape.dim
+    n, h, w, c = (d.dim_value for d in dims)
+    for dim, value in zip(dims, (n, c, h, w)):
+        dim.dim_value = value
+    nchw.graph.node.insert(0, helper.make_node("Transpose", ["input_nchw"], [name],
+                                               perm=[0, 2, 3, 1]))
+    return nchw
+
+
+def test_nchw_input_is_read_through_its_transpose_bit_exact():
+    """The int8 VWW network with an NCHW input: its first conv reads the
+    input a transposed window at a time (tinyml-fuse-input-transpose, the
+    transpose's storage cast moved onto the input), so the arena is the
+    NHWC network's; the outputs are TFLM's bit for bit on the M4."""
+    path = INT8_ZOO / "vww_mobilenet.onnx"
+    nhwc = tinyml.compile(str(path), target="cortex-m4")
+    nchw = tinyml.compile(_with_nchw_input(onnx.load(path)), target="cortex-m4")
+    assert nchw.report.arena_bytes == nhwc.report.arena_bytes
+    interpreter = _interpreter("vww_mobilenet")
+    for x in _inputs(interpreter)[1:]:
+        want = _reference(interpreter, x)
+        got = nchw.run(x.transpose(0, 3, 1, 2), arena_fill=POISONS[0]).outputs[0]
+        assert int((got.reshape(want.shape) != want).sum()) == 0
+
+
 def _qdq_model(op_type: str, inputs: int) -> onnx.ModelProto:
     """DequantizeLinear of each int8 input -> op -> QuantizeLinear."""
     names = [f"x{i}" for i in range(inputs)]

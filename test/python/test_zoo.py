@@ -147,6 +147,16 @@ def test_nhwc_transpose_style_matches_nchw():
     np.testing.assert_allclose(nhwc, nchw, rtol=1e-5, atol=1e-6)
 
 
+def test_vww_nchw_is_vww_with_an_nchw_input():
+    x = zoo.random_inputs(_model("style_vww_mobilenet_nchw"))["input_1"]
+    assert x.shape == (1, 3, 96, 96)
+    (nchw,) = _run("style_vww_mobilenet_nchw", {"input_1": x})
+    (nhwc,) = _run("vww_mobilenet", {"input_1": x.transpose(0, 2, 3, 1)})
+    np.testing.assert_allclose(nchw, nhwc, rtol=1e-5, atol=1e-6)
+    assert _op_counts("style_vww_mobilenet_nchw")["Transpose"] == \
+        _op_counts("vww_mobilenet")["Transpose"] - 1
+
+
 @pytest.mark.parametrize("a, b", [("style_gemm", "style_matmul_add"),
                                   ("style_bn_unfolded", "style_bn_folded")])
 def test_style_pairs_compute_the_same_function(a, b):

@@ -17,7 +17,11 @@ epilogue `linalg.generic` whose first input is the group's contraction:
    band of output rows of the tile's channels (a channel's window serves
    only that channel: the band amortises the staging instead, each input
    row staged once per band it falls in), as many rows as fit beside the
-   conv's operands under the function's peak of live bytes;
+   conv's operands under the function's peak of live bytes; a conv reading
+   its input through a `linalg.transpose` (an NCHW input,
+   tinyml-fuse-input-transpose; padded before it is transposed) is tiled
+   in two levels too, the transpose of the window fused into the outer
+   one, then the pad of the input it reads;
 3. tile the contraction's reduction dimensions to their steps, so a tile's
    accumulators stay live across the reduction loops;
 4. decompose a conv whose window row is one step into a 1-D conv;
@@ -61,6 +65,8 @@ LOOPS = {
     "linalg.matmul": (2, 1),
     "linalg.pooling_nhwc_sum": (4, 2),
 }
+#: The convs a script fuses a padded or transposed input window into.
+CONVS = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc")
 #: Windowed producers whose kh=1 tiles decompose to their 1-D form.
 DECOMPOSABLE = ("linalg.conv_2d_nhwc_hwcf", "linalg.depthwise_conv_2d_nhwc_hwc",
                 "linalg.pooling_nhwc_sum")
@@ -90,6 +96,7 @@ class Group:
     padded: bool  # the producer reads a tensor.pad (a padded conv)
     band: int = 1  # output rows per staged window of a padded depthwise conv
     in_place: bool = False  # the epilogue writes over the group's input (IN_PLACE)
+    transposed: bool = False  # the conv reads (through its pad) a linalg.transpose
 
 
 def group_sequence(name: str, group: Group) -> list[str]:
@@ -105,8 +112,12 @@ def group_sequence(name: str, group: Group) -> list[str]:
     emit(f"    %producer = transform.get_producer_of_operand %epilogue[0] : ({ANY}) -> {ANY}")
     emit(f"    %init = transform.get_producer_of_operand %producer[{group.init_operand}] : "
          f"({ANY}) -> {ANY}")
+    if group.transposed:
+        emit(f"    %transpose = transform.get_producer_of_operand %producer[0] : "
+             f"({ANY}) -> {ANY}")
     if group.padded:
-        emit(f"    %pad = transform.get_producer_of_operand %producer[0] : ({ANY}) -> {ANY}")
+        reader = "%transpose" if group.transposed else "%producer"
+        emit(f"    %pad = transform.get_producer_of_operand {reader}[0] : ({ANY}) -> {ANY}")
     epilogue, producer, init, pad = "%epilogue", "%producer", "%init", "%pad"
     if group.in_place:
         # A loop over bands carrying the group's input, which the epilogue
@@ -133,10 +144,10 @@ def group_sequence(name: str, group: Group) -> list[str]:
             emit("      transform.apply_patterns.canonicalization")
             emit(f"    }} : {ANY}")
             pad = "%band_pad"
-    if group.padded:
-        # Two levels: the outer tile stages its padded input window once,
-        # for the inner tiles that read it.
-        if group.producer == "linalg.depthwise_conv_2d_nhwc_hwc":
+    if group.padded or group.transposed:
+        # Two levels: the outer tile stages its padded (or transposed)
+        # input window once, for the inner tiles that read it.
+        if group.producer == "linalg.depthwise_conv_2d_nhwc_hwc" and group.padded:
             outer = [1, group.band, 0, config.tile[3]]
             inner = [0, 1, config.tile[2], 0]
         else:
@@ -149,8 +160,22 @@ def group_sequence(name: str, group: Group) -> list[str]:
              f"{producer} into %pixel_loops#{outer_loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         emit(f"    %pixel_init, %p2 = transform.structured.fuse_into_containing_op "
              f"{init} into %p1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
-        emit(f"    %window, %p3 = transform.structured.fuse_into_containing_op "
-             f"{pad} into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        staged = "%p2"
+        if group.transposed:
+            # The window transposed from the group's (padded) input, in the
+            # outer tile: the transposed tensor is never stored whole.
+            emit(f"    %window_transpose, %p3 = transform.structured.fuse_into_containing_op "
+                 f"%transpose into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+            # It writes into a slice of the whole transposed tensor's
+            # tensor.empty: an empty tensor of the window's size instead,
+            # or bufferization would allocate the whole.
+            emit("    transform.apply_patterns to %p3 {")
+            emit("      transform.apply_patterns.tensor.fold_tensor_empty")
+            emit(f"    }} : {ANY}")
+            staged = "%p3"
+        if group.padded:
+            emit(f"    %window, %p4 = transform.structured.fuse_into_containing_op "
+                 f"{pad} into {staged} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         inner_loops = sum(1 for s in inner if s)
         emit(f"    %tiled, %loops:{inner_loops} = transform.structured.tile_using_for %pixels "
              f"tile_sizes {_sizes(inner)} : ({ANY}) -> ({_handles(inner_loops + 1)})")
@@ -247,17 +272,25 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
         raise PassError(f"{len(config.reduction)} reduction steps for the "
                         f"{sum(reductions)} reduction loops of '{producer.name}'",
                         epilogue.location)
-    source = producer.operands[0].owner
-    padded = (not isinstance(source, ir.Block) and source.operation.name == "tensor.pad"
-              and window_always_overlaps(source.operation, producer))
-    if padded and producer.name not in ("linalg.conv_2d_nhwc_hwcf",
-                                        "linalg.depthwise_conv_2d_nhwc_hwc"):
+    transpose = _producer_named(producer.operands[0], "linalg.transpose")
+    if producer.name not in CONVS:
+        transpose = None
+    pad = _producer_named((transpose or producer).operands[0], "tensor.pad")
+    padded = pad is not None and window_always_overlaps(pad, producer, transpose)
+    if padded and producer.name not in CONVS:
         raise PassError(f"no script tiles a padded '{producer.name}'", epilogue.location)
     band = 1
     if padded and producer.name == "linalg.depthwise_conv_2d_nhwc_hwc":
         band = depthwise_band(producer, config.tile[3])
     return Group(producer.name, reductions, len(producer.operands) - 1, config, padded, band,
-                 IN_PLACE in epilogue.attributes)
+                 IN_PLACE in epilogue.attributes, transpose is not None)
+
+
+def _producer_named(value: ir.Value, name: str) -> ir.Operation | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != name:
+        return None
+    return owner.operation
 
 
 def depthwise_band(conv: ir.Operation, channels: int) -> int:
@@ -278,7 +311,10 @@ def depthwise_band(conv: ir.Operation, channels: int) -> int:
     stride = int(ir.DenseIntElementsAttr(conv.attributes["strides"])[0])
     dilation = int(ir.DenseIntElementsAttr(conv.attributes["dilations"])[0])
     kernel = ir.RankedTensorType(conv.operands[1].type).shape[0]
-    source = conv.operands[0].owner.operation.operands[0]  # the tensor.pad's
+    window = conv.operands[0].owner.operation  # the tensor.pad, or a transpose of it
+    if window.name == "linalg.transpose":
+        window = window.operands[0].owner.operation
+    source = window.operands[0]
     headroom = peak - tensor_bytes(source) - tensor_bytes(conv.results[0])
     width = ir.RankedTensorType(conv.operands[0].type).shape[2]
     height = ir.RankedTensorType(conv.results[0].type).shape[1]
@@ -288,14 +324,18 @@ def depthwise_band(conv: ir.Operation, channels: int) -> int:
     return max(fits, default=1)
 
 
-def window_always_overlaps(pad: ir.Operation, conv: ir.Operation) -> bool:
+def window_always_overlaps(pad: ir.Operation, conv: ir.Operation,
+                           transpose: ir.Operation | None = None) -> bool:
     """Whether every output row's and column's window overlaps the unpadded
     input: each padding amount is less than the window's extent. Then a
     tile's padded window is never all padding, the guard for that case is
     proved dead, and the window can be staged per tile in a buffer
-    allocated once; otherwise the pad stays a whole tensor (a copy)."""
-    low = list(ir.DenseI64ArrayAttr(pad.attributes["static_low"]))[1:3]
-    high = list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))[1:3]
+    allocated once; otherwise the pad stays a whole tensor (a copy). The
+    conv reads the pad through `transpose` if given."""
+    perm = list(range(4)) if transpose is None else \
+        list(ir.DenseI64ArrayAttr(transpose.attributes["permutation"]))
+    low = [list(ir.DenseI64ArrayAttr(pad.attributes["static_low"]))[p] for p in perm[1:3]]
+    high = [list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))[p] for p in perm[1:3]]
     dilations = [int(d) for d in ir.DenseIntElementsAttr(conv.attributes["dilations"])]
     kernel = ir.RankedTensorType(conv.operands[1].type).shape[:2]
     extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]

@@ -7,6 +7,12 @@ bufferization) fills the whole result before copying the source over it.
 A padded window staged per tile is mostly source: filling all of it too
 costs as many stores as the copy, on every tile; the strips are a
 column or two and the rows a tile's window overhangs.
+
+A pad whose only user transposes it (the window of an NCHW input a conv
+reads as NHWC, tinyml-fuse-input-transpose) becomes its source
+transposed straight into the window and the strips filled there: one
+staged window, as for an NHWC input, where pad then transpose would
+stage two.
 """
 from __future__ import annotations
 
@@ -71,7 +77,13 @@ def insert(source: ir.Value, dest: ir.Value, offsets, sizes) -> ir.Value:
                                 static_sizes, [1] * len(sizes)).result
 
 
-def decompose(pad: ir.Operation, value: ir.Value) -> ir.Value:
+def decompose(pad: ir.Operation, value: ir.Value,
+              transpose: ir.Operation | None = None) -> ir.Value:
+    """The pad as its source inserted into an empty tensor and fills of the
+    strips around it; with `transpose`, the pad's only user, the padded
+    tensor transposed: the source transposed into the empty tensor (its
+    transpose writes there, once empty tensors are eliminated) and the
+    strips filled in the transposed layout."""
     result_type = ir.RankedTensorType(pad.results[0].type)
     source = pad.operands[0]
     rank = result_type.rank
@@ -83,6 +95,12 @@ def decompose(pad: ir.Operation, value: ir.Value) -> ir.Value:
     source_shape = ir.RankedTensorType(source.type).shape
     sizes = [size if size != DYNAMIC else tensor.dim(source, arith.constant(ir.IndexType.get(), d))
              for d, size in enumerate(source_shape)]
+    if transpose is not None:
+        perm = list(ir.DenseI64ArrayAttr(transpose.attributes["permutation"]))
+        low, high, sizes = ([values[p] for p in perm] for values in (low, high, sizes))
+        result_type = ir.RankedTensorType(transpose.results[0].type)
+        source = linalg.transpose(source, outs=[tensor.empty(sizes, result_type.element_type)],
+                                  permutation=perm).results[0]
     full = list(result_type.shape)
     padded = tensor.empty(full, result_type.element_type)
     padded = insert(source, padded, low, sizes)
@@ -107,9 +125,25 @@ class DecomposePads(Pass):
 
     def apply(self, module):
         for pad in ops_named(module, "tensor.pad"):
+            transpose = transposed_by(pad)
             with ir.InsertionPoint(pad), pad.location:
                 value = padding_value(pad)
-                if value is None:
-                    continue
-                pad.results[0].replace_all_uses_with(decompose(pad, value))
+            if value is None:
+                continue
+            replaced = transpose or pad
+            with ir.InsertionPoint(replaced), replaced.location:
+                replaced.results[0].replace_all_uses_with(decompose(pad, value, transpose))
+            if transpose is not None:
+                transpose.erase()
             pad.erase()
+
+
+def transposed_by(pad: ir.Operation) -> ir.Operation | None:
+    """The `linalg.transpose` that is the pad's only user, if any: a conv's
+    window of an NCHW input (tinyml-fuse-input-transpose), padded then
+    transposed."""
+    users = [use.owner.operation for use in pad.results[0].uses]
+    if len(users) == 1 and users[0].name == "linalg.transpose" \
+            and users[0].operands[0] == pad.results[0]:
+        return users[0]
+    return None

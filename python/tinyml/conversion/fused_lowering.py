@@ -33,7 +33,8 @@ from ..ir.values import shape_of
 from ..pipeline.registry import PassError
 from .float_lowering import FLOAT_LOWERINGS, REDUCTION_LOWERINGS
 from .linalg_builders import (SCALAR_BODIES, Elements, ScalarBuilder, broadcast_map,
-                              build_generic, empty, identity_map)
+                              apply_lowering, build_generic, empty, identity_map,
+                              pad_before_transpose)
 from .quantized_lowering import QUANTIZED_LOWERINGS
 
 
@@ -45,6 +46,7 @@ class GroupLowering:
         self.result_shape = tuple(shape_of(fused.results[0]))
         self.yielded = self.block.operations[len(self.block.operations) - 1].operands[0]
         self.scalars: dict[ir.Value, float] = {}
+        self.transposed: list[ir.Value] = []  # the lowered transposes of group inputs
         self.hoist_constants()
 
     def hoist_constants(self) -> None:
@@ -80,14 +82,13 @@ class GroupLowering:
     def build(self) -> ir.Value:
         root = self.fused.opview.root
         config = LoweringConfig.of(self.fused)
-        if root is not None and root.name in CONTRACTIONS and has_quantized_data(root):
-            if config is not None:
-                check_config(config, root, self.fused.location)
-            return self.build_quantized_contraction(root, config)
         if root is not None and root.name in CONTRACTIONS:
             if config is not None:
                 check_config(config, root, self.fused.location)
-            return self.build_contraction(root, config)
+            result = self.build_quantized_contraction(root, config) \
+                if has_quantized_data(root) else self.build_contraction(root, config)
+            self.pad_before_transposes()
+            return result
         if config is not None:
             raise PassError("a tile needs a conv2d, depthwise_conv2d or matmul group",
                             self.fused.location)
@@ -252,15 +253,38 @@ class GroupLowering:
         known[value] = result
         return result
 
+    def pad_before_transposes(self) -> None:
+        """The conv pads its transposed input: padded first, then transposed
+        (`pad_before_transpose`), so that the transform script fuses the
+        transpose of each static-sized window into the tile, then the pad
+        of the input it reads."""
+        pending = list(self.transposed)
+        while pending:
+            for user in [use.owner.operation for use in pending.pop().uses]:
+                if user.name == "quant.scast":
+                    pending.append(user.results[0])
+                elif user.name == "tensor.pad":
+                    pad_before_transpose(user)
+
     def leaf(self, value: ir.Value) -> ir.Value:
         """The tensor behind a root operand that must be a group input or a
         constant (a splat one, kept as a scalar for element-wise use, is
-        made again before the group: a one-channel bias is a splat)."""
+        made again before the group: a one-channel bias is a splat), or the
+        transpose of a group input (tinyml-fuse-input-transpose), lowered
+        before the root: its transform script fuses it into the tiles."""
         if value not in self.outer:
             owner = value.owner
             op = None if isinstance(owner, ir.Block) else owner.operation
             if op is not None and op.name == "arith.constant":
                 self.outer[value] = op.clone(ir.InsertionPoint(self.fused)).results[0]
+            elif op is not None and op.name == tm.TransposeOp.OPERATION_NAME \
+                    and op.operands[0] in self.outer:
+                with ir.InsertionPoint(self.fused), self.fused.location:
+                    clone = build(op.name, [value.type], [self.outer[op.operands[0]]],
+                                  {name: op.attributes[name] for name in op.attributes})
+                lowerings = QUANTIZED_LOWERINGS if has_quantized_data(op) else FLOAT_LOWERINGS
+                (self.outer[value],) = apply_lowering(clone, lowerings[op.name])
+                self.transposed.append(self.outer[value])
             else:
                 raise PassError("a contraction's operands must be group inputs",
                                 op.location if op is not None else self.fused.location)

@@ -359,6 +359,39 @@ def reshape(value: ir.Value, shape: Sequence[int]) -> ir.Value:
 # NHWC windows (convolutions and pools)
 # ---------------------------------------------------------------------------
 
+def pad_before_transpose(padded: ir.Operation) -> ir.Value:
+    """`tensor.pad(linalg.transpose(x))` as `linalg.transpose(tensor.pad(x))`,
+    the padding permuted; replaces the pad and returns the new transpose.
+    Tiled, a window of the transposed tensor is then a transpose of a
+    static-sized tile: a pad's tiles at the edges have dynamic sizes, and
+    fusing a transpose into such a tile aborts upstream
+    (`fuse_into_containing_op`, MLIR 22). The transpose may be seen through
+    storage casts (int8); canonicalization erases what is left unused."""
+    transpose = padded.operands[0].owner.operation
+    while transpose.name == "quant.scast":  # int8: the transpose is of the storage
+        transpose = transpose.operands[0].owner.operation
+    x = transpose.operands[0]
+    perm = attr_ints(transpose.attributes, "permutation")
+    low, high = [0] * len(perm), [0] * len(perm)
+    for i, p in enumerate(perm):
+        low[p] = list(ir.DenseI64ArrayAttr(padded.attributes["static_low"]))[i]
+        high[p] = list(ir.DenseI64ArrayAttr(padded.attributes["static_high"]))[i]
+    with ir.InsertionPoint(padded), padded.location:
+        moved = padded.clone()
+        moved.operands[0] = x
+        moved.attributes["static_low"] = ir.DenseI64ArrayAttr.get(low)
+        moved.attributes["static_high"] = ir.DenseI64ArrayAttr.get(high)
+        element_type = ir.RankedTensorType(x.type).element_type
+        moved.results[0].set_type(ir.RankedTensorType.get(
+            [n + lo + hi for n, lo, hi in zip(shape_of(x), low, high)], element_type))
+        result = as_value(linalg.transpose(
+            moved.results[0], outs=[empty(shape_of(padded.results[0]), element_type)],
+            permutation=perm).result)
+    padded.results[0].replace_all_uses_with(result)
+    padded.erase()
+    return result
+
+
 def pad_nhwc(value, padding, fill):
     top, left, bottom, right = padding
     return pad(value, [0, top, left, 0], [0, bottom, right, 0], fill)

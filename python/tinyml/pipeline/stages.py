@@ -158,17 +158,20 @@ def schedule(in_place: bool = True, row_bands: bool = True,
     cannot lower the peak, a pointwise conv computed in row bands inside
     its strided consumer's loop over rows; with `line_buffers`, a conv
     computed row by row into a rolling buffer inside its stride-1
-    consumer's loop (then in place again, at the new peak). Row bands and
-    line buffers build on the groups marked in place: without `in_place`
-    neither runs. Each lowers the arena and may add code: `MEMORY_PLANS`
-    names the combinations a compile chooses among."""
+    consumer's loop; then a conv reading its (NCHW) input through the
+    transpose that feeds it, a window at a time, and groups in place again,
+    at the new peak. Row bands, line buffers and input transposes build on
+    the groups marked in place: without `in_place` none runs. Each lowers
+    the arena and may add code: `MEMORY_PLANS` names the combinations a
+    compile chooses among."""
     passes = ["tinyml-schedule-for-memory"]
     if in_place:
         passes.append("tinyml-compute-in-place")
-    if in_place and row_bands:
-        passes.append("tinyml-fuse-row-bands")
-    if in_place and line_buffers:
-        passes += ["tinyml-fuse-line-buffer", "tinyml-compute-in-place"]
+        if row_bands:
+            passes.append("tinyml-fuse-row-bands")
+        if line_buffers:
+            passes.append("tinyml-fuse-line-buffer")
+        passes += ["tinyml-fuse-input-transpose", "tinyml-compute-in-place"]
     return Pipeline(passes)
 
 

@@ -187,3 +187,80 @@ func.func @padded_depthwise_band(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32
   }
   return %y : tensor<1x6x6x8xf32>
 }
+
+// -----
+
+// A padded conv reading an NCHW input through a transpose
+// (tinyml-fuse-input-transpose): the transpose of each pixel tile's window
+// is fused into the pixel loop, then the pad of the NCHW window it reads
+// (padded before transposed: a window of static size). No transposed or
+// padded copy of the whole input exists: after bufferization the window
+// and its transpose are each staged once, outside the loops (the stage's
+// tinyml-decompose-pads, not run here, makes them one buffer).
+// SCRIPT-LABEL: func.func @transposed_input
+// SCRIPT:         %[[CONV:.*]] = transform.get_producer_of_operand %arg0[0]
+// SCRIPT:         %[[T:.*]] = transform.get_producer_of_operand %[[CONV]][0]
+// SCRIPT:         %[[P:.*]] = transform.get_producer_of_operand %[[T]][0]
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 1, 4, 0]
+// SCRIPT:         transform.structured.fuse_into_containing_op
+// SCRIPT:         transform.structured.fuse_into_containing_op
+// SCRIPT:         transform.structured.fuse_into_containing_op %[[T]]
+// SCRIPT:         transform.apply_patterns.tensor.fold_tensor_empty
+// SCRIPT:         transform.structured.fuse_into_containing_op %[[P]]
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 0, 4]
+// CHECK-LABEL: func.func @transposed_input
+// CHECK-NOT:     linalg.transpose
+// CHECK:         scf.for {{.*}} to %c4 step %c1
+// CHECK:           scf.for {{.*}} to %c8 step %c4
+// CHECK-NOT:         scf.if
+// CHECK:             tensor.extract_slice %arg0{{.*}} : tensor<1x3x8x16xf32> to tensor<1x3x?x?xf32>
+// CHECK:             %[[WINDOW:.*]] = tensor.pad
+// CHECK:             } : tensor<1x3x?x?xf32> to tensor<1x3x3x9xf32>
+// CHECK:             %[[T:.*]] = linalg.transpose ins(%[[WINDOW]] : tensor<1x3x3x9xf32>) outs(%{{.*}} : tensor<1x3x9x3xf32>) permutation = [0, 2, 3, 1]
+// CHECK:             scf.for {{.*}} to %c8 step %c4
+// CHECK:               vector.transfer_read %[[T]]
+// CHECK:               vector.fma
+// BUF-LABEL: func.func @transposed_input
+// BUF-DAG:     memref.alloc() {{.*}} : memref<1x3x3x9xf32>
+// BUF-DAG:     memref.alloc() {{.*}} : memref<1x3x9x3xf32>
+// BUF:         scf.for
+// BUF-NOT:       memref.alloc
+// BUF:         return
+func.func @transposed_input(%x: tensor<1x3x8x16xf32>, %w: tensor<3x3x3x8xf32>, %b: tensor<8xf32>) -> tensor<1x4x8x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) : (tensor<1x3x8x16xf32>, tensor<3x3x3x8xf32>, tensor<8xf32>) -> tensor<1x4x8x8xf32> {
+  ^bb0(%xi: tensor<1x3x8x16xf32>, %wi: tensor<3x3x3x8xf32>, %bi: tensor<8xf32>):
+    %t = tinyml.transpose %xi {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x3x8x16xf32>) -> tensor<1x8x16x3xf32>
+    %c = tinyml.conv2d %t, %wi, %bi {padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x16x3xf32>, tensor<3x3x3x8xf32>, tensor<8xf32>) -> tensor<1x4x8x8xf32>
+    %r = tinyml.relu %c : tensor<1x4x8x8xf32>
+    tinyml.yield %r : tensor<1x4x8x8xf32>
+  }
+  return %y : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Unpadded, the transposed input is staged per pixel tile all the same
+// (two levels), for all the tile's output channels.
+// SCRIPT-LABEL: func.func @transposed_input_unpadded
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 1, 4, 0]
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 0, 4]
+// CHECK-LABEL: func.func @transposed_input_unpadded
+// CHECK-NOT:     linalg.transpose
+// CHECK:         scf.for {{.*}} to %c8 step %c1
+// CHECK:           scf.for {{.*}} to %c8 step %c4
+// CHECK:             %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x3x1x4xf32>) outs(%{{.*}} : tensor<1x1x4x3xf32>)
+// CHECK:             scf.for {{.*}} to %c8 step %c4
+// CHECK:               vector.transfer_read %[[T]]
+// BUF-LABEL: func.func @transposed_input_unpadded
+// BUF-NOT:     memref.alloc() {{.*}} : memref<1x8x8x3xf32>
+// BUF:         return
+func.func @transposed_input_unpadded(%x: tensor<1x3x8x8xf32>, %w: tensor<1x1x3x8xf32>, %b: tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) : (tensor<1x3x8x8xf32>, tensor<1x1x3x8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32> {
+  ^bb0(%xi: tensor<1x3x8x8xf32>, %wi: tensor<1x1x3x8xf32>, %bi: tensor<8xf32>):
+    %t = tinyml.transpose %xi {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>
+    %c = tinyml.conv2d %t, %wi, %bi : (tensor<1x8x8x3xf32>, tensor<1x1x3x8xf32>, tensor<8xf32>) -> tensor<1x8x8x8xf32>
+    %r = tinyml.relu %c : tensor<1x8x8x8xf32>
+    tinyml.yield %r : tensor<1x8x8x8xf32>
+  }
+  return %y : tensor<1x8x8x8xf32>
+}

@@ -76,3 +76,32 @@ func.func @outside_value(%x: tensor<4xf32>, %v: f32) -> tensor<6xf32> {
   } : tensor<4xf32> to tensor<6xf32>
   return %p : tensor<6xf32>
 }
+
+// -----
+
+// A tile's window of an NCHW input that the conv reads transposed to NHWC
+// (tinyml-fuse-input-transpose): padded, then transposed. The source is
+// transposed straight into the NHWC window (into a tensor.empty that
+// bufferization's empty-tensor elimination makes the window's slice), the
+// strips are filled in the NHWC layout: one staged window, not two.
+// CHECK-LABEL: func.func @transposed_window
+// CHECK:         %[[ROWS:.*]] = tensor.dim %arg0, %c2
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[ROWS]]) : tensor<1x?x8x3xf32>
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%arg0 : tensor<1x3x?x8xf32>) outs(%[[EMPTY]] : tensor<1x?x8x3xf32>) permutation = [0, 2, 3, 1]
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<1x3x9x3xf32>
+// CHECK:         tensor.insert_slice %[[T]] into %[[WINDOW]][0, 0, 0, 0] [1, %[[ROWS]], 8, 3]
+// CHECK:         tensor.extract_slice %{{.*}}[0, %{{.*}}, 0, 0] [1, %arg1, 9, 3]
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 8, 0] [1, 3, 1, 3]
+// CHECK-NOT:     tensor.pad
+// CHECK-NOT:     linalg.transpose
+// CHECK:         return
+func.func @transposed_window(%x: tensor<1x3x?x8xf32>, %high: index) -> tensor<1x3x9x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 0, 0] high[0, 0, %high, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x?x8xf32> to tensor<1x3x3x9xf32>
+  %e = tensor.empty() : tensor<1x3x9x3xf32>
+  %t = linalg.transpose ins(%p : tensor<1x3x3x9xf32>) outs(%e : tensor<1x3x9x3xf32>) permutation = [0, 2, 3, 1]
+  return %t : tensor<1x3x9x3xf32>
+}

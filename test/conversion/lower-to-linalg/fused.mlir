@@ -200,3 +200,26 @@ func.func @padded_depthwise(%x: tensor<1x6x6x4xf32>, %w: tensor<3x3x4x1xf32>, %b
   }
   return %y : tensor<1x6x6x4xf32>
 }
+
+// -----
+
+// A conv group that reads its NCHW input through a transpose
+// (tinyml-fuse-input-transpose): the input is padded first, the padding
+// permuted to NCHW (bottom and right: H and W of NCHW), then transposed to
+// NHWC for the conv, so that the transform script fuses a static-sized
+// window's transpose into each tile, then the pad of the NCHW window.
+// CHECK-LABEL: func.func @transposed_input
+// CHECK:         %[[P:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK:         } : tensor<1x3x8x8xf32> to tensor<1x3x9x9xf32>
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[P]] : tensor<1x3x9x9xf32>) outs(%{{.*}} : tensor<1x9x9x3xf32>) permutation = [0, 2, 3, 1]
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[T]], %{{.*}} : tensor<1x9x9x3xf32>, tensor<3x3x3x4xf32>)
+func.func @transposed_input(%x: tensor<1x3x8x8xf32>, %w: tensor<3x3x3x4xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) : (tensor<1x3x8x8xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32> {
+  ^bb0(%xi: tensor<1x3x8x8xf32>, %wi: tensor<3x3x3x4xf32>, %bi: tensor<4xf32>):
+    %t = tinyml.transpose %xi {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x3x8x8xf32>) -> tensor<1x8x8x3xf32>
+    %c = tinyml.conv2d %t, %wi, %bi {padding = array<i64: 0, 0, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x8x8x3xf32>, tensor<3x3x3x4xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+    %r = tinyml.relu %c : tensor<1x4x4x4xf32>
+    tinyml.yield %r : tensor<1x4x4x4xf32>
+  }
+  return %y : tensor<1x4x4x4xf32>
+}

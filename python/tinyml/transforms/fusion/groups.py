@@ -203,13 +203,18 @@ def absorb_producer(rewriter: PatternRewriter, group: ir.Operation, op: ir.Opera
     """`group` takes in `op` (an op, or a group of the same kind), which
     feeds it. `op` lands just before its first user in the body, so the body
     stays in the order the model computes it. An `op` still used outside
-    (rematerialized) stays for those users."""
+    (rematerialized) stays for those users. The group keeps its attributes
+    (a lowering configuration, when a later stage fuses)."""
     members = _members(group)
     first_user = next(i for i, (member, arguments) in enumerate(members)
                       if any(_outside(value, arguments) in op.results for value in member.operands))
     flat = members[:first_user] + _members(op) + members[first_user:]
     merged = {group, op} if op.name == tm.FusedOp.OPERATION_NAME else {group}
-    rewriter.replace_op(group, _build(flat, merged, group, group.opview.kind_name))
+    fused = _build(flat, merged, group, group.opview.kind_name)
+    for name in group.attributes:
+        if name not in fused.attributes:
+            fused.attributes[name] = group.attributes[name]
+    rewriter.replace_op(group, fused)
     if not users(op):
         rewriter.erase_op(op)
 
