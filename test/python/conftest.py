@@ -91,22 +91,29 @@ def assert_import_refused(model, message: str) -> None:
 
 # -- the quick suite (`tools/run-tests --quick`) ---------------------------------
 
-#: The test modules that compile MLPerf-sized networks, run emulated Cortex-M
-#: objects, QEMU firmware or the fuzzer: the whole suite runs them, the quick
-#: suite (the edit-test loop) leaves them out, with every test of another
-#: module that takes a full-size network as a parameter (`NETWORKS`).
+#: The test modules that compile MLPerf-sized networks or the users' corpora,
+#: run emulated Cortex-M objects, QEMU firmware or the fuzzer, or drive the
+#: command lines end to end case by case (compiled folders, output safety):
+#: the whole suite runs them, the quick suite (the edit-test loop) leaves them
+#: out, with every test of another module that takes a full-size network as a
+#: parameter (`NETWORKS`), and every test marked `@pytest.mark.network`: one
+#: that compiles a full-size network in its body, or compiles every zoo model
+#: for the host as test_host_zoo does (test_frontend still checks each small
+#: zoo model, imported and cleaned up, against onnxruntime in the quick suite).
+#: test_planner stays in: its full-size cases are parameters.
 NETWORK_MODULES = {
     "test_compile_scaling", "test_compiled_folder", "test_compiled_signature", "test_cortexm",
     "test_emulator", "test_fuzz", "test_generated_code", "test_host_zoo", "test_in_place",
     "test_int8", "test_int8_tables", "test_onnx_node_gaps", "test_ort_quantized",
-    "test_output_safety", "test_planner", "test_profile", "test_qemu", "test_torch_models",
+    "test_output_safety", "test_profile", "test_qemu", "test_torch_models",
     "test_user_models", "test_zoo",
 }
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "network: compiles networks or runs emulated targets "
-                                       "(left out by tools/run-tests --quick)")
+    config.addinivalue_line("markers", "network: compiles a full-size network or the whole zoo, "
+                                       "runs emulated targets, or drives the command lines end "
+                                       "to end case by case (left out by tools/run-tests --quick)")
 
 
 #: The MLPerf Tiny networks (and the zoo's other full-size ones) by name: a

@@ -40,6 +40,7 @@ def max_error(got, want) -> float:
     return max((float(np.abs(g - w).max()) if g.size else 0.0) for g, w in zip(got, want))
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("name", zoo.names())
 def test_zoo_model_after_cleanup_matches_onnxruntime(name):
     model = zoo.build(name)

@@ -25,6 +25,7 @@ def builds(compiled_zoo):
     return get
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("name", zoo.names())
 def test_fused_equals_unfused(name, builds):
     inputs, fused, unfused = builds(name)
@@ -77,6 +78,7 @@ def test_kws_dscnn_groups():
     assert len(convs) == 9 and all(g[-1] == "tinyml.relu" for g in convs)
 
 
+@pytest.mark.network
 def test_poisoned_arena_gives_identical_outputs(builds):
     inputs, fused, _ = builds("kws_dscnn")
     clean = fused(*inputs)

@@ -206,6 +206,7 @@ def test_float_tflite_matches_tflite_micro(tmp_path, name):
         assert np.abs(got - want).max() <= 1e-5 * scale, target
 
 
+@pytest.mark.network
 def test_a_tflite_file_is_recognised_by_its_content(tmp_path):
     """Named like anything, a TFLite flatbuffer is read as one; its function
     is named after the file and its arguments after the tensors."""
