@@ -116,8 +116,9 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
         "eliminate-empty-tensors",
         "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map}",
-        # A tile's staging buffer (its padded input) once, not per iteration.
-        "func.func(buffer-loop-hoisting)",
+        # A tile's staging buffer (its padded input) once, not per iteration
+        # (nor per branch: a line buffer's steps compute in branches).
+        "func.func(buffer-loop-hoisting)", "tinyml-hoist-branch-allocs",
         # One subview per slice, so that the copies in-place bufferization
         # leaves between a slice and itself fold away.
         "cse",

@@ -7,24 +7,42 @@ buffer of image-processing pipelines; MCUNetV2, arXiv:2110.15352, computes
 overlapping patches again instead): a conv group `P` whose only reader is
 a conv group `D` of row stride 1 and kernel height k produces each of its
 output rows once, at the step of `D`'s first output row that needs it.
-The rolling buffer holds the k rows `D`'s window reads, position j = P's
-row i - pt + j at step i (pt: `D`'s top padding). The loop carries `D`'s
-output as rows of W * C elements:
+Row r of `P`'s output padded with `D`'s top and bottom padding (pt zero
+rows above, pb below; int8: `D`'s input zero point) is padded row r + pt;
+step j of the loop puts padded row j at the bottom of the rolling buffer
+of k rows and, once the buffer holds a window (j >= k - 1), computes
+`D`'s output row i = j - (k - 1) from all of it, so `D` needs no row
+padding of its own. The loop carries `D`'s output as rows of W * C
+elements:
 
-    %out, %ring = scf.for %i = ... iter_args(%o = %init, %b = tensor.empty) {
+    %out, %ring = scf.for %j = 0 to H_out + k - 1 iter_args(%o = %init, %b = tensor.empty) {
       %b1 = (rows 1..k-1 of %b moved up a row, one row at a time)
-      %in = (rows i*s + c ... of P's input: of %x, or of %o, see below)
-      %row = tinyml.fused P on %in                             // P's newest row
-      %b2 = tensor.insert_slice %row into %b1[0, k-1, 0, 0]
-      %o_i = tinyml.fused D on %b2 (and row i of its residual)
-      %o1 = tensor.insert_slice (%o_i as one row) into %o[0, i, 0]
+      %b2 = scf.if (0 <= j - pt < H_P) {
+        %in = (the rows of P's input P's row j - pt reads: of %x, or of %o,
+               see below; padded with as many rows as fall outside it)
+        %row = tinyml.fused P on %in                        // P's newest row
+        scf.yield (tensor.insert_slice %row into %b1[0, k-1, 0, 0])
+      } else {
+        scf.yield (%b1 with row k-1 filled with D's padding value)
+      }
+      %o1 = scf.if (j >= k - 1) {
+        %o_i = tinyml.fused D on %b2 (and row i of its residual)
+        scf.yield (tensor.insert_slice (%o_i as one row) into %o[0, i, 0])
+      } else {
+        scf.yield %o
+      }
       scf.yield %o1, %b2
     }
 
-The first steps compute the rows the first window needs, the last ones
-none, and windows over the top or bottom edge read fewer rows of the
-buffer with `D`'s padding instead: each kind of step is a loop of its own
-(static shapes for the tiles).
+Every step runs the same code, one copy of `P`'s and `D`'s (each several
+KB of Thumb code once tiled and vectorized): a loop per kind of step
+(the first, which computes the rows the first window needs, the ones
+whose window crosses an edge...) made a copy of them each. `P`'s own
+top and bottom padding, which its edge rows need, is a `tensor.pad` of
+the rows it reads by amounts that depend on j (bounded by the most any
+row has, so that integer range analysis proves a tile's window never all
+padding): the transform script fuses it into the tiles like the padding
+of any conv, which stage their padded windows anyway.
 
 Residual blocks. `D` may add a residual `E` of its output's shape, in its
 group or (int8, where the add rescales both operands) in a `tinyml.add`
@@ -36,12 +54,14 @@ that is `D`'s only reader; the loop then computes the add's row too.
   computed in the loop a row at a time): `%init` is `P`'s input, which `P`
   (and `S`) read from `%o`, and output row i is stored over its row i (an
   output row of a downsampling block has as many bytes as an input row).
-  That is safe when every row read at step i is at or below row i, which
-  no step before i has overwritten: the pass checks it per step, else the
-  output is a new tensor.
+  That is safe when every row read at the step storing row i is at or
+  below row i, which no step before has overwritten: the pass checks it
+  per row, else the output is a new tensor.
 
 The groups inside the loop keep their lowering configuration: their
-transform scripts tile them there as anywhere else. The roll moves k-1
+transform scripts tile them there as anywhere else (the buffers their
+tiles stage windows in, allocated in the branches, tinyml-hoist-branch-allocs
+allocates once, out of the loop). The roll moves k-1
 rows of `P`'s output per output row of `D`; bufferization does not see
 that a row and the one above it are disjoint and moves each through a
 one-row temporary, which tinyml-forward-copies removes.
@@ -50,7 +70,7 @@ Cost model (tinyml-schedule-for-memory's live bytes per op, the groups
 tinyml-compute-in-place marked in place): a pair is fused when a step
 where `P`'s output is live is at the function's peak and the peak of the
 same schedule once fused is lower: `P`'s output there is the loop's bytes
-(the rolling buffer, the new rows, the output row and the rows of `S`
+(the rolling buffer, the new row, the output row and the rows of `S`
 and `D` before they are stored, and a row to spare), `P`'s input lives
 up to the loop, `D`'s output costs nothing over `E` or `P`'s input. Then
 again, with the peak recomputed, until no pair lowers it. The function
@@ -64,35 +84,22 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
-from ..conversion.linalg_builders import collapse, expand
+from ..conversion.linalg_builders import ScalarBuilder, collapse, expand
 from ..dialects import tinyml as tm
 from ..ir.analysis import LINE_BUFFERS
 from ..ir.attributes import window_attributes
+from ..ir.lazy_modules import linalg
+from ..ir.quant import is_quantized, zero_points
 from ..ir.values import shape_of
 from ..ir.walk import functions
 from ..pipeline.registry import Pass, register
 from .compute_in_place import live_during, marked_groups, overwritten_index, savings
-from .row_loops import (as_element, clone_on_rows, conv_of, extract_rows, index, input_window,
-                        insert_rows, row_conv, stored)
+from .row_loops import (as_element, clone_on_rows, conv_of, extract_rows, index,
+                        input_window, insert_rows, row_conv, stored, window_rows)
 from .schedule_for_memory import Graph, build_graph, tensor_bytes
 
 #: NHWC as rows of W * C elements.
 ROWS = [[0], [1], [2, 3]]
-
-
-@dataclass(frozen=True)
-class Step:
-    """What the loop does at output row i of `D`; consecutive rows that do
-    the same make one loop."""
-
-    rolls: bool                  # moves the buffer up by a row first
-    new_rows: int                # rows of P it computes (none, one, or the first window's)
-    window: tuple[int, int]      # P's input rows it reads: first - i * P's row stride, count
-    p_padding: tuple[int, int]   # P's padding above and below those rows
-    buffer_row: int              # where the new rows go in the buffer
-    d_padding: tuple[int, int]   # D's padding above and below the rows it reads
-    shortcut: tuple[int, int, int, int]  # the shortcut's input rows: first - i * its
-                                         # row stride, count, padding above and below
 
 
 @dataclass(frozen=True)
@@ -134,44 +141,23 @@ class LineBuffer:
     def source(self) -> ir.Value:
         return self.producer.operands[overwritten_index(self.producer)]
 
-    def steps(self) -> list[Step]:
+    def overwrites_unread_rows(self) -> bool:
+        """Every row of P's input that P or S read at a step is at or
+        below the output row it stores: rows above it hold D's output by
+        then. P's row r is computed at step r + pt, which stores D's row
+        r + pt - (k - 1) (pt: D's top padding, k: its kernel height); S's
+        row i at the step storing row i."""
         p_root, d_root = conv_of(self.producer), conv_of(self.consumer)
-        (stride, _), _, _ = window_attributes(p_root.attributes)
         _, _, (top, _, _, _) = window_attributes(d_root.attributes)
         kernel = shape_of(d_root.operands[1])[0]
-        rows = shape_of(p_root.results[0])[1]
-        s_root = None if self.shortcut is None else conv_of(self.shortcut)
-        s_stride = 0 if s_root is None else window_attributes(s_root.attributes)[0][0]
-        steps, computed = [], 0
-        for i in range(shape_of(d_root.results[0])[1]):
-            first, end = max(0, i - top), min(rows, i - top + kernel)
-            new = end - computed
-            in_first, count, above, below = \
-                input_window(p_root, computed, end) if new else (0, 0, 0, 0)
-            shortcut = (0, 0, 0, 0)
-            if s_root is not None:
-                s_first, s_count, s_above, s_below = input_window(s_root, i, i + 1)
-                shortcut = (s_first - i * s_stride, s_count, s_above, s_below)
-            steps.append(Step(
-                rolls=i > 0 and kernel > 1, new_rows=new,
-                window=(in_first - i * stride, count) if new else (0, 0),
-                p_padding=(above, below), buffer_row=computed - (i - top) if new else 0,
-                d_padding=(first - (i - top), (i - top + kernel) - end), shortcut=shortcut))
-            computed = max(computed, end)
-        return steps
-
-    def overwrites_unread_rows(self) -> bool:
-        """Every row of P's input that P or S read at step i is at or
-        below row i: rows above it hold D's output by then."""
-        p_stride = window_attributes(conv_of(self.producer).attributes)[0][0]
-        s_stride = 0 if self.shortcut is None else \
-            window_attributes(conv_of(self.shortcut).attributes)[0][0]
-        for i, step in enumerate(self.steps()):
-            if step.new_rows and step.window[0] + i * p_stride < i:
-                return False
-            if self.shortcut is not None and step.shortcut[0] + i * s_stride < i:
-                return False
-        return True
+        if any(input_window(p_root, r, r + 1)[0] < r + top - (kernel - 1)
+               for r in range(shape_of(p_root.results[0])[1])):
+            return False
+        if self.shortcut is None:
+            return True
+        s_root = conv_of(self.shortcut)
+        return all(input_window(s_root, i, i + 1)[0] >= i
+                   for i in range(shape_of(s_root.results[0])[1]))
 
     def rows_fit(self) -> bool:
         """D's output rows take no more room than P's input rows, and are
@@ -183,16 +169,15 @@ class LineBuffer:
     def loop_bytes(self) -> int:
         """The bytes the loop holds besides its input and output: the
         rolling buffer, and the temporaries bufferization gives it (P's new
-        rows, the shortcut's row and D's output row before they are
+        row, the shortcut's row and D's output row before they are
         stored), with a row of P's to spare."""
         kernel = shape_of(conv_of(self.consumer).operands[1])[0]
         p_out, d_out = self.producer.results[0], self.output
         p_row = tensor_bytes(p_out) // shape_of(p_out)[1]
         d_row = tensor_bytes(d_out) // shape_of(d_out)[1]
-        new_rows = max(step.new_rows for step in self.steps())
         # A row of output, and one of S's and D's where the loop goes on
         # to compute from them (every inner op but P).
-        return p_row * (kernel + 1 + new_rows) + d_row * len(self.inner)
+        return p_row * (kernel + 2) + d_row * len(self.inner)
 
 
 def _residual(consumer: ir.Operation) -> int | None:
@@ -341,20 +326,27 @@ def _add_rows(add: ir.Operation, consumer_output: ir.Value, row: ir.Value,
     return clone.results[0]
 
 
+def _padding_value(element: ir.Type) -> ir.Value:
+    """What a conv's padding holds, in the type loops carry: zero, or an
+    int8 input's zero point."""
+    stored_element = stored(element)
+    return ScalarBuilder(stored_element).const(
+        zero_points(element)[0] if is_quantized(element) else 0)
+
+
 def fuse(fusion: LineBuffer, over: str | None) -> None:
-    """Replaces P, D (and S) by the loops over D's output rows."""
+    """Replaces P, D (and S) by the loop over D's output rows."""
     producer, consumer, shortcut = fusion.producer, fusion.consumer, fusion.shortcut
     p_root, d_root = conv_of(producer), conv_of(consumer)
-    p_stride = window_attributes(p_root.attributes)[0][0]
     _, _, (_, p_left, _, p_right) = window_attributes(p_root.attributes)
-    _, _, (_, left, _, right) = window_attributes(d_root.attributes)
+    _, _, (top, left, _, right) = window_attributes(d_root.attributes)
     kernel = shape_of(d_root.operands[1])[0]
     p_index, d_index, residual = overwritten_index(producer), overwritten_index(consumer), \
         fusion.residual
     assert p_index is not None and d_index is not None, "row convs read their input"
     source = fusion.source
     _, height, width, in_channels = shape_of(source)
-    _, _, p_width, p_channels = shape_of(producer.results[0])
+    _, p_rows, p_width, p_channels = shape_of(producer.results[0])
     residual_value, last = fusion.residual_value, fusion.last
     out_shape = shape_of(fusion.output)
     _, out_height, out_width, out_channels = out_shape
@@ -363,13 +355,6 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
     out_element = ir.RankedTensorType(fusion.output.type).element_type
     residual_element = None if residual_value is None else \
         ir.RankedTensorType(residual_value.type).element_type
-
-    segments: list[list] = []  # [first output row, end row, step]
-    for i, step in enumerate(fusion.steps()):
-        if segments and segments[-1][2] == step:
-            segments[-1][1] = i + 1
-        else:
-            segments.append([i, i + 1, step])
 
     with ir.InsertionPoint(last), last.location:
         # The loop carries D's output as rows of W * C elements: over P's
@@ -382,48 +367,61 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
         else:
             acc = tensor.empty([1, out_height, out_width * out_channels], stored(out_element))
         buffer = tensor.empty([1, kernel, p_width, p_channels], stored(p_element))
-        for first_row, end_row, step in segments:
-            loop = scf.ForOp(index(first_row), index(end_row), index(1), [acc, buffer])
-            with ir.InsertionPoint(loop.body):
-                i = loop.induction_variable
-                out, rows = loop.inner_iter_args
+        # Step j puts row j of P's output padded with D's top and bottom
+        # padding at the bottom of the buffer, then computes D's row
+        # j - (k - 1) from the whole buffer.
+        loop = scf.ForOp(index(0), index(out_height + kernel - 1), index(1), [acc, buffer])
+        with ir.InsertionPoint(loop.body):
+            j = loop.induction_variable
+            out, rows = loop.inner_iter_args
 
-                def input_rows(stride: int, first: int, count: int) -> ir.Value:
-                    start = arith.addi(arith.muli(i, index(stride)), index(first))
-                    if over == "input":
-                        read = expand(extract_rows(out, start, count),
-                                      [1, count, width, in_channels], ROWS)
-                    else:
-                        read = extract_rows(stored_source, start, count)
-                    return as_element(read, in_element)
+            def read(first: ir.Value, count: ir.Value | int) -> ir.Value:
+                """Rows of P's input, in the type loops carry."""
+                if over != "input":
+                    return extract_rows(stored_source, first, count)
+                # Sliced once expanded: a tile's pad then knows how many
+                # rows it reads (tensor.dim of a slice folds to its size).
+                return extract_rows(expand(out, [1, height, width, in_channels], ROWS), first,
+                                    count)
 
-                if step.rolls:
-                    # Row by row: bufferization moves each within the buffer.
-                    for row in range(kernel - 1):
-                        rows = insert_rows(extract_rows(rows, row + 1, 1), rows, row)
-                if step.new_rows:
-                    new = clone_on_rows(producer, ir.InsertionPoint(loop.body),
-                                        {p_index: input_rows(p_stride, *step.window)},
-                                        [1, step.new_rows, p_width, p_channels],
-                                        [step.p_padding[0], p_left, step.p_padding[1],
-                                         p_right])
-                    rows = insert_rows(as_element(new.results[0], stored(p_element)), rows,
-                                       step.buffer_row)
-                above, below = step.d_padding
-                sources = {d_index: as_element(extract_rows(rows, above, kernel - above - below),
-                                               p_element)}
+            def input_rows(root: ir.Operation, row: ir.Value) -> ir.Value:
+                return as_element(window_rows(root, row, read, _padding_value(in_element)),
+                                  in_element)
+
+            # Row by row: bufferization moves each within the buffer.
+            for row in range(kernel - 1):
+                rows = insert_rows(extract_rows(rows, row + 1, 1), rows, row)
+            p_row = arith.subi(j, index(top))
+            # Unsigned: a row above P's first wraps around to a large one.
+            computes = arith.cmpi(arith.CmpIPredicate.ult, p_row, index(p_rows))
+            new_row = scf.IfOp(computes, [rows.type], has_else=True)
+            with ir.InsertionPoint(new_row.then_block):
+                new = clone_on_rows(producer, ir.InsertionPoint(new_row.then_block),
+                                    {p_index: input_rows(p_root, p_row)},
+                                    [1, 1, p_width, p_channels], [0, p_left, 0, p_right])
+                scf.YieldOp([insert_rows(as_element(new.results[0], stored(p_element)), rows,
+                                         kernel - 1)])
+            with ir.InsertionPoint(new_row.else_block):
+                padding = linalg.fill(_padding_value(p_element),
+                                      outs=[extract_rows(rows, kernel - 1, 1)])
+                scf.YieldOp([insert_rows(padding, rows, kernel - 1)])
+            rows = new_row.results[0]
+
+            i = arith.subi(j, index(kernel - 1))
+            stores = arith.cmpi(arith.CmpIPredicate.sge, j, index(kernel - 1))
+            out_row = scf.IfOp(stores, [out.type], has_else=True)
+            with ir.InsertionPoint(out_row.then_block):
+                sources = {d_index: as_element(rows, p_element)}
                 residual_row = None
                 if shortcut is not None:
-                    s_root, s_index = conv_of(shortcut), overwritten_index(shortcut)
+                    s_index = overwritten_index(shortcut)
                     assert s_index is not None, "a row conv reads its input"
-                    (s_stride, _), _, (_, s_left, _, s_right) = \
-                        window_attributes(s_root.attributes)
-                    s_first, s_count, s_above, s_below = step.shortcut
+                    _, _, (_, s_left, _, s_right) = \
+                        window_attributes(conv_of(shortcut).attributes)
                     residual_row = clone_on_rows(
-                        shortcut, ir.InsertionPoint(loop.body),
-                        {s_index: input_rows(s_stride, s_first, s_count)},
-                        [1, 1, out_width, out_channels],
-                        [s_above, s_left, s_below, s_right]).results[0]
+                        shortcut, ir.InsertionPoint(out_row.then_block),
+                        {s_index: input_rows(conv_of(shortcut), i)},
+                        [1, 1, out_width, out_channels], [0, s_left, 0, s_right]).results[0]
                 elif residual_value is not None:
                     if over is not None:
                         row = expand(extract_rows(out, i, 1), [1, 1, out_width, out_channels],
@@ -434,14 +432,17 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
                     residual_row = as_element(row, residual_element)
                 if residual is not None:
                     sources[residual] = residual_row
-                row = clone_on_rows(consumer, ir.InsertionPoint(loop.body), sources,
+                row = clone_on_rows(consumer, ir.InsertionPoint(out_row.then_block), sources,
                                     [1, 1, out_width, out_channels],
-                                    [above, left, below, right]).results[0]
+                                    [0, left, 0, right]).results[0]
                 if fusion.add is not None:
                     row = _add_rows(fusion.add, consumer.results[0], row, residual_row)
                 stored_row = collapse(as_element(row, stored(out_element)), ROWS)
-                scf.YieldOp([insert_rows(stored_row, out, i), rows])
-            acc, buffer = loop.results[0], loop.results[1]
+                scf.YieldOp([insert_rows(stored_row, out, i)])
+            with ir.InsertionPoint(out_row.else_block):
+                scf.YieldOp([out])
+            scf.YieldOp([out_row.results[0], rows])
+        acc = loop.results[0]
         if shape_of(acc)[1] != out_height:
             acc = extract_rows(acc, 0, out_height)
         result = as_element(expand(acc, out_shape, ROWS), out_element)

@@ -7,6 +7,8 @@ bufferization knows no quantized element type.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from mlir import ir
 from mlir.dialects import arith, tensor
 
@@ -17,6 +19,7 @@ from ..ir.values import shape_of
 from .compute_in_place import overwritten_input
 
 DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset()
+DYNAMIC_SIZE = ir.ShapedType.get_dynamic_size()
 
 
 def reads_only_weights_besides(group: ir.Operation, *others: ir.Value) -> bool:
@@ -116,15 +119,57 @@ def index(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
 
-def extract_rows(source: ir.Value, first: ir.Value | int, rows: int) -> ir.Value:
+def extract_rows(source: ir.Value, first: ir.Value | int, rows: ir.Value | int) -> ir.Value:
     """Rows [first, first + rows) (dimension 1) of the batch-1 tensor
     `source`."""
     t = ir.RankedTensorType(source.type)
-    sizes = [1, rows] + list(t.shape[2:])
     dynamic = [first] if isinstance(first, ir.Value) else []
+    dynamic_sizes = [rows] if isinstance(rows, ir.Value) else []
+    sizes = [1, DYNAMIC_SIZE if dynamic_sizes else rows] + list(t.shape[2:])
     offsets = [0, DYNAMIC if dynamic else first] + [0] * (t.rank - 2)
     return tensor.ExtractSliceOp(ir.RankedTensorType.get(sizes, t.element_type), source,
-                                 dynamic, [], [], offsets, sizes, [1] * t.rank).result
+                                 dynamic, dynamic_sizes, [], offsets, sizes,
+                                 [1] * t.rank).result
+
+
+def window_rows(root: ir.Operation, row: ir.Value,
+                read: Callable[[ir.Value, ir.Value | int], ir.Value],
+                fill: ir.Value) -> ir.Value:
+    """The rows of its input the conv `root` reads for its output row `row`
+    (as many as its kernel is high), read by `read(first, count)` and, where
+    they fall outside its input, `fill` rows: the conv's top and bottom
+    padding as amounts that depend on `row`, so that one body computes
+    every row. A tile stages its window padded anyway (the transform
+    script fuses the pad into it): no padded copy of the rows exists."""
+    (stride, _), _, (top, _, _, _) = window_attributes(root.attributes)
+    kernel, height = shape_of(root.operands[1])[0], shape_of(root.operands[0])[1]
+    windows = [input_window(root, r, r + 1) for r in range(shape_of(root.results[0])[1])]
+    most_above, most_below = max(w[2] for w in windows), max(w[3] for w in windows)
+    start = arith.subi(arith.muli(row, index(stride)), index(top))
+    if not most_above and not most_below:
+        return read(start, kernel)
+
+    def padding(overhang: ir.Value, most: int) -> ir.Value:
+        if not most:
+            return index(0)
+        # Bounded by the most any row has, which `row` alone does not
+        # show: integer range analysis then proves that a tile's window
+        # is never all padding (the tiled pad's guard for it is dead).
+        return arith.minsi(arith.maxsi(overhang, index(0)), index(most))
+
+    above = padding(arith.subi(index(0), start), most_above)
+    below = padding(arith.subi(arith.addi(start, index(kernel)), index(height)), most_below)
+    rows = read(arith.addi(start, above),
+                arith.subi(arith.subi(index(kernel), above), below))
+    t = ir.RankedTensorType(rows.type)
+    shape = [1, kernel] + list(t.shape[2:])
+    static = [0, DYNAMIC_SIZE] + [0] * (t.rank - 2)
+    pad = tensor.PadOp(ir.RankedTensorType.get(shape, t.element_type), rows,
+                       [above], [below], static, static)
+    body = pad.regions[0].blocks.append(*([ir.IndexType.get()] * t.rank))
+    with ir.InsertionPoint(body):
+        tensor.YieldOp(fill)
+    return pad.result
 
 
 def insert_rows(rows: ir.Value, into: ir.Value, first: ir.Value | int) -> ir.Value:
