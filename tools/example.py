@@ -71,6 +71,10 @@ def main() -> int:
         f"arena            {report.arena_bytes:,} B  (TFLM-style greedy {report.greedy_arena_bytes:,} B,"
         f" lower bound {report.lower_bound_bytes:,} B, naive {report.naive_arena_bytes:,} B)",
         f"peak at          {report.peak_op}",
+        "memory plan      " + ", ".join(
+            f"{'[' if plan.chosen else ''}{plan.plan} {plan.arena_bytes:,} B / text "
+            f"{plan.text_bytes:,} B{']' if plan.chosen else ''}"
+            for plan in report.memory_plans) + "  ([kept]: least arena within 15% more code)",
         f"flash            text {flash.text:,} B, rodata {flash.rodata:,} B,"
         f" data {flash.data} B, bss {flash.bss} B",
         f"instructions     {result.instructions:,} ({result.instructions / max(report.macs, 1):.2f} per MAC)",
