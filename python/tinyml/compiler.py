@@ -21,6 +21,7 @@ report built here is the one a stage run alone would give.
 from __future__ import annotations
 
 import functools
+import hashlib
 import tempfile
 import time
 from dataclasses import dataclass
@@ -106,7 +107,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
                     refuse_float_layers(func, spec.name)
                 build.front.measured["float_layers"] = float_layers(func)
         built: list[Candidate] = []
-        scheduled: set[str] = set()
+        scheduled: set[bytes] = set()
         for plan in plans:
             stages = stages_for(memory_plan=plan)
             # The last plan takes the module itself, each other one a copy.
@@ -168,17 +169,20 @@ class _Build:
             candidate.measured.update(stage.measure(module))
 
     def plan(self, plan: str, module: Any, stages: list[Stage], sram_budget: int | None,
-             scheduled: set[str]) -> Candidate | None:
+             scheduled: set[bytes]) -> Candidate | None:
         """`plan`'s compile of `module` (the front stages' copy) through
         `stages`, the schedule and on; None when its schedule gives IR
-        another plan gave (in `scheduled`); its arena alone when that is
-        over `sram_budget` (no back end for a plan that cannot be kept)."""
+        another plan gave (its digest in `scheduled`); its arena alone when
+        that is over `sram_budget` (no back end for a plan that cannot be
+        kept)."""
         candidate = self.front.branch(plan)
         self.run(stages[0], module, candidate)
-        ir_text: str = module.operation.get_asm(enable_debug_info=True)
-        if ir_text in scheduled:
+        # A digest, not the text: the text holds every weight.
+        digest = hashlib.sha256(module.operation.get_asm(enable_debug_info=True,
+                                                         binary=True)).digest()
+        if digest in scheduled:
             return None
-        scheduled.add(ir_text)
+        scheduled.add(digest)
         for stage in stages[1:]:
             self.run(stage, module, candidate)
             if stage.name == "plan-memory":  # before the last stages, to fail fast
