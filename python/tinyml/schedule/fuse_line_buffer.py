@@ -84,18 +84,18 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
-from ..conversion.linalg_builders import ScalarBuilder, collapse, expand
+from ..conversion.linalg_builders import collapse, expand
 from ..dialects import tinyml as tm
 from ..ir.analysis import LINE_BUFFERS
 from ..ir.attributes import window_attributes
 from ..ir.lazy_modules import linalg
-from ..ir.quant import is_quantized, zero_points
 from ..ir.values import shape_of
 from ..ir.walk import functions
 from ..pipeline.registry import Pass, register
 from .compute_in_place import live_during, marked_groups, overwritten_index, savings
 from .row_loops import (as_element, clone_on_rows, conv_of, extract_rows, index,
-                        input_window, insert_rows, row_conv, stored, window_rows)
+                        input_window, insert_rows, padding_value, row_conv, stored,
+                        window_rows)
 from .schedule_for_memory import Graph, build_graph, tensor_bytes
 
 #: NHWC as rows of W * C elements.
@@ -326,14 +326,6 @@ def _add_rows(add: ir.Operation, consumer_output: ir.Value, row: ir.Value,
     return clone.results[0]
 
 
-def _padding_value(element: ir.Type) -> ir.Value:
-    """What a conv's padding holds, in the type loops carry: zero, or an
-    int8 input's zero point."""
-    stored_element = stored(element)
-    return ScalarBuilder(stored_element).const(
-        zero_points(element)[0] if is_quantized(element) else 0)
-
-
 def fuse(fusion: LineBuffer, over: str | None) -> None:
     """Replaces P, D (and S) by the loop over D's output rows."""
     producer, consumer, shortcut = fusion.producer, fusion.consumer, fusion.shortcut
@@ -385,7 +377,7 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
                                     count)
 
             def input_rows(root: ir.Operation, row: ir.Value) -> ir.Value:
-                return as_element(window_rows(root, row, read, _padding_value(in_element)),
+                return as_element(window_rows(root, row, read, padding_value(in_element)),
                                   in_element)
 
             # Row by row: bufferization moves each within the buffer.
@@ -402,7 +394,7 @@ def fuse(fusion: LineBuffer, over: str | None) -> None:
                 scf.YieldOp([insert_rows(as_element(new.results[0], stored(p_element)), rows,
                                          kernel - 1)])
             with ir.InsertionPoint(new_row.else_block):
-                padding = linalg.fill(_padding_value(p_element),
+                padding = linalg.fill(padding_value(p_element),
                                       outs=[extract_rows(rows, kernel - 1, 1)])
                 scf.YieldOp([insert_rows(padding, rows, kernel - 1)])
             rows = new_row.results[0]

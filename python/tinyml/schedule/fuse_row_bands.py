@@ -18,13 +18,15 @@ its own input; so
       scf.yield %next
     }
 
-Rows of the window outside P's output are D's padding: the first and last
-bands read fewer rows of P, with D's top or bottom padding instead, and
-the last may have fewer output rows, each a loop of its own (static shapes
-for the tiles). The band is n rows of P's output where the whole tensor
-was H rows; P computes the kh - s rows consecutive bands share again (the
-recomputed MACs, on the function as `tinyml.recomputed_macs`): a share
-(kh - s) / (R * s) of P. R is `band-rows` (2 by default: on VWW, 25% of
+One body computes every band (one copy of each group's code): P always
+computes n rows, moved inside its input where the window overhangs it, and
+D reads its window from them with the overhang as its padding (a
+`tensor.pad` of dynamic amounts, which the transform script fuses into D's
+tiles); a last band that would run past the output moves up and computes
+some rows of the one before again. P computes again the kh - s rows
+consecutive bands share (the recomputed MACs, on the function as
+`tinyml.recomputed_macs`): a share (kh - s) / (R * s) of P, and a few more
+rows for the moved bands. R is `band-rows` (2 by default: on VWW, 25% of
 its first pointwise conv again and a 15 KB band, where one row costs 50%
 and 9 KB; benchmark_memory.py). The groups inside the loop keep their
 lowering configuration: their transform scripts tile them there as
@@ -52,8 +54,8 @@ from ..ir.walk import functions
 from ..pipeline.registry import Option, Pass, register
 from .compute_in_place import (live_during, marked_groups, overwritten_index,
                                overwritten_input, savings)
-from .row_loops import (as_element, clone_on_rows, conv_of, extract_rows, index, input_window,
-                        insert_rows, row_conv, stored)
+from .row_loops import (as_element, clone_on_rows, conv_of, extract_rows, index, insert_rows,
+                        padding_value, row_conv, stored, window_rows)
 from .schedule_for_memory import build_graph, tensor_bytes
 
 
@@ -78,8 +80,8 @@ def recompute_fraction(consumer: ir.Operation, band_rows: int) -> float:
 def candidate_pairs(func: ir.Operation, max_recompute: float,
                     band_rows: int) -> list[tuple[ir.Operation, ir.Operation]]:
     """(P, D): P a pointwise conv group read only by D, as D's conv input,
-    whose bands of `band_rows` output rows recompute at most
-    `max_recompute` of P."""
+    whose bands of `band_rows` output rows read fewer rows than P has and
+    recompute at most `max_recompute` of P."""
     pairs = []
     for op in func.regions[0].blocks[0].operations:
         op = op.operation
@@ -91,18 +93,30 @@ def candidate_pairs(func: ir.Operation, max_recompute: float,
         consumer = uses[0].owner.operation
         if consumer.name == tm.FusedOp.OPERATION_NAME and row_conv(consumer) is not None \
                 and overwritten_input(consumer) == op.results[0] \
+                and band_span(consumer, band_rows) < shape_of(op.results[0])[1] \
                 and recompute_fraction(consumer, band_rows) <= max_recompute:
             pairs.append((op, consumer))
     return pairs
 
 
+def band_rows_of(consumer: ir.Operation, band_rows: int) -> int:
+    """The output rows of the consumer each band computes."""
+    return min(band_rows, shape_of(consumer.results[0])[1])
+
+
+def band_span(consumer: ir.Operation, band_rows: int) -> int:
+    """The rows of P's output a band reads."""
+    strides, _, _ = window_attributes(conv_of(consumer).attributes)
+    return (band_rows_of(consumer, band_rows) - 1) * strides[0] \
+        + shape_of(conv_of(consumer).operands[1])[0]
+
+
 def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -> int:
-    """Replaces the pair by its loops over bands of `band_rows` output rows
+    """Replaces the pair by its loop over bands of `band_rows` output rows
     of the consumer; returns the MACs computed again."""
     root = conv_of(consumer)
-    strides, _, padding = window_attributes(root.attributes)
-    stride, (top, left, _, right) = strides[0], padding
-    kernel = shape_of(root.operands[1])[0]
+    strides, _, (top, left, _, right) = window_attributes(root.attributes)
+    stride = strides[0]
     p_index, d_index = overwritten_index(pointwise), overwritten_index(consumer)
     assert p_index is not None and d_index is not None, "row convs read their input"
     source = pointwise.operands[p_index]
@@ -110,46 +124,46 @@ def fuse_pair(pointwise: ir.Operation, consumer: ir.Operation, band_rows: int) -
     p_channels = shape_of(pointwise.results[0])[3]
     out_shape = shape_of(consumer.results[0])
     _, out_height, out_width, out_channels = out_shape
-
-    # Consecutive bands of as many output rows, reading as many of P's rows
-    # (and of padding above and below), make one loop.
-    segments: list[list[int]] = []  # [first row, end row, rows, pad above, pad below]
-    for r in range(0, out_height, band_rows):
-        rows = min(band_rows, out_height - r)
-        _, _, above, below = input_window(root, r, r + rows)
-        if segments and segments[-1][1] == r and segments[-1][2:] == [rows, above, below]:
-            segments[-1][1] = r + rows
-        else:
-            segments.append([r, r + rows, rows, above, below])
+    out_rows, span = band_rows_of(consumer, band_rows), band_span(consumer, band_rows)
+    bands = -(-out_height // out_rows)
 
     in_element = ir.RankedTensorType(source.type).element_type
+    p_element = ir.RankedTensorType(pointwise.results[0].type).element_type
     out_element = ir.RankedTensorType(consumer.results[0].type).element_type
-    computed_rows = 0
     with ir.InsertionPoint(consumer), consumer.location:
         stored_source = as_element(source, stored(in_element))
         acc = tensor.empty(out_shape, stored(out_element))
-        for first_row, end_row, out_rows, above, below in segments:
-            rows = (out_rows - 1) * stride + kernel - above - below
-            computed_rows += rows * (end_row - first_row) // out_rows
-            loop = scf.ForOp(index(first_row), index(end_row), index(out_rows), [acc])
-            with ir.InsertionPoint(loop.body):
-                r = loop.induction_variable
-                start = arith.addi(arith.muli(r, index(stride)), index(above - top))
-                band_in = as_element(extract_rows(stored_source, start, rows), in_element)
-                band = clone_on_rows(pointwise, ir.InsertionPoint(loop.body), {p_index: band_in},
-                                     [1, rows, width, p_channels])
-                row = clone_on_rows(consumer, ir.InsertionPoint(loop.body),
-                                    {d_index: band.results[0]},
-                                    [1, out_rows, out_width, out_channels],
-                                    [above, left, below, right])
-                scf.YieldOp([insert_rows(as_element(row.results[0], stored(out_element)),
-                                         loop.inner_iter_args[0], r)])
-            acc = loop.results[0]
-        result = as_element(acc, out_element)
+        loop = scf.ForOp(index(0), index(out_height), index(out_rows), [acc])
+        with ir.InsertionPoint(loop.body):
+            r = loop.induction_variable
+            if out_height % out_rows:
+                # The last band ends at the last row: one that would run
+                # past it computes some of the rows before it again.
+                r = arith.minsi(r, index(out_height - out_rows))
+            # P computes the band's rows of its output from the same rows of
+            # its input, moved inside the input where the band overhangs it
+            # (the overhang is D's padding, which `window_rows` supplies).
+            first = arith.subi(arith.muli(r, index(stride)), index(top))
+            computed = arith.minsi(arith.maxsi(first, index(0)), index(height - span))
+            band_in = as_element(extract_rows(stored_source, computed, span), in_element)
+            band = clone_on_rows(pointwise, ir.InsertionPoint(loop.body), {p_index: band_in},
+                                 [1, span, width, p_channels])
+            stored_band = as_element(band.results[0], stored(p_element))
+
+            def read(at: ir.Value, count: ir.Value | int) -> ir.Value:
+                return extract_rows(stored_band, arith.subi(at, computed), count)
+
+            window = as_element(window_rows(root, r, read, padding_value(p_element), out_rows),
+                                p_element)
+            rows = clone_on_rows(consumer, ir.InsertionPoint(loop.body), {d_index: window},
+                                 [1, out_rows, out_width, out_channels], [0, left, 0, right])
+            scf.YieldOp([insert_rows(as_element(rows.results[0], stored(out_element)),
+                                     loop.inner_iter_args[0], r)])
+        result = as_element(loop.results[0], out_element)
     consumer.results[0].replace_all_uses_with(result)
     consumer.erase()
     pointwise.erase()
-    return (computed_rows - height) * width * p_channels * in_channels
+    return (bands * span - height) * width * p_channels * in_channels
 
 
 def fuse_row_bands_in(func: ir.Operation, max_recompute: float, band_rows: int) -> int:
@@ -169,9 +183,7 @@ def fuse_row_bands_in(func: ir.Operation, max_recompute: float, band_rows: int) 
                 continue
             # While the loop runs: what P's step holds, with the consumer's
             # output and P's band in place of P's whole output.
-            root = conv_of(consumer)
-            strides, _, _ = window_attributes(root.attributes)
-            band = (band_rows - 1) * strides[0] + shape_of(root.operands[1])[0]
+            band = band_span(consumer, band_rows)
             p_out = tensor_bytes(pointwise.results[0])
             looped = (plain[p] - p_out + tensor_bytes(consumer.results[0])
                       + p_out // shape_of(pointwise.results[0])[1] * band)

@@ -14,7 +14,8 @@ from mlir.dialects import arith, tensor
 
 from ..ir.attributes import window_attributes
 from ..ir.lowering_config import IN_PLACE, LoweringConfig
-from ..ir.quant import is_quantized, storage_cast, storage_type
+from ..conversion.linalg_builders import ScalarBuilder
+from ..ir.quant import is_quantized, storage_cast, storage_type, zero_points
 from ..ir.values import shape_of
 from .compute_in_place import overwritten_input
 
@@ -115,6 +116,14 @@ def as_element(value: ir.Value, element: ir.Type) -> ir.Value:
     return storage_cast(value, element)
 
 
+def padding_value(element: ir.Type) -> ir.Value:
+    """What a conv's padding holds, in the type loops carry: zero, or an
+    int8 input's zero point."""
+    stored_element = stored(element)
+    return ScalarBuilder(stored_element).const(
+        zero_points(element)[0] if is_quantized(element) else 0)
+
+
 def index(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
@@ -134,20 +143,23 @@ def extract_rows(source: ir.Value, first: ir.Value | int, rows: ir.Value | int) 
 
 def window_rows(root: ir.Operation, row: ir.Value,
                 read: Callable[[ir.Value, ir.Value | int], ir.Value],
-                fill: ir.Value) -> ir.Value:
-    """The rows of its input the conv `root` reads for its output row `row`
-    (as many as its kernel is high), read by `read(first, count)` and, where
-    they fall outside its input, `fill` rows: the conv's top and bottom
-    padding as amounts that depend on `row`, so that one body computes
-    every row. A tile stages its window padded anyway (the transform
-    script fuses the pad into it): no padded copy of the rows exists."""
+                fill: ir.Value, out_rows: int = 1) -> ir.Value:
+    """The rows of its input the conv `root` reads for its `out_rows`
+    output rows from `row` on ((out_rows - 1) * stride + kernel rows),
+    read by `read(first, count)` and, where they fall outside its input,
+    `fill` rows: the conv's top and bottom padding as amounts that depend
+    on `row`, so that one body computes every band. A tile stages its
+    window padded anyway (the transform script fuses the pad into it): no
+    padded copy of the rows exists."""
     (stride, _), _, (top, _, _, _) = window_attributes(root.attributes)
     kernel, height = shape_of(root.operands[1])[0], shape_of(root.operands[0])[1]
-    windows = [input_window(root, r, r + 1) for r in range(shape_of(root.results[0])[1])]
+    span = (out_rows - 1) * stride + kernel
+    windows = [input_window(root, r, r + out_rows)
+               for r in range(shape_of(root.results[0])[1] - out_rows + 1)]
     most_above, most_below = max(w[2] for w in windows), max(w[3] for w in windows)
     start = arith.subi(arith.muli(row, index(stride)), index(top))
     if not most_above and not most_below:
-        return read(start, kernel)
+        return read(start, span)
 
     def padding(overhang: ir.Value, most: int) -> ir.Value:
         if not most:
@@ -158,11 +170,11 @@ def window_rows(root: ir.Operation, row: ir.Value,
         return arith.minsi(arith.maxsi(overhang, index(0)), index(most))
 
     above = padding(arith.subi(index(0), start), most_above)
-    below = padding(arith.subi(arith.addi(start, index(kernel)), index(height)), most_below)
+    below = padding(arith.subi(arith.addi(start, index(span)), index(height)), most_below)
     rows = read(arith.addi(start, above),
-                arith.subi(arith.subi(index(kernel), above), below))
+                arith.subi(arith.subi(index(span), above), below))
     t = ir.RankedTensorType(rows.type)
-    shape = [1, kernel] + list(t.shape[2:])
+    shape = [1, span] + list(t.shape[2:])
     static = [0, DYNAMIC_SIZE] + [0] * (t.rank - 2)
     pad = tensor.PadOp(ir.RankedTensorType.get(shape, t.element_type), rows,
                        [above], [below], static, static)
