@@ -46,3 +46,40 @@ func.func @no_copy(%dst: memref<4xf32>) {
   linalg.fill ins(%zero : f32) outs(%dst : memref<4xf32>)
   return
 }
+
+// -----
+
+// A band of int8 rows (a contiguous run of 320 bytes in a larger buffer,
+// at a dynamic offset) copied into its temporary: a loop over words, each
+// a vector<4xi8> load and store on the two runs seen as one dimension.
+// CHECK-LABEL: func.func @contiguous_bytes
+// CHECK:         %[[FROM:.*]] = memref.collapse_shape %{{.*}} {{\[\[}}0, 1, 2, 3]] : memref<1x1x5x64xi8, strided<[8000, 320, 64, 1], offset: ?>> into memref<320xi8, strided<[1], offset: ?>>
+// CHECK:         %[[TO:.*]] = memref.collapse_shape %arg1 {{\[\[}}0, 1, 2, 3]] : memref<1x1x5x64xi8> into memref<320xi8>
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C320:.*]] = arith.constant 320 : index
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK:         scf.for %[[AT:.*]] = %[[C0]] to %[[C320]] step %[[C4]] {
+// CHECK:           %[[WORD:.*]] = vector.load %[[FROM]][%[[AT]]] : memref<320xi8, strided<[1], offset: ?>>, vector<4xi8>
+// CHECK:           vector.store %[[WORD]], %[[TO]][%[[AT]]] : memref<320xi8>, vector<4xi8>
+// CHECK-NOT:     linalg.copy
+// CHECK-NOT:     memref.copy
+func.func @contiguous_bytes(%in: memref<1x25x5x64xi8>, %band: memref<1x1x5x64xi8>, %row: index) {
+  %view = memref.subview %in[0, %row, 0, 0] [1, 1, 5, 64] [1, 1, 1, 1] : memref<1x25x5x64xi8> to memref<1x1x5x64xi8, strided<[8000, 320, 64, 1], offset: ?>>
+  memref.copy %view, %band : memref<1x1x5x64xi8, strided<[8000, 320, 64, 1], offset: ?>> to memref<1x1x5x64xi8>
+  return
+}
+
+// -----
+
+// Bytes copied as bytes: a target that is not one run (a window of a
+// padded buffer), and a run that is not a whole number of words.
+// CHECK-LABEL: func.func @bytes_not_words
+// CHECK-NOT:     vector.load
+// CHECK:         linalg.copy {{.*}}ins(%arg0 : memref<4x4xi8>) outs(%{{.*}} : memref<4x4xi8, strided<[6, 1], offset: 7>>)
+// CHECK:         linalg.copy {{.*}}ins(%arg2 : memref<6xi8>) outs(%arg3 : memref<6xi8>)
+func.func @bytes_not_words(%src: memref<4x4xi8>, %dst: memref<6x6xi8>, %odd: memref<6xi8>, %odd_dst: memref<6xi8>) {
+  %view = memref.subview %dst[1, 1] [4, 4] [1, 1] : memref<6x6xi8> to memref<4x4xi8, strided<[6, 1], offset: 7>>
+  memref.copy %src, %view : memref<4x4xi8> to memref<4x4xi8, strided<[6, 1], offset: 7>>
+  memref.copy %odd, %odd_dst : memref<6xi8> to memref<6xi8>
+  return
+}
