@@ -38,7 +38,7 @@ from .errors import CompileError, mlir_error, one_line
 from .float_layers import float_layers, refuse_float_layers
 from .frontend.loading import entry_function, load_model
 from .ir.context import make_context
-from .memory_choice import Candidate, candidate_plans, choose
+from .memory_choice import Candidate, candidate_plans, choose, picture
 from .pipeline.builder import Pipeline
 from .pipeline.registry import PassError, PipelineError, pass_named
 from .pipeline.stages import Stage, compile_stages
@@ -117,6 +117,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
             if candidate is not None:
                 built.append(candidate)
         chosen = choose(built, sram_budget, flash_budget)
+        chosen.artefacts["memory.svg"] = picture(chosen, built)
     report = CompileReport(
         model=name, target=target, function=function,
         artefacts=artefact_digests(chosen.artefacts), inputs=inputs, outputs=outputs,
@@ -198,8 +199,8 @@ class _Build:
         _record_signature(module, signature_record(self.inputs, self.outputs,
                                                    memory_plan.arena_bytes), self.spec.is_host)
         llvm_mlir = str(module)
-        candidate.artefacts = {"memory.json": memory_plan.timeline_json(),
-                               "memory.svg": memory_plan.timeline_svg()}
+        candidate.artefacts, candidate.buffers = \
+            {"memory.json": memory_plan.timeline_json()}, memory_plan
         stack_frames = None
         if self.spec.is_host:
             candidate.artefacts[f"{self.name}.mlir"] = llvm_mlir
@@ -269,8 +270,7 @@ def _with_kernel_lines(module: ir.Module, name: str) -> str:
     pipeline = Pipeline([pass_named("tinyml-kernel-lines")(file=f"{name}.kernels"),
                          "ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly}"])
     _run_stage("kernel-lines", pipeline, module)
-    asm: str = module.operation.get_asm(enable_debug_info=True)
-    return asm
+    return str(module.operation.get_asm(enable_debug_info=True))
 
 
 def _build_cortex_m(llvm_mlir: str, translation_input: str, name: str, spec: Target,

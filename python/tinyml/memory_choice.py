@@ -65,6 +65,7 @@ class Candidate:
     flash: Flash | None = None
     artefacts: dict[str, str | bytes] = field(default_factory=dict)
     module: Any = None  # the host's artefact: the module the JIT runs
+    buffers: Any = None  # the planner's MemoryPlan of the arena, for its picture
 
     def branch(self, plan: str) -> "Candidate":
         """`plan`'s compile, from what this one did so far."""
@@ -101,6 +102,15 @@ def choose(candidates: list[Candidate], sram_budget: int | None,
         fitting = [c for c in fitting
                    if c.flash is not None and c.flash.text <= CODE_GROWTH * baseline.text]
     return min(fitting, key=lambda c: (c.arena_bytes, order[c.plan]))
+
+
+def picture(chosen: Candidate, built: list[Candidate]) -> str:
+    """memory.svg: the kept plan's arena over time, and a line per plan
+    built with its arena and code, so the trade-off is in the picture."""
+    lines = [f"memory plan {c.plan}: arena {c.arena_bytes:,} B"
+             + ("" if c.flash is None else f", code {c.flash.text:,} B")
+             + (" (kept)" if c is chosen else "") for c in built]
+    return chosen.buffers.timeline_svg(lines if len(built) > 1 else [])
 
 
 def _fits(candidate: Candidate, flash_budget: int | None) -> bool:

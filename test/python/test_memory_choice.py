@@ -69,6 +69,13 @@ def test_default_keeps_the_least_arena_within_the_code_growth(alone):
     assert compiled.report.flash.text <= CODE_GROWTH * entries["none"].text_bytes
     np.testing.assert_array_equal(compiled.run(X).outputs[0],
                                   alone["none"].run(X).outputs[0])
+    # The memory picture shows every plan built, and which one was kept.
+    picture = compiled.artefacts["memory.svg"]
+    for plan, entry in entries.items():
+        kept = " (kept)" if entry.chosen else ""
+        assert (f">memory plan {plan}: arena {entry.arena_bytes:,} B, "
+                f"code {entry.text_bytes:,} B{kept}<") in picture, plan
+    assert ">memory plan none:" not in alone["none"].artefacts["memory.svg"]  # no choice
 
 
 def test_an_sram_budget_keeps_the_least_code_that_fits(alone):

@@ -508,12 +508,14 @@ class MemoryPlan:
     def timeline_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.timeline(), indent=indent)
 
-    def timeline_svg(self) -> str:
+    def timeline_svg(self, extra: Sequence[str] = ()) -> str:
+        """The picture of the plan, with the lines `extra` below its notes."""
         notes = [f"{self.algorithm} ({self.heuristic}): {self.arena_bytes} B; "
                  f"TFLM greedy-by-size {self.greedy_arena_bytes} B; naive {self.naive_bytes} B; "
                  f"lower bound {self.lower_bound_bytes} B; alignment {self.alignment}"]
         if self.inplace_pairs:
             notes.append("in place: " + ", ".join(f"{a}->{b}" for a, b in self.inplace_pairs))
+        notes.extend(extra)
         return timeline_svg(self.buffers, self.offsets, self.op_names, self.arena_bytes,
                             title=f"memory plan of @{self.function}" if self.function else "",
                             notes=notes)
