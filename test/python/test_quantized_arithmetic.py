@@ -10,8 +10,10 @@ import pytest
 
 import tinyml
 from tinyml.conversion.quantized_lowering import mean_multiplier
-from tinyml.ir.fixed_point import (activation_range, quantize_multiplier, rounding_divide_by_pot,
-                                   roundf, saturating_rounding_doubling_high_mul, wrap32)
+from tinyml.ir.fixed_point import (activation_range, narrow_multiply_by_quantized_multiplier,
+                                   narrow_requantization, quantize_multiplier,
+                                   rounding_divide_by_pot, roundf,
+                                   saturating_rounding_doubling_high_mul, wrap32)
 
 
 @pytest.mark.parametrize("real, expected", [
@@ -96,4 +98,75 @@ def test_requantization_shifts_left_and_right(tmp_path, target):
             want[index + (channel,)] = min(127, max(-128, 5 + _multiply_by_quantized_multiplier(
                 acc, multiplier, shift)))
     assert quantize_multiplier(0.5 * 2.5 / 0.25)[1] == 3  # the left shift is exercised
+    np.testing.assert_array_equal(got, want)
+
+
+def test_narrow_form_is_multiply_by_quantized_multiplier():
+    """Within `narrow_requantization`'s conditions the narrow form gives
+    MultiplyByQuantizedMultiplier's bits: random accumulators up to the
+    bound, the bound itself, zero, and (with the multiplier 2^30, whose
+    high product of 2t is t) exact ties of the right shift, both signs."""
+    rng = np.random.default_rng(5)
+    bound = (1 << 30) - 1
+    for _ in range(20000):
+        e = int(rng.integers(1, 32))
+        cases = [(int(rng.integers(1 << 30, 1 << 31)), x)
+                 for x in (int(rng.integers(-bound, bound + 1)), bound, -bound, 0)]
+        if e < 29:  # twice the tie within the bound
+            tie = (int(rng.integers(0, 1 << (28 - e))) << e) + (1 << (e - 1))
+            cases += [(1 << 30, 2 * tie), (1 << 30, -2 * tie)]
+        for multiplier, x in cases:
+            assert abs(x) <= bound and narrow_requantization(bound, [(multiplier, -e)])
+            assert narrow_multiply_by_quantized_multiplier(x, multiplier, -e) == \
+                _multiply_by_quantized_multiplier(x, multiplier, -e), (x, multiplier, e)
+
+
+@pytest.mark.parametrize("bound, pairs", [
+    (1 << 30, [(1 << 30, -1)]),             # twice the accumulator overflows
+    (100, [(1 << 30, -1), (1 << 30, 0)]),   # a channel with no right shift
+    (100, [(1 << 30, 3)]),                   # a left shift
+    (100, [(-(1 << 30), -2)]),               # a negative multiplier
+    (100, [(0, 0)]),                         # a scale below 2^-32
+])
+def test_narrow_form_is_refused_where_it_could_differ(bound, pairs):
+    assert not narrow_requantization(bound, pairs)
+
+
+# A 1x1 conv whose accumulators reach +-2^29 (the biases) and whose three
+# channels all shift right, by 1 (0.3: ties at every odd accumulator) to 27:
+# the narrow form of the requantization, near its bound and at its ties.
+NARROW_CONV = """
+func.func @narrow(%x8: tensor<1x16x16x1xi8>) -> tensor<1x16x16x3xi8> {
+  %x = quant.scast %x8 : tensor<1x16x16x1xi8> to tensor<1x16x16x1x!quant.uniform<i8:f32, 0.5:-3>>
+  %wc = arith.constant dense<[[[[1, -3, 2]]]]> : tensor<1x1x1x3xi8>
+  %w = quant.scast %wc : tensor<1x1x1x3xi8> to tensor<1x1x1x3x!quant.uniform<i8:f32:3, {0.15, 1.0e-7, 2.0e-8}>>
+  %bc = arith.constant dense<[7, 536870912, -536870912]> : tensor<3xi32>
+  %b = quant.scast %bc : tensor<3xi32> to tensor<3x!quant.uniform<i32:f32:0, {0.075, 5.0e-8, 1.0e-8}>>
+  %y = tinyml.conv2d %x, %w, %b : (tensor<1x16x16x1x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x1x1x3x!quant.uniform<i8:f32:3, {0.15, 1.0e-7, 2.0e-8}>>,
+      tensor<3x!quant.uniform<i32:f32:0, {0.075, 5.0e-8, 1.0e-8}>>)
+      -> tensor<1x16x16x3x!quant.uniform<i8:f32, 0.25:5>>
+  %y8 = quant.scast %y : tensor<1x16x16x3x!quant.uniform<i8:f32, 0.25:5>> to tensor<1x16x16x3xi8>
+  return %y8 : tensor<1x16x16x3xi8>
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m0"])
+def test_narrow_requantization_on_every_target(tmp_path, target):
+    path = tmp_path / "narrow.mlir"
+    path.write_text(NARROW_CONV)
+    x = np.arange(-128, 128, dtype=np.int8).reshape(1, 16, 16, 1)
+    got = tinyml.compile(str(path), target=target).run(x).outputs[0]
+    channels = list(zip([1, -3, 2], [7, 1 << 29, -(1 << 29)], [0.15, 1.0e-7, 2.0e-8]))
+    pairs = [quantize_multiplier(0.5 * scale / 0.25) for _, _, scale in channels]
+    bound = max(abs(bias) + 128 * abs(weight) for weight, bias, _ in channels)
+    assert narrow_requantization(bound, pairs)  # the form under test
+    assert [shift for _, shift in pairs] == [-1, -22, -24]
+    want = np.empty(got.shape, np.int64)
+    for channel, ((weight, bias, _), (multiplier, shift)) in enumerate(zip(channels, pairs)):
+        for index, value in np.ndenumerate(x[..., 0]):
+            acc = weight * (int(value) + 3) + bias
+            want[index + (channel,)] = min(127, max(-128, 5 + _multiply_by_quantized_multiplier(
+                acc, multiplier, shift)))
     np.testing.assert_array_equal(got, want)

@@ -33,7 +33,10 @@ RoundingDivideByPOT by max(-shift, 0) in 32-bit arithmetic. Upstream's
 `tosa.apply_scale` (DOUBLE_ROUND) computes the same value with a 64-bit
 shift by a per-channel amount, about 40 Cortex-M4 instructions per output
 against 15; it stays for the mean, whose pre-shifted exponent can exceed
-31. `m` and `shift` are TFLite's QuantizeMultiplier of the effective scale
+31. Where a conv's or matmul's accumulators are bounded well enough (from
+its weights and bias, at compile time) and every shift is a right shift,
+the same bits take a narrow form (fixed_point.py's
+narrow_multiply_by_quantized_multiplier): SMMULR and five instructions. `m` and `shift` are TFLite's QuantizeMultiplier of the effective scale
 (quantization_util.cc), computed here at compile time. Quantized values
 are read through `quant.scast` to their storage type and the result is
 cast back, so the casts cancel pairwise once every op is lowered.
@@ -49,7 +52,7 @@ from mlir.dialects import arith, quant, tensor, tosa
 from ..dialects import tinyml as tm
 from ..ir.attributes import attr_float, attr_ints, window_attributes
 from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
-                              quantize_multiplier, softmax_tables)
+                              narrow_requantization, quantize_multiplier, softmax_tables)
 from ..ir.lazy_modules import linalg
 from ..ir.ops import keyed_by_name
 from ..ir.patterns import attributes_of, create
@@ -133,6 +136,24 @@ def _multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
     return _rounding_divide_by_pot(_high_mul(value, multiplier), right_shift)
 
 
+def _narrow_multiply(value: ir.Value, multiplier: ir.Value, shift_less_one: ir.Value) -> ir.Value:
+    """fixed_point.py's narrow_multiply_by_quantized_multiplier, the right
+    shift less one given: SMMULR and five instructions with no constant to
+    hold in a register, where MultiplyByQuantizedMultiplier takes about 20."""
+    wide, one = _i(64), int_scalar(1, 32)
+    product = arith.muli(arith.extsi(wide, arith.shli(value, one)), arith.extsi(wide, multiplier))
+    high = arith.trunci(_i(32), arith.shrsi(arith.addi(product, int_scalar(1 << 31, 64)),
+                                            int_scalar(32, 64)))
+    signed = arith.addi(high, arith.shrsi(value, int_scalar(31, 32)))
+    return arith.shrsi(arith.addi(arith.shrsi(signed, shift_less_one), one), one)
+
+
+def _accumulator_bound(folded: np.ndarray, weights: np.ndarray, axes: tuple[int, ...]) -> int:
+    """The most any output's accumulator can be from zero: its folded bias
+    plus its weights' absolute sum times the largest int8 input, 128."""
+    return int(np.max(np.abs(folded) + 128 * np.abs(weights).sum(axis=axes)))
+
+
 def _double_round() -> ir.Attribute:
     return ir.Attribute.parse("#tosa.rounding_mode<DOUBLE_ROUND>")
 
@@ -148,17 +169,21 @@ def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
     return arith.trunci(_i(8), clamped)
 
 
-def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type,
+def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: int,
                 overwritten: ir.Value | None = None) -> ir.Value:
-    """int32 accumulators [.., C] -> int8: MultiplyByQuantizedMultiplier per
-    channel (the last axis), plus the zero point, saturated; written into a
-    new tensor, or over `overwritten` (an in-place group's input), not read."""
+    """int32 accumulators [.., C], each within +-`bound`, -> int8:
+    MultiplyByQuantizedMultiplier per channel (the last axis), in its
+    narrow form where the bound makes that exact, plus the zero point,
+    saturated; written into a new tensor, or over `overwritten` (an
+    in-place group's input), not read."""
     shape = shape_of(acc)
     pairs = [quantize_multiplier(s) for s in scales]
+    narrow = narrow_requantization(bound, pairs)
     tables: dict[str, tuple[np.ndarray, int]] = {
         "multiplier": (np.array([m for m, _ in pairs], np.int32), 32),
         "left": (np.array([max(s, 0) for _, s in pairs], np.int8), 8),
-        "right": (np.array([max(-s, 0) for _, s in pairs], np.int8), 8)}
+        # The narrow form shifts right by one less, then by one.
+        "right": (np.array([max(-s, 0) - narrow for _, s in pairs], np.int8), 8)}
     if not tables["left"][0].any():
         del tables["left"]
     rank = len(shape)
@@ -175,7 +200,8 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type,
                       for k, v in params.items()}
         else:
             params = {k: int_scalar(int(array[0]), 32) for k, (array, _) in tables.items()}
-        scaled = _multiply_by_quantized_multiplier(args[0], params["multiplier"],
+        scaled = _narrow_multiply(args[0], params["multiplier"], params["right"]) if narrow \
+            else _multiply_by_quantized_multiplier(args[0], params["multiplier"],
                                                    params.get("left"), params["right"])
         return _saturate(arith.addi(scaled, int_scalar(_zero_point(result), 32)), result)
 
@@ -213,8 +239,9 @@ def lower_quantized_conv2d(op, in_place: bool = False) -> ir.Value:
     acc = linalg.conv_2d_nhwc_hwcf(x8, storage_of(w), outs=[_accumulator_init(folded, out_shape)],
                                    strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return with_quantized_result(
-        op, _requantize(acc, scales, y_type, stored if in_place else None))
+    return with_quantized_result(op, _requantize(
+        acc, scales, y_type, _accumulator_bound(folded, weights, (0, 1, 2)),
+        stored if in_place else None))
 
 
 def lower_quantized_depthwise_conv2d(op, in_place: bool = False) -> ir.Value:
@@ -232,8 +259,9 @@ def lower_quantized_depthwise_conv2d(op, in_place: bool = False) -> ir.Value:
     acc = linalg.depthwise_conv_2d_nhwc_hwc(x8, w8, outs=[_accumulator_init(folded, out_shape)],
                                             strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return with_quantized_result(
-        op, _requantize(acc, scales, y_type, stored if in_place else None))
+    return with_quantized_result(op, _requantize(
+        acc, scales, y_type, _accumulator_bound(folded, weights, (0, 1, 3)),
+        stored if in_place else None))
 
 
 def lower_quantized_matmul(op) -> ir.Value:
@@ -255,7 +283,8 @@ def lower_quantized_matmul(op) -> ir.Value:
                         outs=[_accumulator_init(folded, out_shape)], indexing_maps=maps)
     scales = effective_scales(x_type, w_type, y_type, channels,
                               float_product=not is_per_axis(w_type))
-    return with_quantized_result(op, _requantize(acc, scales, y_type))
+    bound = _accumulator_bound(folded, weights, (1,) if transpose_rhs else (0,))
+    return with_quantized_result(op, _requantize(acc, scales, y_type, bound))
 
 
 def _bias(bias: ir.Value | None, channels: int, op) -> np.ndarray:

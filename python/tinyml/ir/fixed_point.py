@@ -157,6 +157,29 @@ def rounding_divide_by_pot(x, exponent):
                mask_if_greater_than(remainder, threshold) & 1)
 
 
+def narrow_requantization(accumulator_bound: int, pairs) -> bool:
+    """Whether MultiplyByQuantizedMultiplier is exactly
+    `narrow_multiply_by_quantized_multiplier` for every accumulator within
+    +-`accumulator_bound` and every (multiplier, shift) of `pairs`: each
+    multiplier positive, each shift a right shift (at least 1), and the
+    doubled accumulator within int32."""
+    return all(multiplier > 0 and shift < 0 for multiplier, shift in pairs) \
+        and 2 * accumulator_bound < 1 << 31
+
+
+def narrow_multiply_by_quantized_multiplier(x, multiplier, shift):
+    """MultiplyByQuantizedMultiplier where `narrow_requantization` holds.
+    SaturatingRoundingDoublingHighMul is one rounded high product, h = (2x *
+    m + 2^31) >> 32 (ARM's SMMULR; the nudge's floor and TFLite's
+    truncation agree), below 2^30; RoundingDivideByPOT by e = -shift is
+    (h + 2^(e-1) - [x < 0]) >> e (half the divisor added, one less below
+    zero: h has x's sign, or is 0, which the shift takes to 0 either way),
+    which is ((h + (x >> 31)) >> (e - 1)) + 1) >> 1: shifts and adds of
+    immediates, with e - 1 the table's."""
+    high = (2 * x * multiplier + (1 << 31)) >> 32
+    return (((high + (x >> 31)) >> (-shift - 1)) + 1) >> 1
+
+
 def saturating_rounding_multiply_by_pot(x, exponent):
     """fixedpoint.h SaturatingRoundingMultiplyByPOT<Exponent> (int32)."""
     if exponent == 0:

@@ -4,10 +4,13 @@
 // accumulators initialised with the bias minus input_zero_point * sum(w)
 // (here 100 + 3 * (1 + 3), -50 + 3 * (2 + 4)), then TFLite's
 // MultiplyByQuantizedMultiplier by the per-channel QuantizeMultiplier of
-// 0.5 * w_scale / 0.25 (0.2 and 0.4: 0.8 * 2^-2 and 0.8 * 2^-1): the
-// doubling high multiply by m (tosa.apply_scale at shift 31), a rounding
-// right shift by 2 and 1 in 32-bit arithmetic, the output zero point, and
-// saturation to int8.
+// 0.5 * w_scale / 0.25 (0.2 and 0.4: 0.8 * 2^-2 and 0.8 * 2^-1), the output
+// zero point, and saturation to int8. No accumulator can be more than 112 +
+// 128 * 6 from zero and both shifts are right shifts, so the multiply takes
+// its narrow form: the rounded high product of twice the accumulator
+// ((2a * m + 2^31) >> 32, SMMULR), the accumulator's sign word added, a
+// shift by one less than the right shift (the table holds 1 and 0), then
+// one more, rounding.
 // CHECK-LABEL: func.func @conv_per_channel
 // CHECK:         %[[X:.*]] = quant.scast %arg0 : tensor<1x3x3x2x!quant.uniform<i8:f32, 5.000000e-01:-3>> to tensor<1x3x3x2xi8>
 // CHECK:         %[[W:.*]] = quant.scast %{{.*}} : tensor<1x1x2x2x!quant.uniform<i8:f32:3, {{.*}}>> to tensor<1x1x2x2xi8>
@@ -15,18 +18,28 @@
 // CHECK:         %[[INIT:.*]] = linalg.broadcast ins(%[[B]] : tensor<2xi32>)
 // CHECK:         %[[ACC:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[X]], %[[W]] : tensor<1x3x3x2xi8>, tensor<1x1x2x2xi8>) outs(%[[INIT]] : tensor<1x3x3x2xi32>)
 // CHECK:         %[[M:.*]] = arith.constant dense<1717986944> : tensor<2xi32>
-// CHECK:         %[[S:.*]] = arith.constant dense<[2, 1]> : tensor<2xi8>
+// CHECK:         %[[S:.*]] = arith.constant dense<[1, 0]> : tensor<2xi8>
 // CHECK:         linalg.generic {{.*}} ins(%[[ACC]], %[[M]], %[[S]] : tensor<1x3x3x2xi32>, tensor<2xi32>, tensor<2xi8>) outs(%{{.*}} : tensor<1x3x3x2xi8>)
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: i32, %[[MUL:.*]]: i32, %[[RIGHT:.*]]: i8, %{{.*}}: i8):
 // CHECK-NEXT:      %[[SHIFT:.*]] = arith.extsi %[[RIGHT]] : i8 to i32
-// CHECK-NEXT:      %[[C31:.*]] = arith.constant 31 : i8
-// CHECK-NEXT:      %[[HIGH:.*]] = tosa.apply_scale %[[A]], %[[MUL]], %[[C31]] {rounding_mode = DOUBLE_ROUND} : (i32, i32, i8) -> i32
-// CHECK:           %[[MASK:.*]] = arith.subi
-// CHECK:           %[[REMAINDER:.*]] = arith.andi %[[HIGH]], %[[MASK]]
-// CHECK:           %[[UP:.*]] = arith.cmpi sgt, %[[REMAINDER]]
-// CHECK:           %[[QUOTIENT:.*]] = arith.shrsi %[[HIGH]], %[[SHIFT]]
-// CHECK:           %[[ROUNDED:.*]] = arith.addi %[[QUOTIENT]]
-// CHECK:           %[[Z:.*]] = arith.addi %[[ROUNDED]], %{{.*}} : i32
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:      %[[TWICE:.*]] = arith.shli %[[A]], %[[ONE]] : i32
+// CHECK-NEXT:      %[[WA:.*]] = arith.extsi %[[TWICE]] : i32 to i64
+// CHECK-NEXT:      %[[WM:.*]] = arith.extsi %[[MUL]] : i32 to i64
+// CHECK-NEXT:      %[[PRODUCT:.*]] = arith.muli %[[WA]], %[[WM]] : i64
+// CHECK-NEXT:      %[[HALF:.*]] = arith.constant 2147483648 : i64
+// CHECK-NEXT:      %[[ROUNDED:.*]] = arith.addi %[[PRODUCT]], %[[HALF]] : i64
+// CHECK-NEXT:      %[[C32:.*]] = arith.constant 32 : i64
+// CHECK-NEXT:      %[[HIGH64:.*]] = arith.shrsi %[[ROUNDED]], %[[C32]] : i64
+// CHECK-NEXT:      %[[HIGH:.*]] = arith.trunci %[[HIGH64]] : i64 to i32
+// CHECK-NEXT:      %[[C31:.*]] = arith.constant 31 : i32
+// CHECK-NEXT:      %[[SIGN:.*]] = arith.shrsi %[[A]], %[[C31]] : i32
+// CHECK-NEXT:      %[[SIGNED:.*]] = arith.addi %[[HIGH]], %[[SIGN]] : i32
+// CHECK-NEXT:      %[[LESS:.*]] = arith.shrsi %[[SIGNED]], %[[SHIFT]] : i32
+// CHECK-NEXT:      %[[UP:.*]] = arith.addi %[[LESS]], %[[ONE]] : i32
+// CHECK-NEXT:      %[[Q:.*]] = arith.shrsi %[[UP]], %[[ONE]] : i32
+// CHECK-NOT:       tosa.apply_scale
+// CHECK:           %[[Z:.*]] = arith.addi %[[Q]], %{{.*}} : i32
 // CHECK:           arith.maxsi %[[Z]]
 // CHECK:           arith.minsi
 // CHECK:           arith.trunci %{{.*}} : i32 to i8
@@ -41,6 +54,44 @@ func.func @conv_per_channel(%x: tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:-3>>)
       tensor<1x1x2x2x!quant.uniform<i8:f32:3, {0.1, 0.2}>>,
       tensor<2x!quant.uniform<i32:f32:0, {0.05, 0.1}>>) -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:-128>>
   return %y : tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:-128>>
+}
+
+// -----
+
+// The general form where the narrow one could be wrong: a bias of 2^30
+// (twice the accumulator may not fit in int32), and a scale above 1 (5 =
+// 0.625 * 2^3: a left shift). SaturatingRoundingDoublingHighMul is
+// tosa.apply_scale at shift 31, RoundingDivideByPOT its mask, remainder and
+// threshold, on the whole right shift.
+// CHECK-LABEL: func.func @conv_general_requantization
+// CHECK:         linalg.generic
+// CHECK:           %[[HIGH:.*]] = tosa.apply_scale %{{.*}}, %{{.*}}, %{{.*}} {rounding_mode = DOUBLE_ROUND} : (i32, i32, i8) -> i32
+// CHECK:           %[[MASK:.*]] = arith.subi
+// CHECK:           %[[REMAINDER:.*]] = arith.andi %[[HIGH]], %[[MASK]]
+// CHECK:           arith.cmpi sgt, %[[REMAINDER]]
+// CHECK:           arith.shrsi %[[HIGH]], %c2_i32
+// CHECK-LABEL: func.func @conv_left_shift
+// CHECK:         linalg.generic
+// CHECK:           arith.shli
+// CHECK:           tosa.apply_scale
+func.func @conv_general_requantization(%x: tensor<1x3x3x1x!quant.uniform<i8:f32, 0.5:0>>)
+    -> tensor<1x3x3x1x!quant.uniform<i8:f32, 0.25:0>> {
+  %wc = arith.constant dense<1> : tensor<1x1x1x1xi8>
+  %w = quant.scast %wc : tensor<1x1x1x1xi8> to tensor<1x1x1x1x!quant.uniform<i8:f32, 0.1>>
+  %bc = arith.constant dense<1073741824> : tensor<1xi32>
+  %b = quant.scast %bc : tensor<1xi32> to tensor<1x!quant.uniform<i32:f32, 0.05>>
+  %y = tinyml.conv2d %x, %w, %b : (tensor<1x3x3x1x!quant.uniform<i8:f32, 0.5:0>>,
+      tensor<1x1x1x1x!quant.uniform<i8:f32, 0.1>>, tensor<1x!quant.uniform<i32:f32, 0.05>>)
+      -> tensor<1x3x3x1x!quant.uniform<i8:f32, 0.25:0>>
+  return %y : tensor<1x3x3x1x!quant.uniform<i8:f32, 0.25:0>>
+}
+func.func @conv_left_shift(%x: tensor<1x3x3x1x!quant.uniform<i8:f32, 0.5:0>>)
+    -> tensor<1x3x3x1x!quant.uniform<i8:f32, 0.25:0>> {
+  %wc = arith.constant dense<1> : tensor<1x1x1x1xi8>
+  %w = quant.scast %wc : tensor<1x1x1x1xi8> to tensor<1x1x1x1x!quant.uniform<i8:f32, 2.5>>
+  %y = tinyml.conv2d %x, %w : (tensor<1x3x3x1x!quant.uniform<i8:f32, 0.5:0>>,
+      tensor<1x1x1x1x!quant.uniform<i8:f32, 2.5>>) -> tensor<1x3x3x1x!quant.uniform<i8:f32, 0.25:0>>
+  return %y : tensor<1x3x3x1x!quant.uniform<i8:f32, 0.25:0>>
 }
 
 // -----
@@ -156,7 +207,7 @@ func.func @softmax(%x: tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>)
 // the requantization saturates to.
 // CHECK-LABEL: func.func @fused_activation_range
 // CHECK:         linalg.generic
-// CHECK:           tosa.apply_scale
+// CHECK:           arith.muli %{{.*}}, %{{.*}} : i64
 // CHECK:           %[[ZP:.*]] = arith.constant -10 : i32
 // CHECK-NEXT:      arith.addi %{{.*}}, %[[ZP]] : i32
 // CHECK-NEXT:      %[[LO:.*]] = arith.constant -10 : i32
