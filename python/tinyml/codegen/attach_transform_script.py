@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, LoweringConfig
+from ..ir.values import shape_of
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, PassError, register
 from ..schedule.compute_in_place import IN_PLACE_PEAK
@@ -97,6 +98,8 @@ class Group:
     band: int = 1  # output rows per staged window of a padded depthwise conv
     in_place: bool = False  # the epilogue writes over the group's input (IN_PLACE)
     transposed: bool = False  # the conv reads (through its pad) a linalg.transpose
+    init: str = ""  # the name of the op initialising the accumulator
+    partial: bool = False  # the pixel tile leaves part of a row: its loop is peeled
 
 
 def group_sequence(name: str, group: Group) -> list[str]:
@@ -190,7 +193,11 @@ def group_sequence(name: str, group: Group) -> list[str]:
              f"{producer} into %loops#{loops - 1} : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
              f"{init} into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
-    body = "%tile_producer"
+    tile_producer, tile_init, tiled = "%tile_producer", "%tile_init", "%tiled"
+    if group.partial:
+        lines += peeled_pixel_loop(group, loops)
+        tile_producer, tile_init, tiled = "%producers", "%inits", "%epilogues"
+    body = tile_producer
     if step_loops:
         emit(f"    %stepped, %steps:{step_loops} = transform.structured.tile_using_for "
              f"{body} tile_sizes {_sizes(step_sizes)} : ({ANY}) -> ({_handles(step_loops + 1)})")
@@ -202,11 +209,33 @@ def group_sequence(name: str, group: Group) -> list[str]:
     # multi-reduction, which become dot products: 3.8 instructions per MAC).
     contraction = " {create_named_contraction}" if group.producer == "linalg.matmul" else ""
     emit(f"    transform.structured.vectorize {body}{contraction} : {ANY}")
-    for handle in ("%tile_init", "%tiled"):
+    for handle in (tile_init, tiled):
         emit(f"    transform.structured.vectorize {handle} : {ANY}")
     emit("    transform.yield")
     emit("  }")
     return lines
+
+
+def peeled_pixel_loop(group: Group, loops: int) -> list[str]:
+    """A pixel tile that leaves part of each row (2 pixels of a 5-pixel
+    row): the pixel loop (the last but one) peeled into its whole tiles and
+    one last partial tile, both of static sizes once the single-trip loop
+    of the partial one folds; then the tile's ops, in both, found again
+    inside the row loop (peeling consumed the handles)."""
+    row_loop = f"%loops#{loops - 3}"
+    return [
+        f'    %pixel_loop = transform.cast %loops#{loops - 2} : {ANY} to !transform.op<"scf.for">',
+        f'    %whole, %partial = transform.loop.peel %pixel_loop : '
+        f'(!transform.op<"scf.for">) -> ({ANY}, {ANY})',
+        f"    transform.apply_patterns to {row_loop} {{",
+        "      transform.apply_patterns.scf.for_loop_canonicalization",
+        "      transform.apply_patterns.canonicalization",
+        f"    }} : {ANY}",
+        *(f'    {handle} = transform.structured.match ops{{["{name}"]}} in {row_loop} : '
+          f'({ANY}) -> {ANY}'
+          for handle, name in (("%producers", group.producer), ("%inits", group.init),
+                               ("%epilogues", "linalg.generic"))),
+    ]
 
 
 def build_script(groups: list[Group]) -> str:
@@ -282,8 +311,17 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
     band = 1
     if padded and producer.name == "linalg.depthwise_conv_2d_nhwc_hwc":
         band = depthwise_band(producer, config.tile[3])
-    return Group(producer.name, reductions, len(producer.operands) - 1, config, padded, band,
-                 IN_PLACE in epilogue.attributes, transpose is not None)
+    init_operand = len(producer.operands) - 1
+    init = producer.operands[init_operand].owner
+    init_name = "" if isinstance(init, ir.Block) else init.operation.name
+    partial = shape_of(epilogue.results[0])[-2] % config.tile[-2] != 0
+    if partial and (producer.name != "linalg.conv_2d_nhwc_hwcf" or padded or transpose
+                    or init_name in ("", "linalg.generic")):
+        raise PassError(f"a pixel tile of {config.tile[-2]} leaves part of a row, which only "
+                        "an unpadded conv whose accumulator a named op initialises may",
+                        epilogue.location)
+    return Group(producer.name, reductions, init_operand, config, padded, band,
+                 IN_PLACE in epilogue.attributes, transpose is not None, init_name, partial)
 
 
 def _producer_named(value: ir.Value, name: str) -> ir.Operation | None:

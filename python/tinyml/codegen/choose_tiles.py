@@ -20,6 +20,7 @@ quantized one `int-reduction-taps`). On a core with the DSP extension
 from mlir import ir
 
 from ..dialects import tinyml as tm
+from ..ir.attributes import window_attributes
 from ..ir.ops import CONTRACTIONS, op_names
 from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
@@ -80,7 +81,7 @@ class ChooseTiles(Pass):
             for op in top_level_ops(func):
                 root = op.opview.root if op.name == tm.FusedOp.OPERATION_NAME else None
                 if root is not None and root.name in CONTRACTIONS:
-                    config = self.config(root)
+                    config = self.config(root, peelable(op, root))
                 elif op.name in POOLS:
                     config = self.pool_config(op)
                 else:
@@ -99,7 +100,7 @@ class ChooseTiles(Pass):
             return LoweringConfig((1, channels), (1, 0))  # the mean over [n, c]
         return LoweringConfig((1, 1, 1, channels), (1, 0))
 
-    def config(self, root: ir.Operation) -> LoweringConfig | None:
+    def config(self, root: ir.Operation, peelable: bool = False) -> LoweringConfig | None:
         out_shape = shape_of(root.results[0])
         quantized = has_quantized_data(root)
         accumulators = self.max_int_accumulators if quantized else self.max_accumulators
@@ -131,10 +132,10 @@ class ChooseTiles(Pass):
         in_channels = shape_of(root.operands[0])[3]
         step = largest_divisor(in_channels, max(1, taps // kw))
         if quantized and self.dsp:
-            pixels, channels = self.smlad_tile(out_shape[2], out_shape[3])
+            pixels, channels = self.smlad_tile(out_shape[2], out_shape[3], partial=peelable)
         return LoweringConfig((1, 1, pixels, channels), (1, kw, step))
 
-    def smlad_tile(self, width: int, out_channels: int) -> tuple[int, int]:
+    def smlad_tile(self, width: int, out_channels: int, partial: bool = False) -> tuple[int, int]:
         """(pixels, channels) of an SMLAD tile. Per input word each pixel
         loads and sign-extends one word of input, each channel one of
         weights, and every accumulator takes two SMLADs: loads and
@@ -142,11 +143,35 @@ class ChooseTiles(Pass):
         tile whose accumulators and input pairs fit the registers wins
         (M4, MobileNet-0.25: 2x2 20.6 M instructions, 1x4 21.9 M, 2x4 22.4 M;
         ResNet-8: 22.7 M, 26.8 M, 24.7 M). A conv whose steps are not whole
-        words (3 input channels) measured best with the same tiles."""
-        fits = [(p, c) for p in range(1, self.max_pixels + 1) if width % p == 0
+        words (3 input channels) measured best with the same tiles. With
+        `partial` (an unpadded conv: its script peels the pixel loop) the
+        pixels need not divide the row: a row's cost counts its last,
+        narrower tile (KWS's 5-pixel rows: 2x2 tiles and a 1x2 one, 1.1
+        words a MAC, against 1x4 tiles' 1.25)."""
+        def words(tile: tuple[int, int]) -> float:
+            p, c = tile
+            whole, rest = divmod(width, p)
+            return (whole * (p + c) + (rest + c if rest else 0)) / (width * c)
+
+        fits = [(p, c) for p in range(1, self.max_pixels + 1) if partial or width % p == 0
                 for c in range(1, self.max_channels + 1) if out_channels % c == 0
                 and p * c + 2 * p <= self.smlad_registers]
-        return min(fits, key=lambda tile: (1 / tile[0] + 1 / tile[1], -tile[1]))
+        return min(fits, key=lambda tile: (words(tile), -tile[1]))
+
+
+def peelable(group: ir.Operation, root: ir.Operation) -> bool:
+    """Whether the script of the conv group `group` (its conv `root`) can
+    peel its pixel loop: an unpadded conv, whose input is no transpose
+    (tinyml-fuse-input-transpose would make the group's script the
+    two-level one, which peels nothing)."""
+    _, _, padding = window_attributes(root.attributes)
+    if root.name != tm.Conv2DOp.OPERATION_NAME or any(padding):
+        return False
+    source = root.operands[0]
+    if isinstance(source.owner, ir.Block) and source.owner.owner == group:
+        source = group.operands[source.arg_number]
+    return isinstance(source.owner, ir.Block) \
+        or source.owner.operation.name != tm.TransposeOp.OPERATION_NAME
 
 
 def largest_divisor(size: int, limit: int) -> int:

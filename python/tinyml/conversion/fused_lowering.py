@@ -25,6 +25,7 @@ from __future__ import annotations
 from mlir import ir
 
 from ..dialects import tinyml as tm
+from ..ir.attributes import window_attributes
 from ..ir.builders import build
 from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, LoweringConfig
 from ..ir.ops import CONTRACTIONS, REDUCTIONS, keyed_by_name
@@ -293,12 +294,18 @@ class GroupLowering:
 
 def check_config(config: LoweringConfig, root: ir.Operation, location: ir.Location) -> None:
     """A configuration the transform script can follow: one tile size per
-    output dimension, dividing it (the script leaves no partial tiles), and
-    one step per reduction dimension of the contraction (kh, kw, c of a
-    conv; kh, kw of a depthwise conv; k of a matmul)."""
+    output dimension, dividing it (the script masks no partial tile; it
+    peels the pixel loop of an unpadded conv, whose pixel tile may leave
+    part of a row), and one step per reduction dimension of the
+    contraction (kh, kw, c of a conv; kh, kw of a depthwise conv; k of a
+    matmul)."""
     out_shape = shape_of(root.results[0])
+    _, _, padding = window_attributes(root.attributes)
+    peeled = len(out_shape) - 2 if root.name == tm.Conv2DOp.OPERATION_NAME \
+        and not any(padding) else None
     if len(config.tile) != len(out_shape) or any(
-            size and dim % size for size, dim in zip(config.tile, out_shape)):
+            size and dim % size and i != peeled
+            for i, (size, dim) in enumerate(zip(config.tile, out_shape))):
         raise PassError(f"tile {list(config.tile)} does not divide the output "
                         f"{'x'.join(map(str, out_shape))}", location)
     steps = keyed_by_name({tm.Conv2DOp: 3, tm.DepthwiseConv2DOp: 2, tm.MatmulOp: 1})[root.name]

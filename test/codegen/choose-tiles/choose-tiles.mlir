@@ -124,14 +124,58 @@ func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
 
 // -----
 
-// With the DSP extension, a row of 5 columns: a 5-pixel tile needs 10 registers for its
-// input pairs alone, so 1 pixel x 4 channels (4 + 2).
+// With the DSP extension, a row of 5 columns: a 5-pixel tile needs 10
+// registers for its input pairs alone. The conv is unpadded, so its pixel
+// tile may leave part of the row (the script peels the pixel loop): 2
+// pixels x 2 channels, the last pixel a 1 x 2 tile, 1.1 words loaded a MAC
+// against 1.25 for 1 pixel x 4 channels.
 // DSP-LABEL: func.func @quantized_conv_odd_row
-// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 16]>}
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 16]>}
 func.func @quantized_conv_odd_row(%x: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
                                   %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
   %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi : (tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// The same row padded (a 3x3 window): a padded conv's script stages its
+// windows in two levels and peels nothing, so its pixel tile divides the
+// row: 1 pixel x 4 channels.
+// DSP-LABEL: func.func @quantized_padded_conv_odd_row
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 4]>}
+func.func @quantized_padded_conv_odd_row(%x: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
+                                         %w: tensor<3x3x64x16x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x64x16x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// The same unpadded row read through a transpose (an NCHW input, which
+// tinyml-fuse-input-transpose moves into the group, whose script is then
+// the two-level one that peels nothing): a pixel tile dividing the row.
+// DSP-LABEL: func.func @quantized_conv_odd_row_transposed
+// DSP:         tinyml.fused conv_epilogue (%{{.*}}, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 16]>}
+func.func @quantized_conv_odd_row_transposed(%x: tensor<1x64x4x5x!quant.uniform<i8:f32, 0.5:-3>>,
+                                             %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
+  %t = tinyml.transpose %x {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x64x4x5x!quant.uniform<i8:f32, 0.5:-3>>) -> tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>
+  %y = tinyml.fused conv_epilogue (%t, %w) : (tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
       tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
   ^bb0(%xi: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>):
     %c = tinyml.conv2d %xi, %wi : (tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,

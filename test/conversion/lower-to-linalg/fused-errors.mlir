@@ -27,6 +27,20 @@ func.func @bad_tile(%a: tensor<1x8xf32>, %m: tensor<8x4xf32>) -> tensor<1x4xf32>
 
 // -----
 
+// Only an unpadded conv's pixel tile may leave part of a row (its script
+// peels the pixel loop): a padded conv's may not.
+// CHECK: error: tinyml-lower-to-linalg: tile [1, 1, 2, 4] does not divide the output 1x2x5x4
+func.func @padded_partial_row(%x: tensor<1x2x5x8xf32>, %w: tensor<3x3x8x4xf32>) -> tensor<1x2x5x4xf32> {
+  %y = tinyml.fused conv_epilogue (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 8]>} : (tensor<1x2x5x8xf32>, tensor<3x3x8x4xf32>) -> tensor<1x2x5x4xf32> {
+  ^bb0(%xi: tensor<1x2x5x8xf32>, %wi: tensor<3x3x8x4xf32>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x8xf32>, tensor<3x3x8x4xf32>) -> tensor<1x2x5x4xf32>
+    tinyml.yield %c : tensor<1x2x5x4xf32>
+  }
+  return %y : tensor<1x2x5x4xf32>
+}
+
+// -----
+
 // One reduction step per reduction dimension: a matmul has one, k.
 // CHECK: error: tinyml-lower-to-linalg: 2 reduction steps for the 1 reduction dimensions of 'tinyml.matmul'
 func.func @steps(%a: tensor<1x8xf32>, %m: tensor<8x4xf32>) -> tensor<1x4xf32> {
