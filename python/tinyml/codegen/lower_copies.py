@@ -3,61 +3,83 @@ kernel. A copy into a strided view (a padded buffer, a concat slot) would
 otherwise become a call to `memrefCopy`, a host runtime function that no
 Cortex-M image has.
 
-A copy of bytes (int8 data) whose source and target are each one
-contiguous run, a whole number of words long, is a loop over words
-(`vector<4xi8>` loads and stores, one `ldr`/`str` each where the core
-allows unaligned words, split by LLVM where it does not): an in-place
-group's band or a line buffer's row moves a word at a time, and LLVM does
-not unroll the byte loop it would otherwise be into a kilobyte of code
-(KWS int8's in-place pointwise band copy: 1,238 bytes of `ldrb`/`strb`).
-Any other copy is `linalg.copy`."""
+A copy of bytes (int8 data) whose innermost dimensions are, in source and
+target alike, one contiguous run a whole number of words long (per index
+of the dimensions before it) is loops over those dimensions and, inside,
+over words (`vector<4xi8>` loads and stores, one `ldr`/`str` each where the
+core allows unaligned words, split by LLVM where it does not): an in-place
+group's band, a line buffer's row or a staged window's rows move a word at
+a time, and LLVM does not unroll the byte loop it would otherwise be into
+a kilobyte of code (KWS int8's in-place pointwise band copy: 1,238 bytes of
+`ldrb`/`strb`). Any other copy is `linalg.copy`."""
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from ..ir.lazy_modules import linalg
 from ..ir.walk import functions, ops_named
-from ..pipeline.registry import Pass, register
+from ..pipeline.registry import Option, Pass, register
 
 #: Bytes per load and store of a word copy.
 WORD = 4
 
 
-def _contiguous_elements(t: ir.MemRefType) -> int | None:
-    """The elements of `t` if they are one contiguous run, else None."""
-    if not t.has_static_shape:
-        return None
+def _contiguous_from(t: ir.MemRefType) -> int:
+    """The first dimension from which on `t`'s elements are one contiguous
+    run per index of the dimensions before (static sizes, the innermost
+    stride 1, each outer stride the size of what it steps over); `t.rank`
+    if not even the innermost is."""
     strides, _ = t.get_strides_and_offset()
-    run = 1
-    for size, stride in reversed(list(zip(t.shape, strides))):
-        if size != 1 and stride != run:
-            return None
-        run *= size
-    return run
+    run, first = 1, t.rank
+    for dim in reversed(range(t.rank)):
+        size = t.shape[dim]
+        if t.is_dynamic_dim(dim) or (size != 1 and strides[dim] != run):
+            break
+        run, first = run * size, dim
+    return first
 
 
-def _flattened(value: ir.Value, elements: int) -> ir.Value:
-    """The contiguous memref `value` as one dimension of `elements`."""
+def _collapsed(value: ir.Value, first: int) -> ir.Value:
+    """`value` with its dimensions from `first` on (one contiguous run) as
+    one."""
     t = ir.MemRefType(value.type)
-    _, offset = t.get_strides_and_offset()
+    if first == t.rank - 1:
+        return value
+    strides, offset = t.get_strides_and_offset()
+    run = int(np.prod(t.shape[first:]))
+    shape = list(t.shape[:first]) + [run]
     # As memref.collapse_shape infers it: strided if the source is.
-    layout = ir.StridedLayoutAttr.get(offset, [1]) \
+    layout = ir.StridedLayoutAttr.get(offset, list(strides[:first]) + [1]) \
         if isinstance(t.layout, ir.StridedLayoutAttr) else None
-    flat = ir.MemRefType.get([elements], t.element_type, layout, t.memory_space)
-    whole = ir.ArrayAttr.get([ir.ArrayAttr.get(
-        [ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d) for d in range(t.rank)])])
-    return memref.CollapseShapeOp(flat, value, whole).result
+    collapsed = ir.MemRefType.get(shape, t.element_type, layout, t.memory_space)
+    i64 = ir.IntegerType.get_signless(64)
+    groups = [[d] for d in range(first)] + [list(range(first, t.rank))]
+    reassociation = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g])
+                                      for g in groups])
+    return memref.CollapseShapeOp(collapsed, value, reassociation).result
 
 
-def _copy_words(source: ir.Value, target: ir.Value, elements: int) -> None:
-    flat_source, flat_target = _flattened(source, elements), _flattened(target, elements)
+def _copy_words(source: ir.Value, target: ir.Value, first: int) -> None:
+    """Loops over the dimensions before `first`, and in each the run of
+    dimensions from `first` on copied a word at a time."""
+    flat_source, flat_target = _collapsed(source, first), _collapsed(target, first)
+    t = ir.MemRefType(flat_source.type)
+    word = ir.VectorType.get([WORD], t.element_type)
     index = ir.IndexType.get()
-    word = ir.VectorType.get([WORD], ir.MemRefType(source.type).element_type)
-    loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, elements),
-                     arith.constant(index, WORD))
-    with ir.InsertionPoint(loop.body):
-        at = loop.induction_variable
-        vector.store(vector.load(word, flat_source, [at]), flat_target, [at])
-        scf.YieldOp([])
+
+    def nest(dim: int, at: list[ir.Value]) -> None:
+        if dim > first:
+            vector.store(vector.load(word, flat_source, at), flat_target, at)
+            return
+        bound = memref.dim(flat_source, arith.constant(index, dim)) if t.is_dynamic_dim(dim) \
+            else arith.constant(index, t.shape[dim])
+        loop = scf.ForOp(arith.constant(index, 0), bound,
+                         arith.constant(index, WORD if dim == first else 1))
+        with ir.InsertionPoint(loop.body):
+            nest(dim + 1, at + [loop.induction_variable])
+            scf.YieldOp([])
+
+    nest(0, [])
 
 
 def _is_byte(t: ir.MemRefType) -> bool:
@@ -68,18 +90,25 @@ def _is_byte(t: ir.MemRefType) -> bool:
 class LowerCopies(Pass):
     name = "tinyml-lower-copies"
     summary = "Rewrite memref.copy as loops: over words for contiguous bytes, else linalg.copy"
+    options = (Option("words", bool, True,
+                      "copy the runs of a strided copy a word at a time: for a core that loads "
+                      "unaligned words (ARMv7-M); on ARMv6-M each would be four byte loads and "
+                      "shifts (a whole contiguous copy goes by words anyway: LLVM makes that "
+                      "loop a memcpy)"),)
+    # The option's value, set by `Pass.__init__`.
+    words: bool
 
     def apply(self, module):
         for func in functions(module):
             for copy in ops_named(func, "memref.copy"):
                 source, target = copy.operands[0], copy.operands[1]
                 source_type, target_type = ir.MemRefType(source.type), ir.MemRefType(target.type)
-                elements = _contiguous_elements(source_type)
+                first = max(_contiguous_from(source_type), _contiguous_from(target_type))
+                run = int(np.prod(source_type.shape[first:])) if first < source_type.rank else 0
                 with ir.InsertionPoint(copy), copy.location:
-                    if _is_byte(source_type) and elements is not None \
-                            and elements % WORD == 0 \
-                            and _contiguous_elements(target_type) == elements:
-                        _copy_words(source, target, elements)
+                    if _is_byte(source_type) and run and run % WORD == 0 \
+                            and (self.words or first == 0):
+                        _copy_words(source, target, first)
                     else:
                         linalg.copy(source, outs=[target])
                 copy.erase()

@@ -192,10 +192,11 @@ def plan_memory(**options) -> Pipeline:
     return Pipeline([pass_named("tinyml-plan-memory")(**options)])
 
 
-def lower_to_loops(affine: bool = False) -> Pipeline:
-    """linalg on memrefs (and buffer copies) to scf loops (or affine loops)."""
+def lower_to_loops(affine: bool = False, unaligned: bool = True) -> Pipeline:
+    """linalg on memrefs (and buffer copies) to scf loops (or affine loops);
+    runs of bytes copied by words on a core that loads `unaligned` words."""
     return Pipeline([
-        "tinyml-lower-copies",
+        pass_named("tinyml-lower-copies")(words=unaligned),
         "func.func(convert-linalg-to-affine-loops)" if affine
         else "func.func(convert-linalg-to-loops)",
         # The tiles' vectors: transfers unrolled to 1-D, then lowered.
@@ -291,7 +292,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                    memory: dict | None = None, max_accumulators: int = 20,
                    int_tile: tuple[int, int, int] = (8, 16, 4),
                    dsp: bool = False, memory_plan: str = "line-buffers",
-                   fpu: bool = True) -> list[Stage]:
+                   fpu: bool = True, unaligned: bool = True) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
@@ -299,7 +300,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     planner's options; `memory_plan`: the transformations of the
     schedule stage that lower the arena (`MEMORY_PLANS`); `fpu`: the target
     computes in float (without, the edges of a float-edged int8 model
-    convert with integers). No allocation is left: the planner turns every
+    convert with integers); `unaligned`: it loads words at any address
+    (ARMv7-M does, ARMv6-M does not). No allocation is left: the planner turns every
     intermediate into a view of the arena argument."""
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
@@ -315,7 +317,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),
-        Stage("lower-to-loops", lower_to_loops(),
+        Stage("lower-to-loops", lower_to_loops(unaligned=unaligned),
               lambda module: {"kernels": analysis.loop_nests(module)}),
         Stage("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
     ]

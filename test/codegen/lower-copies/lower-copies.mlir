@@ -1,5 +1,6 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-lower-copies | FileCheck %s
 // RUN: tinyml-opt %s --split-input-file --tinyml-lower-copies --convert-linalg-to-loops | FileCheck %s --check-prefix=LOOPS
+// RUN: tinyml-opt %s --split-input-file --tinyml-lower-copies="words=false" | FileCheck %s --check-prefix=ARMV6M
 
 // A copy into a strided view (the interior of a padded buffer) becomes a
 // linalg.copy, so it lowers to loops like every kernel instead of calling
@@ -63,6 +64,11 @@ func.func @no_copy(%dst: memref<4xf32>) {
 // CHECK:           vector.store %[[WORD]], %[[TO]][%[[AT]]] : memref<320xi8>, vector<4xi8>
 // CHECK-NOT:     linalg.copy
 // CHECK-NOT:     memref.copy
+// A core without unaligned words (words=false) still copies a whole
+// contiguous run by words: LLVM makes that loop a memcpy.
+// ARMV6M-LABEL: func.func @contiguous_bytes
+// ARMV6M:         vector.load
+// ARMV6M-NOT:     linalg.copy
 func.func @contiguous_bytes(%in: memref<1x25x5x64xi8>, %band: memref<1x1x5x64xi8>, %row: index) {
   %view = memref.subview %in[0, %row, 0, 0] [1, 1, 5, 64] [1, 1, 1, 1] : memref<1x25x5x64xi8> to memref<1x1x5x64xi8, strided<[8000, 320, 64, 1], offset: ?>>
   memref.copy %view, %band : memref<1x1x5x64xi8, strided<[8000, 320, 64, 1], offset: ?>> to memref<1x1x5x64xi8>
@@ -71,15 +77,37 @@ func.func @contiguous_bytes(%in: memref<1x25x5x64xi8>, %band: memref<1x1x5x64xi8
 
 // -----
 
-// Bytes copied as bytes: a target that is not one run (a window of a
-// padded buffer), and a run that is not a whole number of words.
-// CHECK-LABEL: func.func @bytes_not_words
-// CHECK-NOT:     vector.load
-// CHECK:         linalg.copy {{.*}}ins(%arg0 : memref<4x4xi8>) outs(%{{.*}} : memref<4x4xi8, strided<[6, 1], offset: 7>>)
-// CHECK:         linalg.copy {{.*}}ins(%arg2 : memref<6xi8>) outs(%arg3 : memref<6xi8>)
-func.func @bytes_not_words(%src: memref<4x4xi8>, %dst: memref<6x6xi8>, %odd: memref<6xi8>, %odd_dst: memref<6xi8>) {
+// Rows of bytes into a padded window (each row of source and target one
+// run of 4 bytes, the rows 4 and 6 apart): a loop over rows, and in each a
+// loop over its words.
+// CHECK-LABEL: func.func @rows_of_words
+// CHECK:         %[[VIEW:.*]] = memref.subview %arg1[1, 1] [4, 4] [1, 1]
+// CHECK:         scf.for %[[ROW:.*]] = %c0 to %c4 step %c1 {
+// CHECK:           scf.for %[[AT:.*]] = %c0{{.*}} to %c4{{.*}} step %c4{{.*}} {
+// CHECK:             %[[WORD:.*]] = vector.load %arg0[%[[ROW]], %[[AT]]] : memref<4x4xi8>, vector<4xi8>
+// CHECK:             vector.store %[[WORD]], %[[VIEW]][%[[ROW]], %[[AT]]] : memref<4x4xi8, strided<[6, 1], offset: 7>>, vector<4xi8>
+// CHECK-NOT:     linalg.copy
+// Without unaligned words, the rows are bytes.
+// ARMV6M-LABEL: func.func @rows_of_words
+// ARMV6M-NOT:     vector.load
+// ARMV6M:         linalg.copy
+func.func @rows_of_words(%src: memref<4x4xi8>, %dst: memref<6x6xi8>) {
   %view = memref.subview %dst[1, 1] [4, 4] [1, 1] : memref<6x6xi8> to memref<4x4xi8, strided<[6, 1], offset: 7>>
   memref.copy %src, %view : memref<4x4xi8> to memref<4x4xi8, strided<[6, 1], offset: 7>>
+  return
+}
+
+// -----
+
+// Bytes copied as bytes: a run that is not a whole number of words, and
+// bytes one channel of a row apart (no run at all).
+// CHECK-LABEL: func.func @bytes_not_words
+// CHECK-NOT:     vector.load
+// CHECK:         linalg.copy {{.*}}ins(%arg0 : memref<6xi8>) outs(%arg1 : memref<6xi8>)
+// CHECK:         linalg.copy {{.*}}ins(%{{.*}} : memref<4x1xi8, strided<[8, 1]>>) outs(%arg3 : memref<4x1xi8>)
+func.func @bytes_not_words(%odd: memref<6xi8>, %odd_dst: memref<6xi8>, %rows: memref<4x8xi8>, %column: memref<4x1xi8>) {
   memref.copy %odd, %odd_dst : memref<6xi8> to memref<6xi8>
+  %channel = memref.subview %rows[0, 0] [4, 1] [1, 1] : memref<4x8xi8> to memref<4x1xi8, strided<[8, 1]>>
+  memref.copy %channel, %column : memref<4x1xi8, strided<[8, 1]>> to memref<4x1xi8>
   return
 }
