@@ -130,6 +130,11 @@ class ChooseTiles(Pass):
             return LoweringConfig((1, 1, pixels, channels), (1, 0))
         kw = shape_of(root.operands[1])[1]
         in_channels = shape_of(root.operands[0])[3]
+        if quantized and self.dsp and in_channels % 4 == 3:
+            # One zero channel more makes the steps whole words, two MACs
+            # per SMLAD for a third more MACs (an RGB image's first conv);
+            # the lowering pads to a multiple of the step.
+            in_channels += 1
         step = largest_divisor(in_channels, max(1, taps // kw))
         if quantized and self.dsp:
             pixels, channels = self.smlad_tile(out_shape[2], out_shape[3], partial=peelable)

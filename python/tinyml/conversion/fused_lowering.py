@@ -22,6 +22,8 @@ map broadcasting it numpy-style; a splat constant is a scalar in the body.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from mlir import ir
 
 from ..dialects import tinyml as tm
@@ -145,7 +147,10 @@ class GroupLowering:
                           {name: root.attributes[name] for name in root.attributes})
             lower = QUANTIZED_LOWERINGS[root.name]
             in_place = IN_PLACE in self.fused.attributes  # only conv groups are marked
-            result = lower(clone.opview, in_place=True) if in_place else lower(clone.opview)
+            options: dict[str, Any] = {"in_place": True} if in_place else {}
+            if root.name == tm.Conv2DOp.OPERATION_NAME and config is not None:
+                options["channel_step"] = config.reduction[-1]
+            result = lower(clone.opview, **options)
             clone.erase()
         requantize = result.owner.operation.operands[0].owner.operation
         if config is not None:

@@ -225,7 +225,11 @@ def with_quantized_result(op, stored: ir.Value) -> ir.Value:
 # Lowerings
 # ---------------------------------------------------------------------------
 
-def lower_quantized_conv2d(op, in_place: bool = False) -> ir.Value:
+def lower_quantized_conv2d(op, in_place: bool = False, channel_step: int = 1) -> ir.Value:
+    """The conv; with a `channel_step` (its configuration's) that the input
+    channels are not a multiple of, the input padded to the next multiple
+    with its zero point and the weights with zeros (3 channels read as
+    4: whole words for SMLAD), which adds nothing to any accumulator."""
     x, w, bias = list(op.operands)[0], op.operands[1], \
         (op.operands[2] if len(op.operands) > 2 else None)
     strides, dilations, padding = window_attributes(op.attributes)
@@ -235,8 +239,12 @@ def lower_quantized_conv2d(op, in_place: bool = False) -> ir.Value:
     channels = out_shape[-1]
     folded = _bias(bias, channels, op) - _zero_point(x_type) * weights.sum(axis=(0, 1, 2))
     stored = storage_of(x)
-    x8 = pad_nhwc(stored, padding, _zero_point(x_type))
-    acc = linalg.conv_2d_nhwc_hwcf(x8, storage_of(w), outs=[_accumulator_init(folded, out_shape)],
+    top, left, bottom, right = padding
+    extra = -weights.shape[2] % channel_step
+    x8 = pad(stored, [0, top, left, 0], [0, bottom, right, extra], _zero_point(x_type))
+    w8 = storage_of(w) if not extra else \
+        int_constant(np.pad(weights, [(0, 0), (0, 0), (0, extra), (0, 0)]), 8)
+    acc = linalg.conv_2d_nhwc_hwcf(x8, w8, outs=[_accumulator_init(folded, out_shape)],
                                    strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
     return with_quantized_result(op, _requantize(

@@ -187,6 +187,29 @@ func.func @quantized_conv_odd_row_transposed(%x: tensor<1x64x4x5x!quant.uniform<
 
 // -----
 
+// An RGB image's first conv (3 input channels): a reduction step of 3
+// values a tap row is no whole word. With the DSP extension the step is 4
+// channels, which the lowering reads as 3 and a zero one (a third more
+// MACs, two per SMLAD); without it, 3.
+// CHECK-LABEL: func.func @quantized_rgb_conv
+// CHECK:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 3]>
+// DSP-LABEL: func.func @quantized_rgb_conv
+// DSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 4]>
+func.func @quantized_rgb_conv(%x: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+                              %w: tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
 // A quantized depthwise conv: 2 pixels x 4 channels in the accumulators;
 // with the DSP extension, 5 pixels of one channel, whose taps' weights
 // then serve all 5.

@@ -96,6 +96,33 @@ func.func @conv_left_shift(%x: tensor<1x3x3x1x!quant.uniform<i8:f32, 0.5:0>>)
 
 // -----
 
+// A conv configured to step its reduction by 4 input channels (a DSP core's
+// SMLAD words; tinyml-choose-tiles) reads its 3 channels as 4: the pad adds
+// a channel of the input zero point (with the spatial padding), the
+// weights a channel of zeros; the folded bias is unchanged (the zero
+// weights sum to nothing), and so is every accumulator.
+// CHECK-LABEL: func.func @three_channels_read_as_four
+// CHECK:         %[[X:.*]] = tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 1, 1, 1]
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tensor.yield %c-3_i8 : i8
+// CHECK-NEXT:    } : tensor<1x4x4x3xi8> to tensor<1x5x5x4xi8>
+// CHECK:         %[[W:.*]] = arith.constant dense<{{\[\[\[\[}}-3, -2], [-1, 0], [1, 2], [0, 0]]{{.*}}> : tensor<3x3x4x2xi8>
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[X]], %[[W]] : tensor<1x5x5x4xi8>, tensor<3x3x4x2xi8>)
+func.func @three_channels_read_as_four(%x: tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>> {
+  %wc = arith.constant dense<[[[[-3, -2], [-1, 0], [1, 2]], [[3, -3], [-2, -1], [0, 1]], [[2, 3], [-3, -2], [-1, 0]]], [[[1, 2], [3, -3], [-2, -1]], [[0, 1], [2, 3], [-3, -2]], [[-1, 0], [1, 2], [3, -3]]], [[[-2, -1], [0, 1], [2, 3]], [[-3, -2], [-1, 0], [1, 2]], [[3, -3], [-2, -1], [0, 1]]]]> : tensor<3x3x3x2xi8>
+  %w = quant.scast %wc : tensor<3x3x3x2xi8> to tensor<3x3x3x2x!quant.uniform<i8:f32, 0.1>>
+  %y = tinyml.fused conv_epilogue (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 4]>} : (tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:-3>>, tensor<3x3x3x2x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x3x2x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x3x2x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
 // Padding holds the input zero point, so that padded taps add nothing
 // after the input offset is folded into the bias.
 // CHECK-LABEL: func.func @conv_padding_holds_the_zero_point
