@@ -6,7 +6,9 @@ it again. Between the two, `tinyml-opt` shows the script each group gets.
 A group's script starts from the op carrying its `#tinyml.lowering`, the
 epilogue `linalg.generic` whose first input is the group's contraction:
 
-1. tile it to the register tile (`tile_using_for`, one loop per tiled dim);
+1. tile it to the register tile (`tile_using_for`, one loop per tiled dim;
+   an unpadded conv whose pixel tile leaves part of a row has its pixel
+   loop peeled once the next step is done, `peeled_pixel_loop`);
 2. fuse the contraction and the op initialising its accumulator (the bias
    broadcast or zero fill) into the innermost tile loop; a padded conv is
    tiled in two levels and its `tensor.pad` fused into the outer one, so

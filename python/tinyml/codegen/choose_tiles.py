@@ -7,7 +7,9 @@ The register tile is the part of the output computed per iteration, all of
 it held in accumulators: for a conv, output pixels of a row x output
 channels (`tile = [1, 1, pixels, channels]`); for a matmul, output columns
 of one row (`tile = [1, channels]`). A group lowered through the transform
-dialect needs tiles that divide its output (no partial tiles to mask), and
+dialect needs tiles that divide its output (no partial tiles to mask; an
+unpadded conv's script peels its pixel loop instead, so an SMLAD tile's
+pixels need not divide the row), and
 gets reduction steps the vectorizer turns into straight-line FMAs: a conv
 walks its window a row at a time, all kw taps of it at once (the 1-D conv
 vectorizer reuses each loaded input across them) and as many input channels
