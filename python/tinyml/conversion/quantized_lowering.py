@@ -36,7 +36,8 @@ against 15; it stays for the mean, whose pre-shifted exponent can exceed
 31. Where a conv's or matmul's accumulators are bounded well enough (from
 its weights and bias, at compile time) and every shift is a right shift,
 the same bits take a narrow form (fixed_point.py's
-narrow_multiply_by_quantized_multiplier): SMMULR and five instructions. `m` and `shift` are TFLite's QuantizeMultiplier of the effective scale
+narrow_multiply_by_quantized_multiplier): SMMULR and five instructions.
+`m` and `shift` are TFLite's QuantizeMultiplier of the effective scale
 (quantization_util.cc), computed here at compile time. Quantized values
 are read through `quant.scast` to their storage type and the result is
 cast back, so the casts cancel pairwise once every op is lowered.

@@ -301,8 +301,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     schedule stage that lower the arena (`MEMORY_PLANS`); `fpu`: the target
     computes in float (without, the edges of a float-edged int8 model
     convert with integers); `unaligned`: it loads words at any address
-    (ARMv7-M does, ARMv6-M does not). No allocation is left: the planner turns every
-    intermediate into a view of the arena argument."""
+    (ARMv7-M does, ARMv6-M does not). No allocation is left: the planner
+    turns every intermediate into a view of the arena argument."""
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
         stages += [Stage("fusion", fusion()),
