@@ -200,12 +200,17 @@ def test_tinyml_compile_warns_of_each_float_layer(tmp_path):
     assert len(warnings) == 1 and "(tinyml.div) computes in float32" in warnings[0]
 
 
-def _mnemonics(tmp_path: Path, model: str, target: str) -> set[str]:
-    """The instructions the compiled object's disassembly holds."""
+def _disassembly(tmp_path: Path, model: str, target: str) -> str:
+    """The compiled object's disassembly, with its relocations."""
     compiled = tinyml.compile(str(INT8_ZOO / f"{model}.onnx"), target=target)
     obj = tmp_path / "model.o"
     obj.write_bytes(compiled.artefacts[f"{model}.o"])
-    listing = run_tool("llvm-objdump", "-d", "--no-show-raw-insn", obj)
+    return run_tool("llvm-objdump", "-d", "-r", "--no-show-raw-insn", obj)
+
+
+def _mnemonics(tmp_path: Path, model: str, target: str) -> set[str]:
+    """The instructions the compiled object's disassembly holds."""
+    listing = _disassembly(tmp_path, model, target)
     return set(re.findall(r"^\s+[0-9a-f]+:\s+\t([\w.]+)", listing, re.M))
 
 
@@ -217,6 +222,17 @@ def test_cortex_m0_code_is_armv6m_integer_code(tmp_path):
     forbidden = {m for m in mnemonics if m.startswith(
         ("v", "smla", "smul", "sxt", "ssat", "usat", "sdiv", "udiv", "umull", "ldrd", "strd"))}
     assert {"muls", "push"} <= mnemonics and not forbidden, forbidden
+
+
+@pytest.mark.parametrize("model", ["op_conv_relu", "op_fully_connected_per_tensor", "op_add",
+                                   "op_mean", "op_softmax"])
+def test_cortex_m0_kernels_call_no_64_bit_helper(tmp_path, model):
+    """ARMv6-M has no 32 x 32 -> 64-bit multiply: the requantizations'
+    products are written as 32-bit multiplies of halves
+    (tinyml-expand-wide-multiplies), so no kernel calls the runtime's
+    64-bit multiply or shifts (the bit-exact runs above check the values)."""
+    calls = set(re.findall(r"R_ARM_THM_CALL\s+(\S+)", _disassembly(tmp_path, model, "cortex-m0")))
+    assert not calls & {"__aeabi_lmul", "__aeabi_llsl", "__aeabi_lasr"}, calls
 
 
 @pytest.mark.parametrize("target", ["cortex-m4", "cortex-m7"])

@@ -68,17 +68,20 @@ def fusion() -> Pipeline:
                      "tinyml-fuse-elementwise"])
 
 
-def lower_to_linalg(fpu: bool = True) -> Pipeline:
+def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
     """Every tinyml op (each a kernel, numbered in its location for the
     profile) to linalg/tensor/arith/math, then a tidy-up; the requantizing
     `tosa.apply_scale` of the int8 kernels becomes arith with 64-bit
     products (`use-32-bit` would leave `arith.mulsi_extended`, which has no
     LLVM lowering once vectorized). Without an `fpu`, quantize and
-    dequantize first lower with integers only (tinyml-integer-conversions)."""
+    dequantize first lower with integers only (tinyml-integer-conversions);
+    without a `wide_multiply` (32 x 32 -> 64 bits), the 64-bit products
+    become 32-bit multiplies of halves (tinyml-expand-wide-multiplies)."""
     return Pipeline(["tinyml-number-kernels",
                      *([] if fpu else ["tinyml-integer-conversions"]),
                      "tinyml-lower-to-linalg",
                      "func.func(tosa-to-arith{include-apply-rescale=true})",
+                     *([] if wide_multiply else ["tinyml-expand-wide-multiplies"]),
                      "canonicalize", "cse"])
 
 
@@ -292,7 +295,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                    memory: dict | None = None, max_accumulators: int = 20,
                    int_tile: tuple[int, int, int] = (8, 16, 4),
                    dsp: bool = False, memory_plan: str = "line-buffers",
-                   fpu: bool = True, unaligned: bool = True) -> list[Stage]:
+                   fpu: bool = True, armv6m: bool = False) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
@@ -300,8 +303,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     planner's options; `memory_plan`: the transformations of the
     schedule stage that lower the arena (`MEMORY_PLANS`); `fpu`: the target
     computes in float (without, the edges of a float-edged int8 model
-    convert with integers); `unaligned`: it loads words at any address
-    (ARMv7-M does, ARMv6-M does not). No allocation is left: the planner
+    convert with integers); `armv6m`: an ARMv6-M core, which loads words
+    only at word addresses and has no 32 x 32 -> 64-bit multiply. No allocation is left: the planner
     turns every intermediate into a view of the arena argument."""
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
@@ -312,12 +315,12 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
               lambda module: {"in_place_groups": analysis.in_place_groups(module),
                               "recomputed_macs": analysis.recomputed_macs(module),
                               "line_buffers": analysis.line_buffers(module)}),
-        Stage("lower-to-linalg", lower_to_linalg(fpu)),
+        Stage("lower-to-linalg", lower_to_linalg(fpu, wide_multiply=not armv6m)),
         Stage("tile-and-vectorize", tile_and_vectorize(dsp)),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),
-        Stage("lower-to-loops", lower_to_loops(unaligned=unaligned),
+        Stage("lower-to-loops", lower_to_loops(unaligned=not armv6m),
               lambda module: {"kernels": analysis.loop_nests(module)}),
         Stage("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
     ]

@@ -10,7 +10,8 @@
 // its narrow form: the rounded high product of twice the accumulator
 // ((2a * m + 2^31) >> 32, SMMULR), the accumulator's sign word added, a
 // shift by one less than the right shift (the table holds 1 and 0), then
-// one more, rounding.
+// one more, rounding, with the output zero point added twice before it
+// (1 + 2 * -128).
 // CHECK-LABEL: func.func @conv_per_channel
 // CHECK:         %[[X:.*]] = quant.scast %arg0 : tensor<1x3x3x2x!quant.uniform<i8:f32, 5.000000e-01:-3>> to tensor<1x3x3x2xi8>
 // CHECK:         %[[W:.*]] = quant.scast %{{.*}} : tensor<1x1x2x2x!quant.uniform<i8:f32:3, {{.*}}>> to tensor<1x1x2x2xi8>
@@ -36,11 +37,11 @@
 // CHECK-NEXT:      %[[SIGN:.*]] = arith.shrsi %[[A]], %[[C31]] : i32
 // CHECK-NEXT:      %[[SIGNED:.*]] = arith.addi %[[HIGH]], %[[SIGN]] : i32
 // CHECK-NEXT:      %[[LESS:.*]] = arith.shrsi %[[SIGNED]], %[[SHIFT]] : i32
-// CHECK-NEXT:      %[[UP:.*]] = arith.addi %[[LESS]], %[[ONE]] : i32
+// CHECK-NEXT:      %[[UP_AND_ZERO:.*]] = arith.constant -255 : i32
+// CHECK-NEXT:      %[[UP:.*]] = arith.addi %[[LESS]], %[[UP_AND_ZERO]] : i32
 // CHECK-NEXT:      %[[Q:.*]] = arith.shrsi %[[UP]], %[[ONE]] : i32
 // CHECK-NOT:       tosa.apply_scale
-// CHECK:           %[[Z:.*]] = arith.addi %[[Q]], %{{.*}} : i32
-// CHECK:           arith.maxsi %[[Z]]
+// CHECK:           arith.maxsi %[[Q]]
 // CHECK:           arith.minsi
 // CHECK:           arith.trunci %{{.*}} : i32 to i8
 // CHECK:         quant.scast %{{.*}} : tensor<1x3x3x2xi8> to tensor<1x3x3x2x!quant.uniform<i8:f32, 2.500000e-01:-128>>
@@ -231,12 +232,14 @@ func.func @softmax(%x: tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>)
 // -----
 
 // A result type with a narrowed stored range (a fused activation) is what
-// the requantization saturates to.
+// the requantization saturates to; the zero point (-10) is in its
+// rounding (1 + 2 * -10).
 // CHECK-LABEL: func.func @fused_activation_range
 // CHECK:         linalg.generic
 // CHECK:           arith.muli %{{.*}}, %{{.*}} : i64
-// CHECK:           %[[ZP:.*]] = arith.constant -10 : i32
-// CHECK-NEXT:      arith.addi %{{.*}}, %[[ZP]] : i32
+// CHECK:           %[[UP_AND_ZERO:.*]] = arith.constant -19 : i32
+// CHECK-NEXT:      arith.addi %{{.*}}, %[[UP_AND_ZERO]] : i32
+// CHECK-NEXT:      arith.shrsi
 // CHECK-NEXT:      %[[LO:.*]] = arith.constant -10 : i32
 // CHECK-NEXT:      arith.maxsi %{{.*}}, %[[LO]] : i32
 // CHECK-NEXT:      %[[HI:.*]] = arith.constant 50 : i32
