@@ -137,21 +137,31 @@ def _multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
     return _rounding_divide_by_pot(_high_mul(value, multiplier), right_shift)
 
 
-def _narrow_multiply(value: ir.Value, multiplier: ir.Value, shift_less_one: ir.Value,
+def _narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value, shift_less_one: ir.Value,
                      zero_point: int) -> ir.Value:
-    """fixed_point.py's narrow_multiply_by_quantized_multiplier, the right
-    shift less one given, plus `zero_point`: SMMULR and five instructions
-    with no constant to hold in a register, where MultiplyByQuantizedMultiplier
-    takes about 20. The zero point joins the last rounding add, twice over
-    ((s + 1) >> 1) + z = (s + 1 + 2z) >> 1), so that the shift by one is
-    the saturating instruction's own (SSAT's ASR #1)."""
+    """fixed_point.py's narrow_multiply_by_quantized_multiplier plus
+    `zero_point`, given the right shift less one and the multiplier m as
+    2m - 2^32 (`_narrow_multiplier`): four instructions, where
+    MultiplyByQuantizedMultiplier takes about 20. The high product of 2x
+    and m is (x (2m - 2^32) + 2^31) >> 32, plus x (x 2^32 is a whole high
+    word), so that x plus its sign word is SMMLAR's addend (one ADD with
+    an ASR #31 operand) and x needs no doubling; the zero point joins the
+    last rounding add, twice over (((s + 1) >> 1) + z = (s + 1 + 2z) >> 1),
+    so that the shift by one is the saturating instruction's own (SSAT's
+    ASR #1)."""
     wide, one = _i(64), int_scalar(1, 32)
-    product = arith.muli(arith.extsi(wide, arith.shli(value, one)), arith.extsi(wide, multiplier))
+    product = arith.muli(arith.extsi(wide, value), arith.extsi(wide, doubled_multiplier))
     high = arith.trunci(_i(32), arith.shrsi(arith.addi(product, int_scalar(1 << 31, 64)),
                                             int_scalar(32, 64)))
-    signed = arith.addi(high, arith.shrsi(value, int_scalar(31, 32)))
+    signed = arith.addi(high, arith.addi(value, arith.shrsi(value, int_scalar(31, 32))))
     rounded = arith.addi(arith.shrsi(signed, shift_less_one), int_scalar(1 + 2 * zero_point, 32))
     return arith.shrsi(rounded, one)
+
+
+def _narrow_multiplier(multiplier: int) -> int:
+    """The multiplier m of the narrow form as `_narrow_multiply` takes it:
+    2m - 2^32, within int32 for m in [2^30, 2^31)."""
+    return 2 * multiplier - (1 << 32)
 
 
 def _accumulator_bound(folded: np.ndarray, weights: np.ndarray, axes: tuple[int, ...]) -> int:
@@ -186,7 +196,8 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: 
     pairs = [quantize_multiplier(s) for s in scales]
     narrow = narrow_requantization(bound, pairs)
     tables: dict[str, tuple[np.ndarray, int]] = {
-        "multiplier": (np.array([m for m, _ in pairs], np.int32), 32),
+        "multiplier": (np.array([_narrow_multiplier(m) if narrow else m for m, _ in pairs],
+                                np.int32), 32),
         "left": (np.array([max(s, 0) for _, s in pairs], np.int8), 8),
         # The narrow form shifts right by one less, then by one.
         "right": (np.array([max(-s, 0) - narrow for _, s in pairs], np.int8), 8)}

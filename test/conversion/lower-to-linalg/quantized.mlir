@@ -8,7 +8,9 @@
 // zero point, and saturation to int8. No accumulator can be more than 112 +
 // 128 * 6 from zero and both shifts are right shifts, so the multiply takes
 // its narrow form: the rounded high product of twice the accumulator
-// ((2a * m + 2^31) >> 32, SMMULR), the accumulator's sign word added, a
+// and m, (2a * m + 2^31) >> 32, as (a * (2m - 2^32) + 2^31) >> 32 + a
+// (the table holds 2 * 1717986944 - 2^32; SMMLAR with a as its addend),
+// the accumulator's sign word added, a
 // shift by one less than the right shift (the table holds 1 and 0), then
 // one more, rounding, with the output zero point added twice before it
 // (1 + 2 * -128).
@@ -18,14 +20,13 @@
 // CHECK:         %[[B:.*]] = arith.constant dense<[112, -32]> : tensor<2xi32>
 // CHECK:         %[[INIT:.*]] = linalg.broadcast ins(%[[B]] : tensor<2xi32>)
 // CHECK:         %[[ACC:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} ins(%[[X]], %[[W]] : tensor<1x3x3x2xi8>, tensor<1x1x2x2xi8>) outs(%[[INIT]] : tensor<1x3x3x2xi32>)
-// CHECK:         %[[M:.*]] = arith.constant dense<1717986944> : tensor<2xi32>
+// CHECK:         %[[M:.*]] = arith.constant dense<-858993408> : tensor<2xi32>
 // CHECK:         %[[S:.*]] = arith.constant dense<[1, 0]> : tensor<2xi8>
 // CHECK:         linalg.generic {{.*}} ins(%[[ACC]], %[[M]], %[[S]] : tensor<1x3x3x2xi32>, tensor<2xi32>, tensor<2xi8>) outs(%{{.*}} : tensor<1x3x3x2xi8>)
 // CHECK-NEXT:    ^bb0(%[[A:.*]]: i32, %[[MUL:.*]]: i32, %[[RIGHT:.*]]: i8, %{{.*}}: i8):
 // CHECK-NEXT:      %[[SHIFT:.*]] = arith.extsi %[[RIGHT]] : i8 to i32
 // CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK-NEXT:      %[[TWICE:.*]] = arith.shli %[[A]], %[[ONE]] : i32
-// CHECK-NEXT:      %[[WA:.*]] = arith.extsi %[[TWICE]] : i32 to i64
+// CHECK-NEXT:      %[[WA:.*]] = arith.extsi %[[A]] : i32 to i64
 // CHECK-NEXT:      %[[WM:.*]] = arith.extsi %[[MUL]] : i32 to i64
 // CHECK-NEXT:      %[[PRODUCT:.*]] = arith.muli %[[WA]], %[[WM]] : i64
 // CHECK-NEXT:      %[[HALF:.*]] = arith.constant 2147483648 : i64
@@ -35,7 +36,8 @@
 // CHECK-NEXT:      %[[HIGH:.*]] = arith.trunci %[[HIGH64]] : i64 to i32
 // CHECK-NEXT:      %[[C31:.*]] = arith.constant 31 : i32
 // CHECK-NEXT:      %[[SIGN:.*]] = arith.shrsi %[[A]], %[[C31]] : i32
-// CHECK-NEXT:      %[[SIGNED:.*]] = arith.addi %[[HIGH]], %[[SIGN]] : i32
+// CHECK-NEXT:      %[[ADDEND:.*]] = arith.addi %[[A]], %[[SIGN]] : i32
+// CHECK-NEXT:      %[[SIGNED:.*]] = arith.addi %[[HIGH]], %[[ADDEND]] : i32
 // CHECK-NEXT:      %[[LESS:.*]] = arith.shrsi %[[SIGNED]], %[[SHIFT]] : i32
 // CHECK-NEXT:      %[[UP_AND_ZERO:.*]] = arith.constant -255 : i32
 // CHECK-NEXT:      %[[UP:.*]] = arith.addi %[[LESS]], %[[UP_AND_ZERO]] : i32
