@@ -123,16 +123,18 @@ def _with_nchw_input(model: onnx.ModelProto) -> onnx.ModelProto:
     return nchw
 
 
-def test_nchw_input_is_read_through_its_transpose_bit_exact():
-    """The int8 VWW network with an NCHW input: its first conv reads the
-    input a transposed window at a time (tinyml-fuse-input-transpose, the
-    transpose's storage cast moved onto the input), so the arena is the
-    NHWC network's; the outputs are TFLM's bit for bit on the M4."""
-    path = INT8_ZOO / "vww_mobilenet.onnx"
+@pytest.mark.parametrize("name", ["vww_mobilenet", "kws_dscnn"])
+def test_nchw_input_is_read_through_its_transpose_bit_exact(name):
+    """An int8 network with an NCHW input: its first conv reads the input a
+    transposed window at a time (tinyml-fuse-input-transpose, the
+    transpose's storage cast moved onto the input; KWS's one input channel
+    read with a kernel row's taps as channels), so the arena is the NHWC
+    network's; the outputs are TFLM's bit for bit on the M4."""
+    path = INT8_ZOO / f"{name}.onnx"
     nhwc = tinyml.compile(str(path), target="cortex-m4")
     nchw = tinyml.compile(_with_nchw_input(onnx.load(path)), target="cortex-m4")
     assert nchw.report.arena_bytes == nhwc.report.arena_bytes
-    interpreter = _interpreter("vww_mobilenet")
+    interpreter = _interpreter(name)
     for x in _inputs(interpreter)[1:]:
         want = _reference(interpreter, x)
         got = nchw.run(x.transpose(0, 3, 1, 2), arena_fill=POISONS[0]).outputs[0]

@@ -21,9 +21,10 @@ epilogue `linalg.generic` whose first input is the group's contraction:
    row staged once per band it falls in), as many rows as fit beside the
    conv's operands under the function's peak of live bytes; a conv reading
    its input through a `linalg.transpose` (an NCHW input,
-   tinyml-fuse-input-transpose; padded before it is transposed) is tiled
-   in two levels too, the transpose of the window fused into the outer
-   one, then the pad of the input it reads;
+   tinyml-fuse-input-transpose; padded before it is transposed) or through
+   the taps-as-channels generic of a one-channel int8 conv
+   (`TAPS_AS_CHANNELS`) is tiled in two levels too, that reader of the
+   window fused into the outer one, then the pad of the input it reads;
 3. tile the contraction's reduction dimensions to their steps, so a tile's
    accumulators stay live across the reduction loops;
 4. decompose a conv whose window row is one step into a 1-D conv;
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, LoweringConfig
+from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, TAPS_AS_CHANNELS, LoweringConfig
 from ..ir.values import shape_of
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, PassError, register
@@ -99,7 +100,7 @@ class Group:
     padded: bool  # the producer reads a tensor.pad (a padded conv)
     band: int = 1  # output rows per staged window of a padded depthwise conv
     in_place: bool = False  # the epilogue writes over the group's input (IN_PLACE)
-    transposed: bool = False  # the conv reads (through its pad) a linalg.transpose
+    reread: bool = False  # the conv reads its pad through a window reader (`window_reader`)
     init: str = ""  # the name of the op initialising the accumulator
     partial: bool = False  # the pixel tile leaves part of a row: its loop is peeled
 
@@ -117,11 +118,11 @@ def group_sequence(name: str, group: Group) -> list[str]:
     emit(f"    %producer = transform.get_producer_of_operand %epilogue[0] : ({ANY}) -> {ANY}")
     emit(f"    %init = transform.get_producer_of_operand %producer[{group.init_operand}] : "
          f"({ANY}) -> {ANY}")
-    if group.transposed:
-        emit(f"    %transpose = transform.get_producer_of_operand %producer[0] : "
+    if group.reread:
+        emit(f"    %reader = transform.get_producer_of_operand %producer[0] : "
              f"({ANY}) -> {ANY}")
     if group.padded:
-        reader = "%transpose" if group.transposed else "%producer"
+        reader = "%reader" if group.reread else "%producer"
         emit(f"    %pad = transform.get_producer_of_operand {reader}[0] : ({ANY}) -> {ANY}")
     epilogue, producer, init, pad = "%epilogue", "%producer", "%init", "%pad"
     if group.in_place:
@@ -149,9 +150,9 @@ def group_sequence(name: str, group: Group) -> list[str]:
             emit("      transform.apply_patterns.canonicalization")
             emit(f"    }} : {ANY}")
             pad = "%band_pad"
-    if group.padded or group.transposed:
-        # Two levels: the outer tile stages its padded (or transposed)
-        # input window once, for the inner tiles that read it.
+    if group.padded or group.reread:
+        # Two levels: the outer tile stages its padded (or transposed, or
+        # unfolded) input window once, for the inner tiles that read it.
         if group.producer == "linalg.depthwise_conv_2d_nhwc_hwc" and group.padded:
             outer = [1, group.band, 0, config.tile[3]]
             inner = [0, 1, config.tile[2], 0]
@@ -166,11 +167,11 @@ def group_sequence(name: str, group: Group) -> list[str]:
         emit(f"    %pixel_init, %p2 = transform.structured.fuse_into_containing_op "
              f"{init} into %p1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         staged = "%p2"
-        if group.transposed:
-            # The window transposed from the group's (padded) input, in the
-            # outer tile: the transposed tensor is never stored whole.
-            emit(f"    %window_transpose, %p3 = transform.structured.fuse_into_containing_op "
-                 f"%transpose into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
+        if group.reread:
+            # The window transposed (or unfolded) from the group's (padded)
+            # input, in the outer tile: the whole is never stored.
+            emit(f"    %window_reader, %p3 = transform.structured.fuse_into_containing_op "
+                 f"%reader into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
             # It writes into a slice of the whole transposed tensor's
             # tensor.empty: an empty tensor of the window's size instead,
             # or bufferization would allocate the whole.
@@ -303,11 +304,9 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
         raise PassError(f"{len(config.reduction)} reduction steps for the "
                         f"{sum(reductions)} reduction loops of '{producer.name}'",
                         epilogue.location)
-    transpose = _producer_named(producer.operands[0], "linalg.transpose")
-    if producer.name not in CONVS:
-        transpose = None
-    pad = _producer_named((transpose or producer).operands[0], "tensor.pad")
-    padded = pad is not None and window_always_overlaps(pad, producer, transpose)
+    reader = window_reader(producer) if producer.name in CONVS else None
+    pad = _producer_named((reader or producer).operands[0], "tensor.pad")
+    padded = pad is not None and window_always_overlaps(pad, producer, reader)
     if padded and producer.name not in CONVS:
         raise PassError(f"no script tiles a padded '{producer.name}'", epilogue.location)
     band = 1
@@ -317,13 +316,25 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
     init = producer.operands[init_operand].owner
     init_name = "" if isinstance(init, ir.Block) else init.operation.name
     partial = shape_of(epilogue.results[0])[-2] % config.tile[-2] != 0
-    if partial and (producer.name != "linalg.conv_2d_nhwc_hwcf" or padded or transpose
+    if partial and (producer.name != "linalg.conv_2d_nhwc_hwcf" or padded or reader
                     or init_name in ("", "linalg.generic")):
         raise PassError(f"a pixel tile of {config.tile[-2]} leaves part of a row, which only "
                         "an unpadded conv whose accumulator a named op initialises may",
                         epilogue.location)
     return Group(producer.name, reductions, init_operand, config, padded, band,
-                 IN_PLACE in epilogue.attributes, transpose is not None, init_name, partial)
+                 IN_PLACE in epilogue.attributes, reader is not None, init_name, partial)
+
+
+def window_reader(conv: ir.Operation) -> ir.Operation | None:
+    """The op through which `conv` reads its (padded) input window, fused
+    into its tiles: a `linalg.transpose` (an NCHW input) or a
+    taps-as-channels `linalg.generic`; None if it reads the input itself."""
+    reader = _producer_named(conv.operands[0], "linalg.transpose") or \
+        _producer_named(conv.operands[0], "linalg.generic")
+    if reader is None or (reader.name == "linalg.generic"
+                          and TAPS_AS_CHANNELS not in reader.attributes):
+        return None
+    return reader
 
 
 def _producer_named(value: ir.Value, name: str) -> ir.Operation | None:
@@ -365,19 +376,23 @@ def depthwise_band(conv: ir.Operation, channels: int) -> int:
 
 
 def window_always_overlaps(pad: ir.Operation, conv: ir.Operation,
-                           transpose: ir.Operation | None = None) -> bool:
+                           reader: ir.Operation | None = None) -> bool:
     """Whether every output row's and column's window overlaps the unpadded
     input: each padding amount is less than the window's extent. Then a
     tile's padded window is never all padding, the guard for that case is
     proved dead, and the window can be staged per tile in a buffer
     allocated once; otherwise the pad stays a whole tensor (a copy). The
-    conv reads the pad through `transpose` if given."""
+    conv reads the pad through `reader` if given (`window_reader`): a
+    transpose permutes the pad's dimensions, a taps-as-channels generic
+    makes a kernel row's taps its channels."""
+    transpose = reader if reader is not None and reader.name == "linalg.transpose" else None
     perm = list(range(4)) if transpose is None else \
         list(ir.DenseI64ArrayAttr(transpose.attributes["permutation"]))
     low = [list(ir.DenseI64ArrayAttr(pad.attributes["static_low"]))[p] for p in perm[1:3]]
     high = [list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))[p] for p in perm[1:3]]
     dilations = [int(d) for d in ir.DenseIntElementsAttr(conv.attributes["dilations"])]
-    kernel = ir.RankedTensorType(conv.operands[1].type).shape[:2]
+    kh, kw, channels = ir.RankedTensorType(conv.operands[1].type).shape[:3]
+    kernel = [kh, kw if reader is None or transpose is not None else channels]
     extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
     return all(lo < extent and hi < extent for lo, hi, extent in zip(low, high, extents))
 

@@ -254,16 +254,21 @@ def dense_const(array: np.ndarray) -> ir.Value:
     return arith.ConstantOp(ty, ir.DenseElementsAttr.get(array, type=ty)).result
 
 
+def int_type(bits: int) -> ir.IntegerType:
+    """The signless integer type of `bits` bits."""
+    return ir.IntegerType.get_signless(bits)
+
+
 def int_constant(array: np.ndarray, bits: int) -> ir.Value:
     """A dense integer tensor constant of `array`, as int8 or int32."""
     array = np.ascontiguousarray(array, dtype={8: np.int8, 32: np.int32}[bits])
-    tensor_type = ir.RankedTensorType.get(list(array.shape), ir.IntegerType.get_signless(bits))
+    tensor_type = ir.RankedTensorType.get(list(array.shape), int_type(bits))
     return arith.ConstantOp(tensor_type, ir.DenseElementsAttr.get(array, type=tensor_type)).result
 
 
 def int_scalar(value: int, bits: int) -> ir.Value:
     """A signless integer scalar constant of `bits` bits."""
-    return scalar_const(value, ir.IntegerType.get_signless(bits))
+    return scalar_const(value, int_type(bits))
 
 
 def reassociation_attr(groups: Sequence[Sequence[int]]) -> ir.ArrayAttr:

@@ -6,6 +6,7 @@ The lowerings live beside this pass, each module built on those before it:
 
     linalg_builders.py     scalar math, `linalg.generic`, maps, tensor helpers
     float_lowering.py      each op on floats (`FLOAT_LOWERINGS`)
+    fixed_point_ops.py     gemmlowp's fixed point on int32, as arith ops
     quantized_lowering.py  the int8 kernels (`QUANTIZED_LOWERINGS`)
     fused_lowering.py      a `tinyml.fused` group as one kernel (`lower_fused`)
     lower_to_linalg.py     this pass: which lowering each op takes

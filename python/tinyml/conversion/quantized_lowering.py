@@ -52,18 +52,21 @@ from mlir.dialects import arith, quant, tensor, tosa
 
 from ..dialects import tinyml as tm
 from ..ir.attributes import attr_float, attr_ints, window_attributes
-from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MAX, INT32_MIN, activation_range,
+from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MIN, activation_range,
                               narrow_requantization, quantize_multiplier, softmax_tables)
 from ..ir.lazy_modules import linalg
+from ..ir.lowering_config import TAPS_AS_CHANNELS
 from ..ir.ops import keyed_by_name
 from ..ir.patterns import attributes_of, create
 from ..ir.quant import is_per_axis, scales, storage_cast, storage_type, zero_points
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
+from .fixed_point_ops import (count_leading_zeros, double_round, doubling_high_mul,
+                              reciprocal_of_one_plus, rounding_shift_right)
 from .float_lowering import FLOAT_LOWERINGS
 from .linalg_builders import (ScalarBuilder, apply_lowering, broadcast_to, build_elementwise,
                               build_generic, collapse, dense_const, empty, identity_map,
-                              int_constant, int_scalar, pad, pad_nhwc, pool_geometry,
+                              int_constant, int_scalar, int_type, pad, pad_nhwc, pool_geometry,
                               projection_map, reshape, window_counts)
 
 INT8_MIN, INT8_MAX = -128, 127
@@ -98,10 +101,6 @@ def effective_scales(x: ir.Type, w: ir.Type, y: ir.Type, channels: int,
 # IR helpers
 # ---------------------------------------------------------------------------
 
-def _i(bits: int) -> ir.IntegerType:
-    return ir.IntegerType.get_signless(bits)
-
-
 def storage_of(value: ir.Value) -> ir.Value:
     """A quantized tensor's integer storage."""
     return storage_cast(value, storage_type(element_of(value)))
@@ -134,7 +133,7 @@ def _multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
     right_shift); no `left_shift` when it is 0 everywhere."""
     if left_shift is not None:
         value = arith.shli(value, left_shift)
-    return _rounding_divide_by_pot(_high_mul(value, multiplier), right_shift)
+    return rounding_shift_right(doubling_high_mul(value, multiplier), right_shift)
 
 
 def _narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value, shift_less_one: ir.Value,
@@ -149,9 +148,9 @@ def _narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value, shift_less_o
     last rounding add, twice over (((s + 1) >> 1) + z = (s + 1 + 2z) >> 1),
     so that the shift by one is the saturating instruction's own (SSAT's
     ASR #1)."""
-    wide, one = _i(64), int_scalar(1, 32)
+    wide, one = int_type(64), int_scalar(1, 32)
     product = arith.muli(arith.extsi(wide, value), arith.extsi(wide, doubled_multiplier))
-    high = arith.trunci(_i(32), arith.shrsi(arith.addi(product, int_scalar(1 << 31, 64)),
+    high = arith.trunci(int_type(32), arith.shrsi(arith.addi(product, int_scalar(1 << 31, 64)),
                                             int_scalar(32, 64)))
     signed = arith.addi(high, arith.addi(value, arith.shrsi(value, int_scalar(31, 32))))
     rounded = arith.addi(arith.shrsi(signed, shift_less_one), int_scalar(1 + 2 * zero_point, 32))
@@ -170,10 +169,6 @@ def _accumulator_bound(folded: np.ndarray, weights: np.ndarray, axes: tuple[int,
     return int(np.max(np.abs(folded) + 128 * np.abs(weights).sum(axis=axes)))
 
 
-def _double_round() -> ir.Attribute:
-    return ir.Attribute.parse("#tosa.rounding_mode<DOUBLE_ROUND>")
-
-
 def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
     """int32 -> int8, saturated to the stored range of `element` (a fused
     activation narrows it; default: all of int8)."""
@@ -182,7 +177,7 @@ def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
         params = quant.UniformQuantizedType(element)
         low, high = params.storage_type_min, params.storage_type_max
     clamped = arith.minsi(arith.maxsi(value, int_scalar(low, 32)), int_scalar(high, 32))
-    return arith.trunci(_i(8), clamped)
+    return arith.trunci(int_type(8), clamped)
 
 
 def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: int,
@@ -213,7 +208,7 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: 
     def body(b, args):
         if per_channel:
             params = dict(zip(tables, args[1:]))
-            params = {k: v if k == "multiplier" else arith.extsi(_i(32), v)
+            params = {k: v if k == "multiplier" else arith.extsi(int_type(32), v)
                       for k, v in params.items()}
         else:
             params = {k: int_scalar(int(array[0]), 32) for k, (array, _) in tables.items()}
@@ -225,7 +220,7 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: 
                                                    params.get("left"), params["right"])
         return _saturate(arith.addi(scaled, int_scalar(zero_point, 32)), result)
 
-    outs = empty(shape, _i(8)) if overwritten is None else overwritten
+    outs = empty(shape, int_type(8)) if overwritten is None else overwritten
     (result,) = build_generic(inputs, [(outs, identity_map(rank))], ["parallel"] * rank, body)
     return result
 
@@ -249,7 +244,9 @@ def lower_quantized_conv2d(op, in_place: bool = False, channel_step: int = 1) ->
     """The conv; with a `channel_step` (its configuration's) that the input
     channels are not a multiple of, the input padded to the next multiple
     with its zero point and the weights with zeros (3 channels read as
-    4: whole words for SMLAD), which adds nothing to any accumulator."""
+    4: whole words for SMLAD), which adds nothing to any accumulator. A
+    one-channel conv whose step is its kernel's width reads a kernel row's
+    taps as channels (`taps_as_channels`)."""
     x, w, bias = list(op.operands)[0], op.operands[1], \
         (op.operands[2] if len(op.operands) > 2 else None)
     strides, dilations, padding = window_attributes(op.attributes)
@@ -260,16 +257,43 @@ def lower_quantized_conv2d(op, in_place: bool = False, channel_step: int = 1) ->
     folded = _bias(bias, channels, op) - _zero_point(x_type) * weights.sum(axis=(0, 1, 2))
     stored = storage_of(x)
     top, left, bottom, right = padding
-    extra = -weights.shape[2] % channel_step
+    kh, kw, in_channels, _ = weights.shape
+    extra = -in_channels % channel_step
+    unfold = in_channels == 1 and kw > 1 and channel_step == kw and dilations[1] == 1
+    if unfold:
+        extra = 0
     x8 = pad(stored, [0, top, left, 0], [0, bottom, right, extra], _zero_point(x_type))
     w8 = storage_of(w) if not extra else \
         int_constant(np.pad(weights, [(0, 0), (0, 0), (0, extra), (0, 0)]), 8)
+    if unfold:
+        x8 = taps_as_channels(x8, kw, strides[1], out_shape[2])
+        w8 = int_constant(weights.reshape(kh, 1, kw, channels), 8)
+        strides = [strides[0], 1]
     acc = linalg.conv_2d_nhwc_hwcf(x8, w8, outs=[_accumulator_init(folded, out_shape)],
                                    strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
     return with_quantized_result(op, _requantize(
         acc, scales, y_type, _accumulator_bound(folded, weights, (0, 1, 2)),
         stored if in_place else None))
+
+
+def taps_as_channels(x8: ir.Value, kw: int, stride: int, width: int) -> ir.Value:
+    """The one-channel NHWC input `x8` of a conv with a kernel `kw` wide and
+    `stride` across, `width` output columns, as `width` columns of `kw`
+    channels, u[n, h, j, k] = x[n, h, j * stride + k]: the conv is then one
+    kw-channel tap per kernel row, stride 1 across, whose kw products are
+    whole SMLAD words where each would be a multiply of its own. The
+    generic (marked `TAPS_AS_CHANNELS`) is fused into the conv's tiles,
+    which stage its window: it is never stored whole."""
+    n, h, _, _ = shape_of(x8)
+    d = [ir.AffineDimExpr.get(i) for i in range(4)]
+    zero = ir.AffineConstantExpr.get(0)
+    read = ir.AffineMap.get(4, 0, [d[0], d[1], d[2] * stride + d[3], zero])
+    init = empty([n, h, width, kw], int_type(8))
+    (unfolded,) = build_generic([(x8, read)], [(init, identity_map(4))],
+                                ["parallel"] * 4, lambda b, args: args[0])
+    unfolded.owner.attributes[TAPS_AS_CHANNELS] = ir.UnitAttr.get()
+    return unfolded
 
 
 def lower_quantized_depthwise_conv2d(op, in_place: bool = False) -> ir.Value:
@@ -330,11 +354,11 @@ def lower_quantized_add(op) -> ir.Value:
     z1, z2, z_out = (_zero_point(t) for t in types)
     left_shift = 20
     twice_max = 2.0 * max(s1, s2)
-    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(8))
 
     def body(_, args):
         def scaled(value, zero_point, real):
-            offset = arith.addi(arith.extsi(_i(32), value), int_scalar(-zero_point, 32))
+            offset = arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
             return _apply_scale(arith.muli(offset, int_scalar(1 << left_shift, 32)), real)
         combine = arith.subi if op.name == tm.SubOp.OPERATION_NAME else arith.addi
         total = combine(scaled(args[0], z1, s1 / twice_max), scaled(args[1], z2, s2 / twice_max))
@@ -352,10 +376,10 @@ def lower_quantized_mul(op) -> ir.Value:
     types = [element_of(lhs), element_of(rhs), element_of(op.results[0])]
     s1, s2, s_out = (float(np.float32(quant.UniformQuantizedType(t).scale)) for t in types)
     z1, z2, z_out = (_zero_point(t) for t in types)
-    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(8))
 
     def body(_, args):
-        a, b = (arith.addi(arith.extsi(_i(32), value), int_scalar(-zero_point, 32))
+        a, b = (arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
                 for value, zero_point in ((args[0], z1), (args[1], z2)))
         out = _apply_scale(arith.muli(a, b), s1 * s2 / s_out)
         return _saturate(arith.addi(out, int_scalar(z_out, 32)), types[2])
@@ -373,7 +397,7 @@ def lower_quantized_avg_pool2d(op) -> ir.Value:
     out_shape = shape_of(op.results[0])
     _, oh, ow, _ = out_shape
     padded = pad_nhwc(storage_of(x), padding, 0)
-    zeros = linalg.fill(int_scalar(0, 32), outs=[empty(out_shape, _i(32))])
+    zeros = linalg.fill(int_scalar(0, 32), outs=[empty(out_shape, int_type(32))])
     sums = linalg.pooling_nhwc_sum(padded, empty(kernel), outs=[zeros], strides=strides,
                                    dilations=[1, 1])
     rows = int_constant(window_counts(h, oh, kernel[0], strides[0], padding[0]), 32)
@@ -388,7 +412,7 @@ def lower_quantized_avg_pool2d(op) -> ir.Value:
 
     (stored,) = build_generic(
         [(sums, identity_map(4)), (rows, projection_map(4, [1])), (cols, projection_map(4, [2]))],
-        [(empty(out_shape, _i(8)), identity_map(4))], ["parallel"] * 4, body)
+        [(empty(out_shape, int_type(8)), identity_map(4))], ["parallel"] * 4, body)
     return with_quantized_result(op, stored)
 
 
@@ -399,69 +423,10 @@ def lower_quantized_max_pool2d(op) -> ir.Value:
     kernel, strides, padding = pool_geometry(op)
     out_shape = shape_of(op.results[0])
     padded = pad_nhwc(storage_of(x), padding, INT8_MIN)
-    lowest = linalg.fill(int_scalar(INT8_MIN, 8), outs=[empty(out_shape, _i(8))])
+    lowest = linalg.fill(int_scalar(INT8_MIN, 8), outs=[empty(out_shape, int_type(8))])
     stored = linalg.pooling_nhwc_max(padded, empty(kernel), outs=[lowest], strides=strides,
                                      dilations=[1, 1])
     return with_quantized_result(op, stored)
-
-
-# gemmlowp's fixed point on int32 scalars, as arith ops (fixedpoint.h).
-
-def _i64(value: int) -> ir.Value:
-    return arith.ConstantOp(_i(64), ir.IntegerAttr.get(_i(64), value)).result
-
-
-def _high_mul(a: ir.Value, b: ir.Value) -> ir.Value:
-    """SaturatingRoundingDoublingHighMul: (a * b + 2^30) >> 31 with TFLite's
-    rounding, which is apply_scale's at shift 31 (no operand here is
-    INT32_MIN, the one case SRDHM saturates)."""
-    return tosa.ApplyScaleOp(_i(32), a, b, int_scalar(31, 8), _double_round()).result
-
-
-def _rounding_divide_by_pot(x: ir.Value, exponent: ir.Value) -> ir.Value:
-    """RoundingDivideByPOT with a run-time exponent in [0, 31]."""
-    one = int_scalar(1, 32)
-    mask = arith.subi(arith.shli(one, exponent), one)
-    remainder = arith.andi(x, mask)
-    negative = arith.cmpi(arith.CmpIPredicate.slt, x, int_scalar(0, 32))
-    threshold = arith.addi(arith.shrsi(mask, one), arith.extui(_i(32), negative))
-    up = arith.cmpi(arith.CmpIPredicate.sgt, remainder, threshold)
-    return arith.addi(arith.shrsi(x, exponent), arith.extui(_i(32), up))
-
-
-def _saturating_shift_left(x: ir.Value, exponent: int) -> ir.Value:
-    """SaturatingRoundingMultiplyByPOT<exponent> for exponent > 0."""
-    threshold = (1 << (31 - exponent)) - 1
-    shifted = arith.shli(x, int_scalar(exponent, 32))
-    high = arith.cmpi(arith.CmpIPredicate.sgt, x, int_scalar(threshold, 32))
-    low = arith.cmpi(arith.CmpIPredicate.slt, x, int_scalar(-threshold, 32))
-    return arith.select(low, int_scalar(INT32_MIN, 32),
-                        arith.select(high, int_scalar(INT32_MAX, 32), shifted))
-
-
-def _count_leading_zeros(x: ir.Value) -> ir.Value:
-    """Of a non-zero int32, by halving steps: ARMv6-M has no CLZ."""
-    count = int_scalar(0, 32)
-    for bits in (16, 8, 4, 2, 1):
-        small = arith.cmpi(arith.CmpIPredicate.ule, x, int_scalar((1 << (32 - bits)) - 1, 32))
-        x = arith.select(small, arith.shli(x, int_scalar(bits, 32)), x)
-        count = arith.select(small, arith.addi(count, int_scalar(bits, 32)), count)
-    return count
-
-
-def _one_over_one_plus_x(a: ir.Value) -> ir.Value:
-    """one_over_one_plus_x_for_x_in_0_1: Newton-Raphson in Q2.29, 3 steps,
-    from RoundingHalfSum(a, One) ((a + One + sign) / 2 in int64)."""
-    total = arith.addi(arith.extsi(_i(64), a), _i64(INT32_MAX))
-    negative = arith.cmpi(arith.CmpIPredicate.slt, total, _i64(0))
-    sign = arith.select(negative, _i64(-1), _i64(1))
-    half_denominator = arith.trunci(_i(32), arith.divsi(arith.addi(total, sign), _i64(2)))
-    x = arith.addi(int_scalar(1515870810, 32),
-                   _high_mul(half_denominator, int_scalar(-1010580540, 32)))
-    for _ in range(3):
-        one_minus = arith.subi(int_scalar(1 << 29, 32), _high_mul(half_denominator, x))
-        x = arith.addi(x, _saturating_shift_left(_high_mul(x, one_minus), 2))
-    return _saturating_shift_left(x, 1)
 
 
 def lower_quantized_softmax(op) -> ir.Value:
@@ -477,15 +442,16 @@ def lower_quantized_softmax(op) -> ir.Value:
     x8 = storage_of(x)
 
     def filled(value: int, sizes) -> ir.Value:
-        return linalg.fill(int_scalar(value, 32), outs=[empty(sizes, _i(32))])
+        return linalg.fill(int_scalar(value, 32), outs=[empty(sizes, int_type(32))])
 
     def lookup(table: ir.Value, value: ir.Value, row_max: ir.Value) -> ir.Value:
-        difference = arith.subi(row_max, arith.extsi(_i(32), value))  # 0..255
+        difference = arith.subi(row_max, arith.extsi(int_type(32), value))  # 0..255
         return tensor.extract(table, [arith.index_cast(ir.IndexType.get(), difference)])
 
     iterators = ["parallel"] * (rank - 1) + ["reduction"]
     (row_max,) = build_generic([(x8, identity_map(rank))], [(filled(INT8_MIN, rows), row_map)],
-                               iterators, lambda b, a: arith.maxsi(arith.extsi(_i(32), a[0]), a[1]))
+                               iterators,
+                               lambda b, a: arith.maxsi(arith.extsi(int_type(32), a[0]), a[1]))
     (sums,) = build_generic([(x8, identity_map(rank)), (row_max, row_map)],
                             [(filled(0, rows), row_map)], iterators,
                             lambda b, a: arith.addi(a[2], lookup(sum_table, a[0], a[1])))
@@ -493,27 +459,27 @@ def lower_quantized_softmax(op) -> ir.Value:
     def reciprocal(b, args):
         """GetReciprocal(sum, 12) -> (shifted_scale, the output's shift)."""
         total = args[0]
-        headroom = _count_leading_zeros(total)
+        headroom = count_leading_zeros(total)
         shifted_minus_one = arith.subi(arith.shli(total, headroom), int_scalar(INT32_MIN, 32))
         bits_over_unit = arith.subi(int_scalar(ACCUMULATION_INTEGER_BITS, 32), headroom)
-        return [_one_over_one_plus_x(shifted_minus_one),
+        return [reciprocal_of_one_plus(shifted_minus_one),
                 arith.addi(bits_over_unit, int_scalar(31 - 8, 32))]
 
     row_identity = identity_map(rank - 1)
     scales, shifts = build_generic([(sums, row_identity)],
-                                   [(empty(rows, _i(32)), row_identity),
-                                    (empty(rows, _i(32)), row_identity)],
+                                   [(empty(rows, int_type(32)), row_identity),
+                                    (empty(rows, int_type(32)), row_identity)],
                                    ["parallel"] * (rank - 1), reciprocal)
 
     def output(b, args):
         value, row_max, scale, shift = args[:4]
-        scaled = _high_mul(scale, lookup(exp_table, value, row_max))
-        return _saturate(arith.addi(_rounding_divide_by_pot(scaled, shift),
+        scaled = doubling_high_mul(scale, lookup(exp_table, value, row_max))
+        return _saturate(arith.addi(rounding_shift_right(scaled, shift),
                                             int_scalar(INT8_MIN, 32)))
 
     (stored,) = build_generic(
         [(x8, identity_map(rank)), (row_max, row_map), (scales, row_map), (shifts, row_map)],
-        [(empty(shape, _i(8)), identity_map(rank))], ["parallel"] * rank, output)
+        [(empty(shape, int_type(8)), identity_map(rank))], ["parallel"] * rank, output)
     return with_quantized_result(op, stored)
 
 
@@ -537,20 +503,20 @@ def lower_quantized_reduce_mean(op) -> ir.Value:
     multiplier, shift = mean_multiplier(_scales(in_type)[0], _scales(out_type)[0], count)
     kept = [d for d in range(len(shape)) if d not in axes]
     sums_shape = [shape[d] for d in kept]
-    zeros = linalg.fill(int_scalar(0, 32), outs=[empty(sums_shape, _i(32))])
+    zeros = linalg.fill(int_scalar(0, 32), outs=[empty(sums_shape, int_type(32))])
     (sums,) = build_generic(
         [(storage_of(x), identity_map(len(shape)))], [(zeros, projection_map(len(shape), kept))],
         ["reduction" if d in axes else "parallel" for d in range(len(shape))],
-        lambda b, a: arith.addi(a[1], arith.extsi(_i(32), a[0])))
+        lambda b, a: arith.addi(a[1], arith.extsi(int_type(32), a[0])))
     offset = _zero_point(in_type) * count
 
     def requantize(_, args):
         value = arith.subi(args[0], int_scalar(offset, 32))
-        scaled = tosa.ApplyScaleOp(_i(32), value, int_scalar(multiplier, 32),
-                                   int_scalar(31 - shift, 8), _double_round()).result
+        scaled = tosa.ApplyScaleOp(int_type(32), value, int_scalar(multiplier, 32),
+                                   int_scalar(31 - shift, 8), double_round()).result
         return _saturate(arith.addi(scaled, int_scalar(_zero_point(out_type), 32)), out_type)
 
-    result_type = ir.RankedTensorType.get(sums_shape, _i(8))
+    result_type = ir.RankedTensorType.get(sums_shape, int_type(8))
     stored = build_elementwise(result_type, [sums], requantize)
     return with_quantized_result(op, reshape(stored, shape_of(op.results[0])))
 
@@ -560,7 +526,7 @@ def lower_quantized_clamp(op) -> ir.Value:
     low, high = activation_range(_scales(element)[0], _zero_point(element),
                                  ir.FloatAttr(op.attributes["min"]).value,
                                  ir.FloatAttr(op.attributes["max"]).value)
-    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(8))
     stored = build_elementwise(
         result_type, [storage_of(op.operands[0])],
         lambda b, args: arith.minsi(arith.maxsi(args[0], int_scalar(low, 8)), int_scalar(high, 8)))
@@ -572,7 +538,7 @@ def lower_quantize(op) -> ir.Value:
     TFLite's QUANTIZE rounds halves away from zero."""
     element = element_of(op.results[0])
     scale, zero_point = float(_scales(element)[0]), _zero_point(element)
-    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(8))
     round_to_integer = _round_half_away if "ties_away_from_zero" in op.attributes \
         else _round_half_even
 
@@ -584,8 +550,8 @@ def lower_quantize(op) -> ir.Value:
         low, high = b.const(INT8_MIN - zero_point), b.const(INT8_MAX - zero_point)
         bounded = b.select(b.cmp("olt", scaled, low), low,
                            b.select(b.cmp("ogt", scaled, high), high, scaled))
-        rounded = arith.fptosi(_i(32), round_to_integer(b, bounded))
-        return arith.trunci(_i(8), arith.addi(rounded, int_scalar(zero_point, 32)))
+        rounded = arith.fptosi(int_type(32), round_to_integer(b, bounded))
+        return arith.trunci(int_type(8), arith.addi(rounded, int_scalar(zero_point, 32)))
 
     return with_quantized_result(op, build_elementwise(result_type, [op.operands[0]], body))
 
@@ -653,10 +619,10 @@ def lower_lookup(op) -> ir.Value:
     """`table[x + 128]` for every stored x (what tosa-to-linalg makes of an
     int8 `tosa.table`): a load from a 256-byte constant in flash."""
     table = int_constant(np.asarray(ir.DenseI8ArrayAttr(op.attributes["table"]), np.int8), 8)
-    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), _i(8))
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(8))
 
     def body(_, args):
-        offset = arith.addi(arith.extsi(_i(32), args[0]), int_scalar(128, 32))
+        offset = arith.addi(arith.extsi(int_type(32), args[0]), int_scalar(128, 32))
         return tensor.extract(table, [arith.index_cast(ir.IndexType.get(), offset)])
 
     return with_quantized_result(op, build_elementwise(result_type, [storage_of(op.operands[0])],

@@ -18,6 +18,10 @@ ATTRIBUTE = "lowering"
 #: overwrites its input, kept by its epilogue generic and by the band loop
 #: its transform script makes (see tinyml-read-in-place).
 IN_PLACE = "tinyml.in_place"
+#: The unit attribute of the `linalg.generic` through which a one-channel
+#: quantized conv reads its input with a kernel row's taps as channels
+#: (lower_quantized_conv2d), fused into its tiles' windows like a transpose.
+TAPS_AS_CHANNELS = "tinyml.taps_as_channels"
 
 @dataclass(frozen=True)
 class LoweringConfig:

@@ -210,6 +210,58 @@ func.func @quantized_rgb_conv(%x: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>
 
 // -----
 
+// A one-channel conv whose kernel rows are 4 taps (KWS's 10x4 first conv):
+// with the DSP extension the taps of a row are read as 4 channels of one
+// tap (a step of [1, 1, 4]: the lowering's taps-as-channels window), whole
+// SMLAD words; without it, a row of 4 taps per step. The tile divides the
+// 5-column row (the script of a conv read through a window reader peels
+// nothing).
+// CHECK-LABEL: func.func @quantized_one_channel_conv
+// CHECK:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 4, 1]>
+// DSP-LABEL: func.func @quantized_one_channel_conv
+// DSP:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 4]>
+func.func @quantized_one_channel_conv(%x: tensor<1x49x10x1x!quant.uniform<i8:f32, 0.5:-3>>,
+                                      %w: tensor<10x4x1x8x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x25x5x8x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x49x10x1x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<10x4x1x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x25x5x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x49x10x1x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<10x4x1x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {strides = array<i64: 2, 2>, padding = array<i64: 4, 1, 5, 2>} : (tensor<1x49x10x1x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<10x4x1x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x25x5x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x25x5x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x25x5x8x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// Not when the kernel row is not whole words (3 taps), nor when its taps
+// are dilated (they are not neighbours in the input).
+// DSP-LABEL: func.func @quantized_one_channel_conv_not_words
+// DSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 1]>
+// DSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 4, 1]>
+func.func @quantized_one_channel_conv_not_words(%x: tensor<1x12x12x1x!quant.uniform<i8:f32, 0.5:-3>>,
+    %w3: tensor<3x3x1x8x!quant.uniform<i8:f32, 0.1>>, %w4: tensor<1x4x1x8x!quant.uniform<i8:f32, 0.1>>)
+    -> (tensor<1x10x10x8x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x12x6x8x!quant.uniform<i8:f32, 0.25:0>>) {
+  %a = tinyml.fused conv_epilogue (%x, %w3) : (tensor<1x12x12x1x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x1x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x10x10x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x12x12x1x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x1x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi : (tensor<1x12x12x1x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x1x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x10x10x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x10x10x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %b = tinyml.fused conv_epilogue (%x, %w4) : (tensor<1x12x12x1x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x4x1x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x12x6x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x12x12x1x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x4x1x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {dilations = array<i64: 1, 2>} : (tensor<1x12x12x1x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<1x4x1x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x12x6x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x12x6x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %a, %b : tensor<1x10x10x8x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x12x6x8x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
 // A quantized depthwise conv: 2 pixels x 4 channels in the accumulators;
 // with the DSP extension, 5 pixels of one channel, whose taps' weights
 // then serve all 5.

@@ -126,6 +126,33 @@ func.func @three_channels_read_as_four(%x: tensor<1x4x4x3x!quant.uniform<i8:f32,
 
 // -----
 
+// A one-channel conv configured to step its reduction by its kernel's
+// width (tinyml-choose-tiles on a DSP core) reads a kernel row's 4 taps as
+// 4 channels: the padded input through a generic (marked for the transform
+// script) whose column j, channel k is input column 2j + k, the stride
+// folded in; the conv is then 3x1 over 4 channels with stride [2, 1], its
+// weights the same values reshaped.
+// CHECK-LABEL: func.func @taps_as_channels
+// CHECK:         %[[X:.*]] = tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK:         } : tensor<1x6x6x1xi8> to tensor<1x8x8x1xi8>
+// CHECK:         %[[U:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<1x8x8x1xi8>) outs(%{{.*}} : tensor<1x8x3x4xi8>) attrs = {tinyml.taps_as_channels}
+// CHECK:         %[[W:.*]] = arith.constant dense<{{\[\[\[\[}}1, -1], [2, -2], [3, -3], [4, -4]]]{{.*}}> : tensor<3x1x4x2xi8>
+// CHECK:         linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>} ins(%[[U]], %[[W]] : tensor<1x8x3x4xi8>, tensor<3x1x4x2xi8>)
+func.func @taps_as_channels(%x: tensor<1x6x6x1x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:0>> {
+  %wc = arith.constant dense<[[[[1, -1]], [[2, -2]], [[3, -3]], [[4, -4]]], [[[1, -1]], [[2, -2]], [[3, -3]], [[4, -4]]], [[[1, -1]], [[2, -2]], [[3, -3]], [[4, -4]]]]> : tensor<3x4x1x2xi8>
+  %w = quant.scast %wc : tensor<3x4x1x2xi8> to tensor<3x4x1x2x!quant.uniform<i8:f32, 0.1>>
+  %y = tinyml.fused conv_epilogue (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 1, 2], reduction = [1, 1, 4]>} : (tensor<1x6x6x1x!quant.uniform<i8:f32, 0.5:-3>>, tensor<3x4x1x2x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x6x6x1x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x4x1x2x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x1x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x4x1x2x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
 // Padding holds the input zero point, so that padded taps add nothing
 // after the input offset is folded into the bias.
 // CHECK-LABEL: func.func @conv_padding_holds_the_zero_point
