@@ -104,11 +104,13 @@ func.func @options() {
 // 1x1 window, 16 of the 64 input channels.
 // With the DSP extension (dsp=true) the tile is the squarest that keeps its
 // accumulators and each pixel's two input halfword pairs in 10 registers
-// (smlad-registers): 2 pixels x 2 channels (4 + 2 * 2), not 2 x 4 (8 + 4).
+// (smlad-registers): 2 pixels x 2 channels (4 + 2 * 2), not 2 x 4 (8 + 4);
+// a 1x1 conv's step takes 32 input values (int-pointwise-taps): no window
+// row competes for the registers.
 // CHECK-LABEL: func.func @quantized_conv
 // CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 16]>}
 // DSP-LABEL: func.func @quantized_conv
-// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 16]>}
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 32]>}
 func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
                           %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
@@ -130,7 +132,7 @@ func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
 // pixels x 2 channels, the last pixel a 1 x 2 tile, 1.1 words loaded a MAC
 // against 1.25 for 1 pixel x 4 channels.
 // DSP-LABEL: func.func @quantized_conv_odd_row
-// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 16]>}
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 32]>}
 func.func @quantized_conv_odd_row(%x: tensor<1x4x5x64x!quant.uniform<i8:f32, 0.5:-3>>,
                                   %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
@@ -170,7 +172,7 @@ func.func @quantized_padded_conv_odd_row(%x: tensor<1x4x5x64x!quant.uniform<i8:f
 // tinyml-fuse-input-transpose moves into the group, whose script is then
 // the two-level one that peels nothing): a pixel tile dividing the row.
 // DSP-LABEL: func.func @quantized_conv_odd_row_transposed
-// DSP:         tinyml.fused conv_epilogue (%{{.*}}, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 16]>}
+// DSP:         tinyml.fused conv_epilogue (%{{.*}}, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 32]>}
 func.func @quantized_conv_odd_row_transposed(%x: tensor<1x64x4x5x!quant.uniform<i8:f32, 0.5:-3>>,
                                              %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x5x16x!quant.uniform<i8:f32, 0.25:0>> {
