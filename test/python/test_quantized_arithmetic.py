@@ -121,6 +121,25 @@ def test_narrow_form_is_multiply_by_quantized_multiplier():
                 _multiply_by_quantized_multiplier(x, multiplier, -e), (x, multiplier, e)
 
 
+def test_narrow_form_without_sign_word_where_saturation_starts_at_zero():
+    """A ReLU's saturation starts at the zero point: there the narrow form
+    may leave out the accumulator's sign word (a negative accumulator gives
+    at most 0 either way, which saturates to the low end)."""
+    rng = np.random.default_rng(6)
+    bound = (1 << 30) - 1
+    for _ in range(20000):
+        e = int(rng.integers(1, 32))
+        multiplier = int(rng.integers(1 << 30, 1 << 31))
+        zero_point = int(rng.integers(-128, 128))
+        low = int(rng.integers(zero_point, 128))
+        for x in (int(rng.integers(-bound, bound + 1)), int(rng.integers(-(1 << 12), 1)),
+                  -bound, -1):
+            want = _multiply_by_quantized_multiplier(x, multiplier, -e)
+            got = narrow_multiply_by_quantized_multiplier(x, multiplier, -e, with_sign_word=False)
+            assert min(127, max(low, zero_point + got)) == \
+                min(127, max(low, zero_point + want)), (x, multiplier, e, zero_point, low)
+
+
 @pytest.mark.parametrize("bound, pairs", [
     (1 << 30, [(1 << 30, -1)]),             # twice the accumulator overflows
     (100, [(1 << 30, -1), (1 << 30, 0)]),   # a channel with no right shift

@@ -137,7 +137,7 @@ def _multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
 
 
 def _narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value, shift_less_one: ir.Value,
-                     zero_point: int) -> ir.Value:
+                     zero_point: int, clamps_below_zero: bool = False) -> ir.Value:
     """fixed_point.py's narrow_multiply_by_quantized_multiplier plus
     `zero_point`, given the right shift less one and the multiplier m as
     2m - 2^32 (`_narrow_multiplier`): four instructions, where
@@ -147,12 +147,17 @@ def _narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value, shift_less_o
     an ASR #31 operand) and x needs no doubling; the zero point joins the
     last rounding add, twice over (((s + 1) >> 1) + z = (s + 1 + 2z) >> 1),
     so that the shift by one is the saturating instruction's own (SSAT's
-    ASR #1)."""
+    ASR #1). With `clamps_below_zero` (the saturation's low end is the zero
+    point or above: a fused ReLU) the sign word is left out: it only moves a
+    negative accumulator's result, which is at most the zero point with it
+    or without it, and is clamped to the low end either way."""
     wide, one = int_type(64), int_scalar(1, 32)
     product = arith.muli(arith.extsi(wide, value), arith.extsi(wide, doubled_multiplier))
     high = arith.trunci(int_type(32), arith.shrsi(arith.addi(product, int_scalar(1 << 31, 64)),
-                                            int_scalar(32, 64)))
-    signed = arith.addi(high, arith.addi(value, arith.shrsi(value, int_scalar(31, 32))))
+                                                  int_scalar(32, 64)))
+    addend = value if clamps_below_zero else \
+        arith.addi(value, arith.shrsi(value, int_scalar(31, 32)))
+    signed = arith.addi(high, addend)
     rounded = arith.addi(arith.shrsi(signed, shift_less_one), int_scalar(1 + 2 * zero_point, 32))
     return arith.shrsi(rounded, one)
 
@@ -214,8 +219,9 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: 
             params = {k: int_scalar(int(array[0]), 32) for k, (array, _) in tables.items()}
         zero_point = _zero_point(result)
         if narrow:
+            low = quant.UniformQuantizedType(result).storage_type_min
             return _saturate(_narrow_multiply(args[0], params["multiplier"], params["right"],
-                                              zero_point), result)
+                                              zero_point, low >= zero_point), result)
         scaled = _multiply_by_quantized_multiplier(args[0], params["multiplier"],
                                                    params.get("left"), params["right"])
         return _saturate(arith.addi(scaled, int_scalar(zero_point, 32)), result)

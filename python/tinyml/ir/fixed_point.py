@@ -167,7 +167,7 @@ def narrow_requantization(accumulator_bound: int, pairs) -> bool:
         and 2 * accumulator_bound < 1 << 31
 
 
-def narrow_multiply_by_quantized_multiplier(x, multiplier, shift):
+def narrow_multiply_by_quantized_multiplier(x, multiplier, shift, with_sign_word=True):
     """MultiplyByQuantizedMultiplier where `narrow_requantization` holds.
     SaturatingRoundingDoublingHighMul is one rounded high product, h = (2x *
     m + 2^31) >> 32 (ARM's SMMULR; the nudge's floor and TFLite's
@@ -175,9 +175,12 @@ def narrow_multiply_by_quantized_multiplier(x, multiplier, shift):
     (h + 2^(e-1) - [x < 0]) >> e (half the divisor added, one less below
     zero: h has x's sign, or is 0, which the shift takes to 0 either way),
     which is ((h + (x >> 31)) >> (e - 1)) + 1) >> 1: shifts and adds of
-    immediates, with e - 1 the table's."""
+    immediates, with e - 1 the table's. Without the sign word
+    (`with_sign_word` false) a negative x gives at most 0, as with it: the
+    same once saturated at zero or above (a ReLU)."""
     high = (2 * x * multiplier + (1 << 31)) >> 32
-    return (((high + (x >> 31)) >> (-shift - 1)) + 1) >> 1
+    sign = x >> 31 if with_sign_word else 0
+    return (((high + sign) >> (-shift - 1)) + 1) >> 1
 
 
 def saturating_rounding_multiply_by_pot(x, exponent):

@@ -13,7 +13,7 @@
 // the accumulator's sign word added, a
 // shift by one less than the right shift (the table holds 1 and 0), then
 // one more, rounding, with the output zero point added twice before it
-// (1 + 2 * -128).
+// (1 + 2 * 5).
 // CHECK-LABEL: func.func @conv_per_channel
 // CHECK:         %[[X:.*]] = quant.scast %arg0 : tensor<1x3x3x2x!quant.uniform<i8:f32, 5.000000e-01:-3>> to tensor<1x3x3x2xi8>
 // CHECK:         %[[W:.*]] = quant.scast %{{.*}} : tensor<1x1x2x2x!quant.uniform<i8:f32:3, {{.*}}>> to tensor<1x1x2x2xi8>
@@ -39,24 +39,24 @@
 // CHECK-NEXT:      %[[ADDEND:.*]] = arith.addi %[[A]], %[[SIGN]] : i32
 // CHECK-NEXT:      %[[SIGNED:.*]] = arith.addi %[[HIGH]], %[[ADDEND]] : i32
 // CHECK-NEXT:      %[[LESS:.*]] = arith.shrsi %[[SIGNED]], %[[SHIFT]] : i32
-// CHECK-NEXT:      %[[UP_AND_ZERO:.*]] = arith.constant -255 : i32
+// CHECK-NEXT:      %[[UP_AND_ZERO:.*]] = arith.constant 11 : i32
 // CHECK-NEXT:      %[[UP:.*]] = arith.addi %[[LESS]], %[[UP_AND_ZERO]] : i32
 // CHECK-NEXT:      %[[Q:.*]] = arith.shrsi %[[UP]], %[[ONE]] : i32
 // CHECK-NOT:       tosa.apply_scale
 // CHECK:           arith.maxsi %[[Q]]
 // CHECK:           arith.minsi
 // CHECK:           arith.trunci %{{.*}} : i32 to i8
-// CHECK:         quant.scast %{{.*}} : tensor<1x3x3x2xi8> to tensor<1x3x3x2x!quant.uniform<i8:f32, 2.500000e-01:-128>>
+// CHECK:         quant.scast %{{.*}} : tensor<1x3x3x2xi8> to tensor<1x3x3x2x!quant.uniform<i8:f32, 2.500000e-01:5>>
 func.func @conv_per_channel(%x: tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:-3>>)
-    -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:-128>> {
+    -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:5>> {
   %wc = arith.constant dense<[[[[1, 2], [3, 4]]]]> : tensor<1x1x2x2xi8>
   %w = quant.scast %wc : tensor<1x1x2x2xi8> to tensor<1x1x2x2x!quant.uniform<i8:f32:3, {0.1, 0.2}>>
   %bc = arith.constant dense<[100, -50]> : tensor<2xi32>
   %b = quant.scast %bc : tensor<2xi32> to tensor<2x!quant.uniform<i32:f32:0, {0.05, 0.1}>>
   %y = tinyml.conv2d %x, %w, %b : (tensor<1x3x3x2x!quant.uniform<i8:f32, 0.5:-3>>,
       tensor<1x1x2x2x!quant.uniform<i8:f32:3, {0.1, 0.2}>>,
-      tensor<2x!quant.uniform<i32:f32:0, {0.05, 0.1}>>) -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:-128>>
-  return %y : tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:-128>>
+      tensor<2x!quant.uniform<i32:f32:0, {0.05, 0.1}>>) -> tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:5>>
+  return %y : tensor<1x3x3x2x!quant.uniform<i8:f32, 0.25:5>>
 }
 
 // -----
@@ -262,10 +262,13 @@ func.func @softmax(%x: tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>)
 
 // A result type with a narrowed stored range (a fused activation) is what
 // the requantization saturates to; the zero point (-10) is in its
-// rounding (1 + 2 * -10).
+// rounding (1 + 2 * -10). That range starts at the zero point, so the
+// accumulator's sign word is left out of the narrow form: a negative
+// accumulator saturates to -10 with it or without it.
 // CHECK-LABEL: func.func @fused_activation_range
 // CHECK:         linalg.generic
 // CHECK:           arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK-NOT:       arith.constant 31 : i32
 // CHECK:           %[[UP_AND_ZERO:.*]] = arith.constant -19 : i32
 // CHECK-NEXT:      arith.addi %{{.*}}, %[[UP_AND_ZERO]] : i32
 // CHECK-NEXT:      arith.shrsi
