@@ -124,21 +124,103 @@ def _is_row_loop(op: ir.Operation) -> bool:
     return op.name == "scf.for" and bool(_nested_layers(op))
 
 
+#: A layer in a row loop, with the branches (`scf.if`, and whether in its
+#: `then` region) it is nested in: a line buffer's steps compute in branches
+#: taken on some of the loop's iterations.
+Nested = tuple[ir.Operation, list[tuple[ir.Operation, bool]]]
+
+
+def _layers_in(block: ir.Block, branches: list[tuple[ir.Operation, bool]]) -> list[Nested]:
+    found: list[Nested] = []
+    for inner in block.operations:
+        inner = inner.operation
+        if inner.name.startswith("tinyml."):
+            found.append((inner, branches))
+        elif inner.name == "scf.if":
+            for region, taken in zip(inner.regions, (True, False)):
+                for nested in region.blocks:
+                    found += _layers_in(nested, branches + [(inner, taken)])
+    return found
+
+
+def _nested(loop: ir.Operation) -> list[Nested]:
+    return _layers_in(loop.regions[0].blocks[0], [])
+
+
 def _nested_layers(loop: ir.Operation) -> list[ir.Operation]:
-    """The tinyml ops (groups and ops left alone) directly in a loop's body."""
-    return [inner.operation for inner in loop.regions[0].blocks[0].operations
-            if inner.operation.name.startswith("tinyml.")]
+    """The tinyml ops (groups and ops left alone) of a loop's body, those in
+    its branches included."""
+    return [layer for layer, _ in _nested(loop)]
+
+
+def _constant(value: ir.Value) -> int | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(owner.operation.attributes["value"]).value
+
+
+def _bounds(loop: ir.Operation) -> tuple[int, int, int] | None:
+    bounds = [_constant(value) for value in loop.operands[:3]]
+    return None if None in bounds else (bounds[0], bounds[1], bounds[2])
 
 
 def _trip_count(loop: ir.Operation) -> int:
-    bounds = []
-    for value in loop.operands[:3]:
-        owner = value.owner
-        if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
-            return 1
-        bounds.append(ir.IntegerAttr(owner.operation.attributes["value"]).value)
+    bounds = _bounds(loop)
+    if bounds is None:
+        return 1
     lower, upper, step = bounds
     return max(0, -(-(upper - lower) // step))
+
+
+_COMPARISONS = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b,
+                3: lambda a, b: a <= b, 4: lambda a, b: a > b, 5: lambda a, b: a >= b}
+_ARITHMETIC = {"arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
+               "arith.muli": lambda a, b: a * b, "arith.andi": lambda a, b: a & b,
+               "arith.ori": lambda a, b: a | b, "arith.xori": lambda a, b: a ^ b}
+
+
+def _evaluate(value: ir.Value, induction: ir.Value, index: int) -> int | None:
+    """`value` at the loop iteration whose induction variable is `index`,
+    where it is integer arithmetic on that variable and constants (a line
+    buffer's branch conditions); None otherwise."""
+    if value == induction:
+        return index
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    op = owner.operation
+    if op.name == "arith.constant":
+        return _constant(value)
+    if op.name not in _ARITHMETIC and op.name != "arith.cmpi":
+        return None
+    a, b = (_evaluate(operand, induction, index) for operand in op.operands)
+    if a is None or b is None:
+        return None
+    if op.name != "arith.cmpi":
+        return _ARITHMETIC[op.name](a, b)
+    predicate = ir.IntegerAttr(op.attributes["predicate"]).value
+    if predicate >= 6:  # unsigned: slt..sge are 2..5, ult..uge 6..9
+        a, b = a % (1 << 64), b % (1 << 64)
+        predicate -= 4
+    return int(_COMPARISONS[predicate](a, b))
+
+
+def _executions(loop: ir.Operation, branches: list[tuple[ir.Operation, bool]]) -> int:
+    """How many of the loop's iterations run a layer under `branches`: all
+    of them where it is in none; else those whose conditions hold, where
+    they can be evaluated (the trip count where not)."""
+    bounds = _bounds(loop)
+    if not branches or bounds is None:
+        return _trip_count(loop)
+    induction = loop.regions[0].blocks[0].arguments[0]
+    count = 0
+    for index in range(*bounds):
+        taken = [_evaluate(branch.operands[0], induction, index) for branch, _ in branches]
+        if None in taken:
+            return _trip_count(loop)
+        count += all(bool(value) == then for value, (_, then) in zip(taken, branches))
+    return count
 
 
 def _units(ops: list[ir.Operation]) -> list[list[ir.Operation]]:
@@ -162,8 +244,8 @@ def _describe(unit: list[ir.Operation]) -> tuple[list[ir.Location], str, int]:
     layers = _nested_layers(unit[0])
     members = [location for layer in layers for location in _member_locations(layer)]
     kind = "+".join(dict.fromkeys(analysis.kernel_kind(layer) for layer in layers))
-    macs = sum(_trip_count(loop) * analysis.group_macs(layer)
-               for loop in unit for layer in _nested_layers(loop))
+    macs = sum(_executions(loop, branches) * analysis.group_macs(layer)
+               for loop in unit for layer, branches in _nested(loop))
     return members, kind, macs
 
 

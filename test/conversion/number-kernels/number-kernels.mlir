@@ -117,3 +117,39 @@ func.func @row_loops(%a: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
   %2 = tinyml.softmax %1 {axis = 3 : i64} : tensor<1x4x4x2xf32> loc("Softmax_0")
   return %2 : tensor<1x4x4x2xf32>
 }
+
+// -----
+
+// A line buffer's loop computes its layers in branches, each taken on some
+// iterations: the layers there are the loop's kernel too, and its MACs
+// count the iterations whose condition holds (here i - 1 < 4 unsigned: 4
+// of the 6), 4 x (4 pixels x 3 channels x 2 inputs).
+// CHECK-LABEL: func.func @layers_in_branches
+// CHECK-SAME:    tinyml.kernels = [{kernel = 1 : i64, kind = "pointwise", macs = 96 : i64, names = ["Conv_7"]}]
+// CHECK:         scf.for
+// CHECK:           scf.if
+// CHECK:             tinyml.conv2d {{.*}} loc(#[[KERNEL:loc[0-9]+]])
+// CHECK:         } loc(#[[KERNEL]])
+// CHECK-DAG:   #[[K1:loc[0-9]+]] = loc("tinyml.kernel":1:0)
+// CHECK-DAG:   #[[KERNEL]] = loc(fused[#[[K1]], #{{loc[0-9]+}}])
+func.func @layers_in_branches(%a: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x3xf32>) -> tensor<1x4x4x3xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %0 = scf.for %i = %c0 to %c6 step %c1 iter_args(%acc = %e) -> (tensor<1x4x4x3xf32>) {
+    %row = arith.subi %i, %c1 : index
+    %inside = arith.cmpi ult, %row, %c4 : index
+    %next = scf.if %inside -> (tensor<1x4x4x3xf32>) {
+      %x = tensor.extract_slice %a[0, %row, 0, 0] [1, 1, 4, 2] [1, 1, 1, 1] : tensor<1x4x4x2xf32> to tensor<1x1x4x2xf32>
+      %y = tinyml.conv2d %x, %w : (tensor<1x1x4x2xf32>, tensor<1x1x2x3xf32>) -> tensor<1x1x4x3xf32> loc("Conv_7")
+      %put = tensor.insert_slice %y into %acc[0, %row, 0, 0] [1, 1, 4, 3] [1, 1, 1, 1] : tensor<1x1x4x3xf32> into tensor<1x4x4x3xf32>
+      scf.yield %put : tensor<1x4x4x3xf32>
+    } else {
+      scf.yield %acc : tensor<1x4x4x3xf32>
+    }
+    scf.yield %next : tensor<1x4x4x3xf32>
+  }
+  return %0 : tensor<1x4x4x3xf32>
+}
