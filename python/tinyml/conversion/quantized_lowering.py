@@ -117,9 +117,14 @@ def _constant_storage(value: ir.Value, what: str, op) -> np.ndarray:
     return np.array(source.attributes["value"])
 
 
-def _apply_scale(value: ir.Value, real: float) -> ir.Value:
-    """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) on int32."""
+def _apply_scale(value: ir.Value, real: float, bound: int | None = None) -> ir.Value:
+    """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) on int32;
+    in its narrow form where `value` is known to be within +-`bound` and
+    that makes it exact (`narrow_requantization`)."""
     multiplier, shift = quantize_multiplier(real)
+    if bound is not None and narrow_requantization(bound, [(multiplier, shift)]):
+        return _narrow_multiply(value, int_scalar(_narrow_multiplier(multiplier), 32),
+                                int_scalar(-shift - 1, 32), 0)
     return _multiply_by_quantized_multiplier(value, int_scalar(multiplier, 32),
                                              int_scalar(shift, 32) if shift > 0 else None,
                                              int_scalar(max(-shift, 0), 32))
@@ -362,13 +367,19 @@ def lower_quantized_add(op) -> ir.Value:
     twice_max = 2.0 * max(s1, s2)
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(8))
 
+    # Each input's offset value is within 255 of zero, shifted left by 20;
+    # each scaled by at most 1/2 (and rounded): the bounds of the narrow forms.
+    shifted_bound = 255 << left_shift
+    total_bound = sum(int(shifted_bound * s / twice_max) + 1 for s in (s1, s2))
+
     def body(_, args):
         def scaled(value, zero_point, real):
             offset = arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
-            return _apply_scale(arith.muli(offset, int_scalar(1 << left_shift, 32)), real)
+            return _apply_scale(arith.muli(offset, int_scalar(1 << left_shift, 32)), real,
+                                shifted_bound)
         combine = arith.subi if op.name == tm.SubOp.OPERATION_NAME else arith.addi
         total = combine(scaled(args[0], z1, s1 / twice_max), scaled(args[1], z2, s2 / twice_max))
-        out = _apply_scale(total, twice_max / ((1 << left_shift) * s_out))
+        out = _apply_scale(total, twice_max / ((1 << left_shift) * s_out), total_bound)
         return _saturate(arith.addi(out, int_scalar(z_out, 32)), types[2])
 
     stored = build_elementwise(result_type, [storage_of(lhs), storage_of(rhs)], body)

@@ -344,13 +344,19 @@ func.func @mul(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<
 
 // TFLite's integer sub: the add's arithmetic (offsets, left shift 20, each
 // operand scaled to scale / (2 * max_scale)) with the scaled rhs
-// subtracted.
+// subtracted. Each scaled operand is within 255 * 2^20 (times its scale),
+// so a multiply with a right shift takes the narrow form: the rhs's (1/4)
+// and the output's; the lhs's (1/2: QuantizeMultiplier gives no right
+// shift) stays general.
 // CHECK-LABEL: func.func @sub
 // (The other subi in the body take a constant: the rounding's masks.)
 // CHECK:         linalg.generic
-// CHECK-COUNT-2:   tosa.apply_scale
+// CHECK:           tosa.apply_scale %{{.*}}, %c1073741824_i32
+// CHECK:           arith.muli %{{.*}}, %{{.*}} : i64
 // CHECK:           arith.subi %{{[0-9]+}}, %{{[0-9]+}} : i32
-// CHECK:           tosa.apply_scale
+// CHECK:           arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK-NOT:       tosa.apply_scale
+// CHECK:           arith.trunci %{{.*}} : i32 to i8
 func.func @sub(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 1.000000e-01:2>> {
   %y = tinyml.sub %a, %b : (tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 1.000000e-01:2>>
   return %y : tensor<4x!quant.uniform<i8:f32, 1.000000e-01:2>>
