@@ -161,8 +161,10 @@ def _constant(value: ir.Value) -> int | None:
 
 
 def _bounds(loop: ir.Operation) -> tuple[int, int, int] | None:
-    bounds = [_constant(value) for value in loop.operands[:3]]
-    return None if None in bounds else (bounds[0], bounds[1], bounds[2])
+    lower, upper, step = (_constant(value) for value in loop.operands[:3])
+    if lower is None or upper is None or step is None:
+        return None
+    return lower, upper, step
 
 
 def _trip_count(loop: ir.Operation) -> int:
