@@ -35,7 +35,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, llvm, vector
 
-from ..ir.values import producer
+from ..ir.values import constant_int, producer
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, register
 
@@ -249,10 +249,8 @@ def slice_offsets_of(slice_op: ir.Operation) -> list[ir.Value | int]:
 
 def static_or_value(index: ir.Value) -> ir.Value | int:
     """An index as an int when it is a constant."""
-    op = producer(index)
-    if op is not None and op.name == "arith.constant":
-        return ir.IntegerAttr(op.attributes["value"]).value
-    return index
+    constant = constant_int(index)
+    return index if constant is None else constant
 
 
 def index_sum(terms: list[ir.Value | int]) -> ir.Value:

@@ -30,8 +30,10 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith
 
+from ..ir.values import constant_int
 from ..ir.walk import functions, ops_named
 from ..pipeline.registry import Pass, register
+from .linalg_builders import int_type
 
 HALF = 1 << 31
 
@@ -45,19 +47,8 @@ def _like(value: int, t: ir.Type) -> ir.Value:
 
 
 def _narrow_type(t: ir.Type) -> ir.Type:
-    i32 = ir.IntegerType.get_signless(32)
+    i32 = int_type(32)
     return ir.VectorType.get(ir.VectorType(t).shape, i32) if isinstance(t, ir.VectorType) else i32
-
-
-def _constant(value: ir.Value) -> int | None:
-    """The integer a (splat) `arith.constant` holds; None if `value` is none."""
-    owner = value.owner
-    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
-        return None
-    attribute = owner.operation.attributes["value"]
-    if isinstance(attribute, ir.DenseIntElementsAttr) and attribute.is_splat:
-        attribute = attribute.get_splat_value()
-    return ir.IntegerAttr(attribute).value if isinstance(attribute, ir.IntegerAttr) else None
 
 
 def _narrow_source(value: ir.Value, narrow: ir.Type) -> ir.Value | int | None:
@@ -67,7 +58,7 @@ def _narrow_source(value: ir.Value, narrow: ir.Type) -> ir.Value | int | None:
     if not isinstance(owner, ir.Block) and owner.operation.name == "arith.extsi" \
             and owner.operation.operands[0].type == narrow:
         return owner.operation.operands[0]
-    constant = _constant(value)
+    constant = constant_int(value)
     return constant if constant is not None and -HALF <= constant < HALF else None
 
 
@@ -120,10 +111,10 @@ def _rounded_high_of(multiply: ir.Operation) -> ir.Operation | None:
     """The `arith.trunci` to i32 of (`multiply` + 2^31) >> 32, each step
     the sole user of the one before; None if `multiply` does not feed one."""
     add = _sole_user(multiply.results[0], "arith.addi")
-    if add is None or HALF not in [_constant(v) for v in add.operands]:
+    if add is None or HALF not in [constant_int(v) for v in add.operands]:
         return None
     shift = _sole_user(add.results[0], "arith.shrsi")
-    if shift is None or shift.operands[0] != add.results[0] or _constant(shift.operands[1]) != 32:
+    if shift is None or shift.operands[0] != add.results[0] or constant_int(shift.operands[1]) != 32:
         return None
     return _sole_user(shift.results[0], "arith.trunci")
 

@@ -32,6 +32,7 @@ from mlir import ir
 
 from ..dialects import tinyml as tm
 from ..ir import analysis
+from ..ir.values import constant_int
 from ..ir.walk import functions
 from ..pipeline.registry import Option, Pass, PassError, register
 from ..report_attributes import KERNELS, append_to
@@ -153,15 +154,8 @@ def _nested_layers(loop: ir.Operation) -> list[ir.Operation]:
     return [layer for layer, _ in _nested(loop)]
 
 
-def _constant(value: ir.Value) -> int | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
-        return None
-    return ir.IntegerAttr(owner.operation.attributes["value"]).value
-
-
 def _bounds(loop: ir.Operation) -> tuple[int, int, int] | None:
-    lower, upper, step = (_constant(value) for value in loop.operands[:3])
+    lower, upper, step = (constant_int(value) for value in loop.operands[:3])
     if lower is None or upper is None or step is None:
         return None
     return lower, upper, step
@@ -193,7 +187,7 @@ def _evaluate(value: ir.Value, induction: ir.Value, index: int) -> int | None:
         return None
     op = owner.operation
     if op.name == "arith.constant":
-        return _constant(value)
+        return constant_int(value)
     if op.name not in _ARITHMETIC and op.name != "arith.cmpi":
         return None
     a, b = (_evaluate(operand, induction, index) for operand in op.operands)

@@ -36,7 +36,8 @@ against 15; it stays for the mean, whose pre-shifted exponent can exceed
 31. Where a conv's or matmul's accumulators are bounded well enough (from
 its weights and bias, at compile time) and every shift is a right shift,
 the same bits take a narrow form (fixed_point.py's
-narrow_multiply_by_quantized_multiplier): SMMULR and five instructions.
+narrow_multiply_by_quantized_multiplier): SMMLAR and three or four
+instructions (`_narrow_multiply`).
 `m` and `shift` are TFLite's QuantizeMultiplier of the effective scale
 (quantization_util.cc), computed here at compile time. Quantized values
 are read through `quant.scast` to their storage type and the result is
@@ -269,10 +270,8 @@ def lower_quantized_conv2d(op, in_place: bool = False, channel_step: int = 1) ->
     stored = storage_of(x)
     top, left, bottom, right = padding
     kh, kw, in_channels, _ = weights.shape
-    extra = -in_channels % channel_step
     unfold = in_channels == 1 and kw > 1 and channel_step == kw and dilations[1] == 1
-    if unfold:
-        extra = 0
+    extra = 0 if unfold else -in_channels % channel_step
     x8 = pad(stored, [0, top, left, 0], [0, bottom, right, extra], _zero_point(x_type))
     w8 = storage_of(w) if not extra else \
         int_constant(np.pad(weights, [(0, 0), (0, 0), (0, extra), (0, 0)]), 8)

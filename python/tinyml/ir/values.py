@@ -20,6 +20,18 @@ def producer(value: ir.Value) -> ir.Operation | None:
     return None if isinstance(owner, ir.Block) else owner.operation
 
 
+def constant_int(value: ir.Value) -> int | None:
+    """The integer an `arith.constant` (a scalar, or a splat) gives `value`;
+    None if it is no such constant."""
+    op = producer(value)
+    if op is None or op.name != "arith.constant":
+        return None
+    attribute = op.attributes["value"]
+    if isinstance(attribute, ir.DenseIntElementsAttr) and attribute.is_splat:
+        attribute = attribute.get_splat_value()
+    return ir.IntegerAttr(attribute).value if isinstance(attribute, ir.IntegerAttr) else None
+
+
 def users(op: ir.Operation) -> list[ir.Operation]:
     """The ops using `op`'s results, each once, in use order."""
     return distinct(use.owner.operation for result in op.results for use in result.uses)
