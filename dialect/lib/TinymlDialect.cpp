@@ -56,7 +56,8 @@ AttrKind operationAttrKind(StringRef name) {
              AttrKind::Integer)
       .Cases({"tinyml.peak_op", "tinyml.schedule_method", "tinyml.signature"},
              AttrKind::String)
-      .Cases({"tinyml.in_place", "tinyml.taps_as_channels"}, AttrKind::Unit)
+      .Cases({"tinyml.in_place", "tinyml.taps_as_channels",
+              "tinyml.widened"}, AttrKind::Unit)
       .Case("tinyml.kernels", AttrKind::Array)
       .Case("tinyml.memory_plan", AttrKind::Dictionary)
       .Default(AttrKind::None);

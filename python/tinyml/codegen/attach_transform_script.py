@@ -23,8 +23,11 @@ epilogue `linalg.generic` whose first input is the group's contraction:
    its input through a `linalg.transpose` (an NCHW input,
    tinyml-fuse-input-transpose; padded before it is transposed) or through
    the taps-as-channels generic of a one-channel int8 conv
-   (`TAPS_AS_CHANNELS`) is tiled in two levels too, that reader of the
-   window fused into the outer one, then the pad of the input it reads;
+   (`TAPS_AS_CHANNELS`) or through its int16 extension (`WIDENED`) is
+   tiled in two levels too, that reader of the window fused into the outer
+   one, then the pad of the input it reads; an unpadded conv's extension
+   stages whole rows instead where the pixel loop is peeled (the outer
+   tile is the row) or the group runs in place (its band is the row);
 3. tile the contraction's reduction dimensions to their steps, so a tile's
    accumulators stay live across the reduction loops;
 4. decompose a conv whose window row is one step into a 1-D conv;
@@ -44,7 +47,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, TAPS_AS_CHANNELS, LoweringConfig
+from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, TAPS_AS_CHANNELS, WIDENED, LoweringConfig
 from ..ir.values import shape_of
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, PassError, register
@@ -103,6 +106,10 @@ class Group:
     reread: bool = False  # the conv reads its pad through a window reader (`window_reader`)
     init: str = ""  # the name of the op initialising the accumulator
     partial: bool = False  # the pixel tile leaves part of a row: its loop is peeled
+    # The window reader (an unpadded conv's int16 extension, WIDENED) stages
+    # whole rows: the band of an in-place group, or the outer tile of one
+    # whose pixel loop is peeled.
+    staged_rows: bool = False
 
 
 def group_sequence(name: str, group: Group) -> list[str]:
@@ -140,6 +147,8 @@ def group_sequence(name: str, group: Group) -> list[str]:
         emit(f"    %band_init, %b2 = transform.structured.fuse_into_containing_op "
              f"%init into %b1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         epilogue, producer, init = "%band", "%band_producer", "%band_init"
+        if group.staged_rows:
+            lines += fused_window_reader("%b2", "%b3")
         if group.padded:
             emit(f"    %band_pad, %b3 = transform.structured.fuse_into_containing_op "
                  f"%pad into %b2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
@@ -150,12 +159,16 @@ def group_sequence(name: str, group: Group) -> list[str]:
             emit("      transform.apply_patterns.canonicalization")
             emit(f"    }} : {ANY}")
             pad = "%band_pad"
-    if group.padded or group.reread:
+    if (group.padded or group.reread) and not (group.in_place and group.staged_rows):
         # Two levels: the outer tile stages its padded (or transposed, or
-        # unfolded) input window once, for the inner tiles that read it.
+        # unfolded, or extended) input window once, for the inner tiles
+        # that read it.
         if group.producer == "linalg.depthwise_conv_2d_nhwc_hwc" and group.padded:
             outer = [1, group.band, 0, config.tile[3]]
             inner = [0, 1, config.tile[2], 0]
+        elif group.staged_rows:
+            outer = list(config.tile[:-2]) + [0, 0]
+            inner = [0] * (len(config.tile) - 2) + list(config.tile[-2:])
         else:
             outer = list(config.tile[:-1]) + [0]
             inner = [0] * (len(config.tile) - 1) + [config.tile[-1]]
@@ -168,16 +181,7 @@ def group_sequence(name: str, group: Group) -> list[str]:
              f"{init} into %p1 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
         staged = "%p2"
         if group.reread:
-            # The window transposed (or unfolded) from the group's (padded)
-            # input, in the outer tile: the whole is never stored.
-            emit(f"    %window_reader, %p3 = transform.structured.fuse_into_containing_op "
-                 f"%reader into %p2 : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
-            # It writes into a slice of the whole transposed tensor's
-            # tensor.empty: an empty tensor of the window's size instead,
-            # or bufferization would allocate the whole.
-            emit("    transform.apply_patterns to %p3 {")
-            emit("      transform.apply_patterns.tensor.fold_tensor_empty")
-            emit(f"    }} : {ANY}")
+            lines += fused_window_reader("%p2", "%p3")
             staged = "%p3"
         if group.padded:
             emit(f"    %window, %p4 = transform.structured.fuse_into_containing_op "
@@ -197,8 +201,11 @@ def group_sequence(name: str, group: Group) -> list[str]:
         emit(f"    %tile_init, %loop_2 = transform.structured.fuse_into_containing_op "
              f"{init} into %loop : ({ANY}, {ANY}) -> ({ANY}, {ANY})")
     tile_producer, tile_init, tiled = "%tile_producer", "%tile_init", "%tiled"
-    if group.partial:
-        lines += peeled_pixel_loop(group, loops)
+    if group.partial and group.staged_rows and not group.in_place:
+        lines += peeled_pixel_loop(group, "%loops#0", f"%pixel_loops#{outer_loops - 1}")
+        tile_producer, tile_init, tiled = "%producers", "%inits", "%epilogues"
+    elif group.partial:
+        lines += peeled_pixel_loop(group, f"%loops#{loops - 2}", f"%loops#{loops - 3}")
         tile_producer, tile_init, tiled = "%producers", "%inits", "%epilogues"
     body = tile_producer
     if step_loops:
@@ -219,25 +226,44 @@ def group_sequence(name: str, group: Group) -> list[str]:
     return lines
 
 
-def peeled_pixel_loop(group: Group, loops: int) -> list[str]:
-    """A pixel tile that leaves part of each row (2 pixels of a 5-pixel
-    row): the pixel loop (the last but one) peeled into its whole tiles and
-    one last partial tile, both of static sizes once the single-trip loop
-    of the partial one folds; then the tile's ops, in both, found again
-    inside the row loop (peeling consumed the handles)."""
-    row_loop = f"%loops#{loops - 3}"
+def fused_window_reader(loop: str, fused: str) -> list[str]:
+    """The group's window reader fused into `loop` (the new handle `fused`):
+    the window transposed (or unfolded, or extended) from the group's
+    (padded) input in that tile, never stored whole."""
     return [
-        f'    %pixel_loop = transform.cast %loops#{loops - 2} : {ANY} to !transform.op<"scf.for">',
+        f"    %window_reader, {fused} = transform.structured.fuse_into_containing_op "
+        f"%reader into {loop} : ({ANY}, {ANY}) -> ({ANY}, {ANY})",
+        # It writes into a slice of the whole window's tensor.empty: an
+        # empty tensor of the tile's size instead, or bufferization would
+        # allocate the whole.
+        f"    transform.apply_patterns to {fused} {{",
+        "      transform.apply_patterns.tensor.fold_tensor_empty",
+        f"    }} : {ANY}",
+    ]
+
+
+def peeled_pixel_loop(group: Group, pixel_loop: str, row_loop: str) -> list[str]:
+    """A pixel tile that leaves part of each row (2 pixels of a 5-pixel
+    row): the pixel loop peeled into its whole tiles and one last partial
+    tile, both of static sizes once the single-trip loop of the partial one
+    folds; then the tile's ops, in both, found again inside the row loop
+    (peeling consumed the handles)."""
+    return [
+        f'    %pixel_loop = transform.cast {pixel_loop} : {ANY} to !transform.op<"scf.for">',
         f'    %whole, %partial = transform.loop.peel %pixel_loop : '
         f'(!transform.op<"scf.for">) -> ({ANY}, {ANY})',
         f"    transform.apply_patterns to {row_loop} {{",
         "      transform.apply_patterns.scf.for_loop_canonicalization",
         "      transform.apply_patterns.canonicalization",
         f"    }} : {ANY}",
-        *(f'    {handle} = transform.structured.match ops{{["{name}"]}} in {row_loop} : '
-          f'({ANY}) -> {ANY}'
-          for handle, name in (("%producers", group.producer), ("%inits", group.init),
-                               ("%epilogues", "linalg.generic"))),
+        *(f'    {handle} = transform.structured.match ops{{["{name}"]}}{attributes} '
+          f'in {row_loop} : ({ANY}) -> {ANY}'
+          for handle, name, attributes in (
+              ("%producers", group.producer, ""), ("%inits", group.init, ""),
+              # The epilogues by their configuration: the row loop may hold
+              # the window's int16 extension, a generic too.
+              ("%epilogues", "linalg.generic",
+               f" attributes{{{ATTRIBUTE} = {group.config.attribute()}}}"))),
     ]
 
 
@@ -316,23 +342,26 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
     init = producer.operands[init_operand].owner
     init_name = "" if isinstance(init, ir.Block) else init.operation.name
     partial = shape_of(epilogue.results[0])[-2] % config.tile[-2] != 0
-    if partial and (producer.name != "linalg.conv_2d_nhwc_hwcf" or padded or reader
-                    or init_name in ("", "linalg.generic")):
+    widened = reader is not None and WIDENED in reader.attributes and not padded
+    if partial and (producer.name != "linalg.conv_2d_nhwc_hwcf" or padded
+                    or (reader and not widened) or init_name in ("", "linalg.generic")):
         raise PassError(f"a pixel tile of {config.tile[-2]} leaves part of a row, which only "
                         "an unpadded conv whose accumulator a named op initialises may",
                         epilogue.location)
-    return Group(producer.name, reductions, init_operand, config, padded, band,
-                 IN_PLACE in epilogue.attributes, reader is not None, init_name, partial)
+    in_place = IN_PLACE in epilogue.attributes
+    return Group(producer.name, reductions, init_operand, config, padded, band, in_place,
+                 reader is not None, init_name, partial, widened and (partial or in_place))
 
 
 def window_reader(conv: ir.Operation) -> ir.Operation | None:
     """The op through which `conv` reads its (padded) input window, fused
     into its tiles: a `linalg.transpose` (an NCHW input) or a
-    taps-as-channels `linalg.generic`; None if it reads the input itself."""
+    taps-as-channels or int16-extending `linalg.generic`; None if it reads
+    the input itself."""
     reader = _producer_named(conv.operands[0], "linalg.transpose") or \
         _producer_named(conv.operands[0], "linalg.generic")
-    if reader is None or (reader.name == "linalg.generic"
-                          and TAPS_AS_CHANNELS not in reader.attributes):
+    if reader is None or (reader.name == "linalg.generic" and TAPS_AS_CHANNELS
+                          not in reader.attributes and WIDENED not in reader.attributes):
         return None
     return reader
 

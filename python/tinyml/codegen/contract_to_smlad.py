@@ -14,6 +14,13 @@ accumulator. The input's offset is already in the bias (the raw int8 values
 are multiplied), and int32 addition is the same modulo 2^32 in any order:
 the result is bit-exact to the multiply-add chain it replaces.
 
+An input read through its int16 extension (tinyml-widen-conv-inputs,
+staged once per tile for all its channel tiles) is its halfword pairs
+already: its words, (x0, x1) and (x2, x3), multiply directly, and its
+weights are packed with each word's values in the order 0, 2, 1, 3, so
+that their two `SXTB16`s give (w0, w1) and (w2, w3). A step of K values
+then costs, per input row, K/2 word loads and no extension.
+
 The weights must be contiguous along the reduction for their words to be
 loads: the pass packs each weight constant it reads at compile time, its
 reduction dimension innermost and its output channel dimension next
@@ -47,6 +54,10 @@ WORD = 4
 
 def i8() -> ir.IntegerType:
     return ir.IntegerType.get_signless(8)
+
+
+def i16() -> ir.IntegerType:
+    return ir.IntegerType.get_signless(16)
 
 
 def i32() -> ir.IntegerType:
@@ -100,14 +111,15 @@ class DotProduct:
     channel_of: list[int]
 
 
-def sign_extended_int8(value: ir.Value) -> ir.Value | None:
-    """The int8 vector a contraction operand multiplies: `arith.extsi` of
-    one, or one itself (a contraction promotes narrower integer operands by
-    sign extension, as a vectorized `linalg.matmul` leaves them)."""
+def sign_extended(value: ir.Value, *element_types: ir.Type) -> ir.Value | None:
+    """The vector of one of `element_types` a contraction operand
+    multiplies: `arith.extsi` of one, or one itself (a contraction promotes
+    narrower integer operands by sign extension, as a vectorized
+    `linalg.matmul` leaves them)."""
     op = producer(value)
     if op is not None and op.name == "arith.extsi":
         value = op.operands[0]
-    if ir.VectorType(value.type).element_type != i8():
+    if ir.VectorType(value.type).element_type not in element_types:
         return None
     return value
 
@@ -119,7 +131,8 @@ def int8_dot_product(contract: ir.Operation) -> DotProduct | None:
     acc_type = contract.results[0].type
     if not isinstance(acc_type, ir.VectorType) or acc_type.element_type != i32():
         return None
-    lhs, rhs = (sign_extended_int8(v) for v in contract.operands[:2])
+    lhs, rhs = sign_extended(contract.operands[0], i8(), i16()), \
+        sign_extended(contract.operands[1], i8())
     if lhs is None or rhs is None:
         return None
     iterators = [str(t) for t in ir.ArrayAttr(contract.attributes["iterator_types"])]
@@ -264,13 +277,20 @@ def index_sum(terms: list[ir.Value | int]) -> ir.Value:
     return arith.addi(total, arith.constant(ir.IndexType.get(), static)) if static else total
 
 
-def packed_weights(weights: WeightSlice, cache: dict[tuple, ir.Value]) -> ir.Value:
+def packed_weights(weights: WeightSlice, cache: dict[tuple, ir.Value],
+                   interleaved: bool = False) -> ir.Value:
     """The weight constant in `weights.packed_order()`, built once per
-    constant and layout."""
-    key = (weights.constant, weights.reduction_dim, weights.channel_dim)
+    constant and layout; `interleaved`, each word's values in the order
+    0, 2, 1, 3, so that its two `SXTB16`s give the pairs (0, 1) and (2, 3)
+    that multiply an int16 row's words."""
+    key = (weights.constant, weights.reduction_dim, weights.channel_dim, interleaved)
     if key not in cache:
         array = np.array(ir.DenseIntElementsAttr(weights.constant.attributes["value"]))
-        packed = np.ascontiguousarray(np.transpose(array, weights.packed_order()))
+        packed = np.transpose(array, weights.packed_order())
+        if interleaved:
+            quads = packed.reshape(*packed.shape[:-1], -1, 2, 2)
+            packed = np.swapaxes(quads, -1, -2).reshape(packed.shape)
+        packed = np.ascontiguousarray(packed)
         tensor_type = ir.RankedTensorType.get(packed.shape, i8())
         with ir.InsertionPoint(weights.constant), weights.constant.location:
             cache[key] = arith.ConstantOp(
@@ -279,7 +299,7 @@ def packed_weights(weights: WeightSlice, cache: dict[tuple, ir.Value]) -> ir.Val
 
 
 def words(row: ir.Value, count: int) -> list[ir.Value]:
-    """The 32-bit words of a 1-D int8 vector of 4 * count values."""
+    """The `count` 32-bit words of a 1-D int8 or int16 vector."""
     as_words = vector.bitcast(ir.VectorType.get([count], i32()), row)
     return [vector.extract(as_words, [], [q]) for q in range(count)]
 
@@ -299,7 +319,9 @@ def lower_to_smlad(contract: ir.Operation, product: DotProduct,
     its weights, read from the packed constant."""
     quads = product.reduction // WORD
     weights = product.weights
-    packed = packed_weights(weights, cache)
+    # An int16 row (tinyml-widen-conv-inputs) is its halfword pairs already.
+    wide = ir.VectorType(product.lhs.type).element_type == i16()
+    packed = packed_weights(weights, cache, interleaved=wide)
     rank = packed.type.rank
     with ir.InsertionPoint(contract), contract.location:
         indices = [index_sum(weights.offsets[d]) for d in weights.packed_order()]
@@ -309,7 +331,8 @@ def lower_to_smlad(contract: ir.Operation, product: DotProduct,
         weight_words = [words(vector.extract(tile, [], [c]), quads)
                         for c in range(product.channels)]
         input_words = {row: words(vector.extract(product.lhs, [], list(row)) if row
-                                  else product.lhs, quads) for row in product.rows}
+                                  else product.lhs, 2 * quads if wide else quads)
+                       for row in product.rows}
         acc = contract.operands[2]
         acc_type = ir.VectorType(acc.type)
         sums = [vector.extract(acc, [], [int(i) for i in np.unravel_index(flat, acc_type.shape)])
@@ -318,7 +341,8 @@ def lower_to_smlad(contract: ir.Operation, product: DotProduct,
         # multiply-accumulates: the registers hold the accumulators and
         # one word's pairs, not the whole step's.
         for q in range(quads):
-            inputs = {row: halfword_pairs(input_words[row][q]) for row in product.rows}
+            inputs = {row: (input_words[row][2 * q], input_words[row][2 * q + 1]) if wide
+                      else halfword_pairs(input_words[row][q]) for row in product.rows}
             for channel in range(product.channels):
                 weight = halfword_pairs(weight_words[channel][q])
                 for flat, row in enumerate(product.row_of):

@@ -12,7 +12,9 @@ A pad whose only user transposes it (the window of an NCHW input a conv
 reads as NHWC, tinyml-fuse-input-transpose) becomes its source
 transposed straight into the window and the strips filled there: one
 staged window, as for an NHWC input, where pad then transpose would
-stage two.
+stage two. So does a pad whose only user extends it to int16
+(tinyml-widen-conv-inputs): its source is extended straight into an
+int16 window.
 """
 from __future__ import annotations
 
@@ -21,7 +23,9 @@ from mlir.dialects import arith, tensor
 
 from ..ir.lazy_modules import linalg
 from ..ir.walk import ops_named
+from ..ir.lowering_config import WIDENED
 from ..pipeline.registry import Pass, register
+from .widen_conv_inputs import extended
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
 
@@ -78,12 +82,14 @@ def insert(source: ir.Value, dest: ir.Value, offsets, sizes) -> ir.Value:
 
 
 def decompose(pad: ir.Operation, value: ir.Value,
-              transpose: ir.Operation | None = None) -> ir.Value:
+              reader: ir.Operation | None = None) -> ir.Value:
     """The pad as its source inserted into an empty tensor and fills of the
-    strips around it; with `transpose`, the pad's only user, the padded
-    tensor transposed: the source transposed into the empty tensor (its
-    transpose writes there, once empty tensors are eliminated) and the
-    strips filled in the transposed layout."""
+    strips around it; with a `reader`, the pad's only user, what it reads
+    from the padded tensor: with a transpose, the source transposed into
+    the empty tensor (its transpose writes there, once empty tensors are
+    eliminated) and the strips filled in the transposed layout; with an
+    int16 extension, the source extended into it and the strips filled
+    with the padding value extended."""
     result_type = ir.RankedTensorType(pad.results[0].type)
     source = pad.operands[0]
     rank = result_type.rank
@@ -95,12 +101,16 @@ def decompose(pad: ir.Operation, value: ir.Value,
     source_shape = ir.RankedTensorType(source.type).shape
     sizes = [size if size != DYNAMIC else tensor.dim(source, arith.constant(ir.IndexType.get(), d))
              for d, size in enumerate(source_shape)]
-    if transpose is not None:
-        perm = list(ir.DenseI64ArrayAttr(transpose.attributes["permutation"]))
+    if reader is not None and reader.name == "linalg.transpose":
+        perm = list(ir.DenseI64ArrayAttr(reader.attributes["permutation"]))
         low, high, sizes = ([values[p] for p in perm] for values in (low, high, sizes))
-        result_type = ir.RankedTensorType(transpose.results[0].type)
+        result_type = ir.RankedTensorType(reader.results[0].type)
         source = linalg.transpose(source, outs=[tensor.empty(sizes, result_type.element_type)],
                                   permutation=perm).results[0]
+    elif reader is not None:
+        result_type = ir.RankedTensorType(reader.results[0].type)
+        source = extended(source, sizes)
+        value = arith.extsi(result_type.element_type, value)
     full = list(result_type.shape)
     padded = tensor.empty(full, result_type.element_type)
     padded = insert(source, padded, low, sizes)
@@ -125,25 +135,27 @@ class DecomposePads(Pass):
 
     def apply(self, module):
         for pad in ops_named(module, "tensor.pad"):
-            transpose = transposed_by(pad)
+            reader = window_reader(pad)
             with ir.InsertionPoint(pad), pad.location:
                 value = padding_value(pad)
             if value is None:
                 continue
-            replaced = transpose or pad
+            replaced = reader or pad
             with ir.InsertionPoint(replaced), replaced.location:
-                replaced.results[0].replace_all_uses_with(decompose(pad, value, transpose))
-            if transpose is not None:
-                transpose.erase()
+                replaced.results[0].replace_all_uses_with(decompose(pad, value, reader))
+            if reader is not None:
+                reader.erase()
             pad.erase()
 
 
-def transposed_by(pad: ir.Operation) -> ir.Operation | None:
-    """The `linalg.transpose` that is the pad's only user, if any: a conv's
-    window of an NCHW input (tinyml-fuse-input-transpose), padded then
-    transposed."""
+def window_reader(pad: ir.Operation) -> ir.Operation | None:
+    """The pad's only user, if it is a `linalg.transpose` (a conv's window
+    of an NCHW input, tinyml-fuse-input-transpose, padded then transposed)
+    or the int16 extension of a conv's window (tinyml-widen-conv-inputs,
+    padded then extended)."""
     users = [use.owner.operation for use in pad.results[0].uses]
-    if len(users) == 1 and users[0].name == "linalg.transpose" \
-            and users[0].operands[0] == pad.results[0]:
+    if len(users) != 1 or users[0].operands[0] != pad.results[0]:
+        return None
+    if users[0].name == "linalg.transpose" or WIDENED in users[0].attributes:
         return users[0]
     return None

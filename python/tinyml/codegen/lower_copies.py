@@ -24,7 +24,7 @@ from ..pipeline.registry import Option, Pass, register
 WORD = 4
 
 
-def _contiguous_from(t: ir.MemRefType) -> int:
+def contiguous_from(t: ir.MemRefType) -> int:
     """The first dimension from which on `t`'s elements are one contiguous
     run per index of the dimensions before (static sizes, the innermost
     stride 1, each outer stride the size of what it steps over); `t.rank`
@@ -39,7 +39,7 @@ def _contiguous_from(t: ir.MemRefType) -> int:
     return first
 
 
-def _collapsed(value: ir.Value, first: int) -> ir.Value:
+def collapsed(value: ir.Value, first: int) -> ir.Value:
     """`value` with its dimensions from `first` on (one contiguous run) as
     one."""
     t = ir.MemRefType(value.type)
@@ -51,18 +51,18 @@ def _collapsed(value: ir.Value, first: int) -> ir.Value:
     # As memref.collapse_shape infers it: strided if the source is.
     layout = ir.StridedLayoutAttr.get(offset, list(strides[:first]) + [1]) \
         if isinstance(t.layout, ir.StridedLayoutAttr) else None
-    collapsed = ir.MemRefType.get(shape, t.element_type, layout, t.memory_space)
+    collapsed_type = ir.MemRefType.get(shape, t.element_type, layout, t.memory_space)
     i64 = ir.IntegerType.get_signless(64)
     groups = [[d] for d in range(first)] + [list(range(first, t.rank))]
     reassociation = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g])
                                       for g in groups])
-    return memref.CollapseShapeOp(collapsed, value, reassociation).result
+    return memref.CollapseShapeOp(collapsed_type, value, reassociation).result
 
 
 def _copy_words(source: ir.Value, target: ir.Value, first: int) -> None:
     """Loops over the dimensions before `first`, and in each the run of
     dimensions from `first` on copied a word at a time."""
-    flat_source, flat_target = _collapsed(source, first), _collapsed(target, first)
+    flat_source, flat_target = collapsed(source, first), collapsed(target, first)
     t = ir.MemRefType(flat_source.type)
     word = ir.VectorType.get([WORD], t.element_type)
     index = ir.IndexType.get()
@@ -103,7 +103,7 @@ class LowerCopies(Pass):
             for copy in ops_named(func, "memref.copy"):
                 source, target = copy.operands[0], copy.operands[1]
                 source_type, target_type = ir.MemRefType(source.type), ir.MemRefType(target.type)
-                first = max(_contiguous_from(source_type), _contiguous_from(target_type))
+                first = max(contiguous_from(source_type), contiguous_from(target_type))
                 run = int(np.prod(source_type.shape[first:])) if first < source_type.rank else 0
                 with ir.InsertionPoint(copy), copy.location:
                     if _is_byte(source_type) and run and run % WORD == 0 \

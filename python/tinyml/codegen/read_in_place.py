@@ -32,14 +32,17 @@ The pass copies it first into a tensor of its own
 buffer-loop-hoisting takes out of the loop): the one-band temporary, which
 the computation reads while it writes the band in place. Left to itself,
 bufferization would put the temporary on the written side instead, which
-costs a copy in and a copy out per band.
+costs a copy in and a copy out per band. A band read only by the int16
+extension of tinyml-widen-conv-inputs, fused into the band loop, needs no
+temporary: that extension is its copy, made whole before the band's
+first output.
 """
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import bufferization
 
-from ..ir.lowering_config import IN_PLACE
+from ..ir.lowering_config import IN_PLACE, WIDENED
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, register
 
@@ -82,6 +85,8 @@ def read_band_through_loop(loop: ir.Operation) -> bool:
     for read in reads:
         read.operands[0] = carried
         band = read.results[0]
+        if all(WIDENED in use.owner.attributes for use in band.uses):
+            continue  # the band's int16 copy, made before any output of the band
         with ir.InsertionPoint.after(read), read.location:
             copy = bufferization.alloc_tensor(band.type, [], copy=band)
         band.replace_all_uses_except(copy, copy.owner.operation)

@@ -22,6 +22,10 @@ IN_PLACE = "tinyml.in_place"
 #: quantized conv reads its input with a kernel row's taps as channels
 #: (lower_quantized_conv2d), fused into its tiles' windows like a transpose.
 TAPS_AS_CHANNELS = "tinyml.taps_as_channels"
+#: The unit attribute of the `linalg.generic` sign-extending an int8 conv's
+#: input to int16 (tinyml-widen-conv-inputs), fused into its tiles' windows
+#: like a transpose.
+WIDENED = "tinyml.widened"
 
 @dataclass(frozen=True)
 class LoweringConfig:

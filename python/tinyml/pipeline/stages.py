@@ -89,13 +89,15 @@ def tile_and_vectorize(dsp: bool = False) -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
     reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
-    the int8 contractions become SMLAD dual multiply-accumulates
-    (tinyml-contract-to-smlad); then the script's second entry point lowers
+    the int8 convs read their input windows extended to int16 once per tile
+    (tinyml-widen-conv-inputs) and the int8 contractions become SMLAD dual
+    multiply-accumulates (tinyml-contract-to-smlad); then the script's second entry point lowers
     the other contractions to FMAs and hoists the accumulators into
     registers; last, the padded windows the tiles stage are a copy plus
     fills of their padding only (tinyml-decompose-pads)."""
     target_lowerings = ["tinyml-contract-to-smlad"] if dsp else []
-    return Pipeline(["tinyml-attach-transform-script", "transform-interpreter",
+    return Pipeline([*(["tinyml-widen-conv-inputs"] if dsp else []),
+                     "tinyml-attach-transform-script", "transform-interpreter",
                      "tinyml-read-in-place", *target_lowerings,
                      f"transform-interpreter{{entry-point={LOWER_CONTRACTIONS}}}",
                      "tinyml-erase-transform-script", "canonicalize", "cse",
@@ -195,11 +197,13 @@ def plan_memory(**options) -> Pipeline:
     return Pipeline([pass_named("tinyml-plan-memory")(**options)])
 
 
-def lower_to_loops(affine: bool = False, unaligned: bool = True) -> Pipeline:
+def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = False) -> Pipeline:
     """linalg on memrefs (and buffer copies) to scf loops (or affine loops);
-    runs of bytes copied by words on a core that loads `unaligned` words."""
+    runs of bytes copied by words on a core that loads `unaligned` words;
+    with `dsp`, the int16 extensions of conv windows a word at a time."""
     return Pipeline([
         pass_named("tinyml-lower-copies")(words=unaligned),
+        *(["tinyml-lower-int16-extensions"] if dsp else []),
         "func.func(convert-linalg-to-affine-loops)" if affine
         else "func.func(convert-linalg-to-loops)",
         # The tiles' vectors: transfers unrolled to 1-D, then lowered.
@@ -320,7 +324,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),
-        Stage("lower-to-loops", lower_to_loops(unaligned=not armv6m),
+        Stage("lower-to-loops", lower_to_loops(unaligned=not armv6m, dsp=dsp),
               lambda module: {"kernels": analysis.loop_nests(module)}),
         Stage("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
     ]

@@ -22,7 +22,7 @@
 // SCRIPT:         transform.apply_patterns to %[[LOOPS]]#1
 // SCRIPT:         %[[CONVS:.*]] = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %[[LOOPS]]#1
 // SCRIPT:         %[[INITS:.*]] = transform.structured.match ops{["linalg.broadcast"]} in %[[LOOPS]]#1
-// SCRIPT:         %[[EPILOGUES:.*]] = transform.structured.match ops{["linalg.generic"]} in %[[LOOPS]]#1
+// SCRIPT:         %[[EPILOGUES:.*]] = transform.structured.match ops{["linalg.generic"]} attributes {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 16]>} in %[[LOOPS]]#1
 // SCRIPT:         transform.structured.tile_using_for %[[CONVS]] tile_sizes [0, 0, 0, 0, 1, 1, 16]
 // SCRIPT:         transform.structured.vectorize %[[INITS]]
 // SCRIPT:         transform.structured.vectorize %[[EPILOGUES]]

@@ -40,6 +40,40 @@ func.func @pointwise(%x: tensor<1x1x8xi8>, %acc: vector<1x1x2xi32>) -> vector<1x
 #rhs = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
 #acc = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 
+// An int16 row (tinyml-widen-conv-inputs) is its halfword pairs already:
+// its words, (x0, x1) and (x2, x3), multiply directly, and only the weights
+// are extended. Their words are packed in the order 0, 2, 1, 3 (channel 0:
+// 1, 5, 3, 7), so that SXTB16 gives (w0, w1) and SXTB16 of the word rotated
+// by 8 gives (w2, w3): 2 SXTB16 (one weight word) and 2 SMLAD.
+// CHECK-LABEL: func.func @int16_rows
+// CHECK-DAG:     %[[PACKED:.*]] = arith.constant dense<{{\[\[\[\[}}1, 5, 3, 7]]]]> : tensor<1x1x1x4xi8>
+// CHECK:         vector.bitcast %{{.*}} : vector<4xi8> to vector<1xi32>
+// CHECK:         vector.bitcast %{{.*}} : vector<4xi16> to vector<2xi32>
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-NOT:     llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-COUNT-2: llvm.call_intrinsic "llvm.arm.smlad"
+// CHECK-NOT:     vector.contract
+func.func @int16_rows(%x: tensor<1x1x4xi16>, %acc: vector<1x1x1xi32>) -> vector<1x1x1xi32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i8
+  %zero16 = arith.constant 0 : i16
+  %w = arith.constant dense<[[[[1], [3], [5], [7]]]]> : tensor<1x1x4x1xi8>
+  %tile = tensor.extract_slice %w[0, 0, 0, 0] [1, 1, 4, 1] [1, 1, 1, 1] : tensor<1x1x4x1xi8> to tensor<1x4x1xi8>
+  %lhs = vector.transfer_read %x[%c0, %c0, %c0], %zero16 {in_bounds = [true, true, true]} : tensor<1x1x4xi16>, vector<1x1x4xi16>
+  %read = vector.transfer_read %tile[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x4x1xi8>, vector<1x4x1xi8>
+  %rhs = vector.extract %read[0] : vector<4x1xi8> from vector<1x4x1xi8>
+  %lhs32 = arith.extsi %lhs : vector<1x1x4xi16> to vector<1x1x4xi32>
+  %rhs32 = arith.extsi %rhs : vector<4x1xi8> to vector<4x1xi32>
+  %y = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs32, %rhs32, %acc : vector<1x1x4xi32>, vector<4x1xi32> into vector<1x1x1xi32>
+  return %y : vector<1x1x1xi32>
+}
+
+// -----
+
+#lhs = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#rhs = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#acc = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
 // The tile's place in the weights is the sum of its slices' offsets: the
 // reduction step %k and the channel tile %c become the packed copy's last
 // two indices.
@@ -138,4 +172,23 @@ func.func @reduction_not_innermost(%x: tensor<4x1xi8>, %acc: vector<1x2xi32>) ->
 func.func @float(%lhs: vector<1x4xf32>, %rhs: vector<4x2xf32>, %acc: vector<1x2xf32>) -> vector<1x2xf32> {
   %y = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %acc : vector<1x4xf32>, vector<4x2xf32> into vector<1x2xf32>
   return %y : vector<1x2xf32>
+}
+
+// -----
+
+// Not firing: int16 weights (only the input rows may be int16).
+// CHECK-LABEL: func.func @int16_weights
+// CHECK-NOT:     llvm.call_intrinsic
+// CHECK:         vector.contract
+func.func @int16_weights(%x: tensor<1x4xi8>, %acc: vector<1x2xi32>) -> vector<1x2xi32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0 : i8
+  %zero16 = arith.constant 0 : i16
+  %w = arith.constant dense<1> : tensor<4x2xi16>
+  %lhs = vector.transfer_read %x[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+  %rhs = vector.transfer_read %w[%c0, %c0], %zero16 {in_bounds = [true, true]} : tensor<4x2xi16>, vector<4x2xi16>
+  %lhs32 = arith.extsi %lhs : vector<1x4xi8> to vector<1x4xi32>
+  %rhs32 = arith.extsi %rhs : vector<4x2xi16> to vector<4x2xi32>
+  %y = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs32, %rhs32, %acc : vector<1x4xi32>, vector<4x2xi32> into vector<1x2xi32>
+  return %y : vector<1x2xi32>
 }

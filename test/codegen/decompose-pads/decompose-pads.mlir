@@ -105,3 +105,38 @@ func.func @transposed_window(%x: tensor<1x3x?x8xf32>, %high: index) -> tensor<1x
   %t = linalg.transpose ins(%p : tensor<1x3x3x9xf32>) outs(%e : tensor<1x3x9x3xf32>) permutation = [0, 2, 3, 1]
   return %t : tensor<1x3x9x3xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A tile's padded int8 window that its conv reads extended to int16
+// (tinyml.widened, tinyml-widen-conv-inputs): the source is extended
+// straight into the int16 window (an extension of its dynamic rows into a
+// tensor.empty that bufferization makes the window's slice) and the strips
+// filled with the padding value extended: one staged window, not an int8
+// one and its int16 copy.
+// CHECK-LABEL: func.func @extended_window
+// CHECK:         %[[ROWS:.*]] = tensor.dim %arg0, %c1
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[ROWS]]) : tensor<1x?x4x8xi16>
+// CHECK:         %[[WIDE:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<1x?x4x8xi8>) outs(%[[EMPTY]] : tensor<1x?x4x8xi16>) attrs = {tinyml.widened}
+// CHECK:         %[[FILL:.*]] = arith.extsi %c{{.*}} : i8 to i16
+// CHECK:         %[[WINDOW:.*]] = tensor.empty() : tensor<1x3x4x8xi16>
+// CHECK:         tensor.insert_slice %[[WIDE]] into %[[WINDOW]][0, 1, 0, 0] [1, %[[ROWS]], 4, 8]
+// CHECK:         linalg.fill ins(%[[FILL]] : i16)
+// CHECK-NOT:     tensor.pad
+// CHECK:         return
+func.func @extended_window(%x: tensor<1x?x4x8xi8>, %high: index) -> tensor<1x3x4x8xi16> {
+  %fill = arith.constant -3 : i8
+  %p = tensor.pad %x low[0, 1, 0, 0] high[0, %high, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %fill : i8
+  } : tensor<1x?x4x8xi8> to tensor<1x3x4x8xi8>
+  %e = tensor.empty() : tensor<1x3x4x8xi16>
+  %w = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p : tensor<1x3x4x8xi8>) outs(%e : tensor<1x3x4x8xi16>) attrs = {tinyml.widened} {
+  ^bb0(%a: i8, %o: i16):
+    %v = arith.extsi %a : i8 to i16
+    linalg.yield %v : i16
+  } -> tensor<1x3x4x8xi16>
+  return %w : tensor<1x3x4x8xi16>
+}

@@ -78,3 +78,35 @@ func.func @whole_input_read(%x: tensor<1x4x2x8xf32>) -> tensor<1x4x2x8xf32> {
   } {tinyml.in_place}
   return %out : tensor<1x4x2x8xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A band read only by the int16 extension of its conv's input
+// (tinyml-widen-conv-inputs): the extension is the band's copy, made whole
+// before any of the band's outputs, so no temporary is allocated.
+
+// CHECK-LABEL: func.func @widened
+// CHECK:         scf.for %[[I:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<1x4x2x8xi8>) {
+// CHECK-NEXT:      %[[ROW:.*]] = tensor.extract_slice %[[ACC]][0, %[[I]], 0, 0] [1, 1, 2, 8] [1, 1, 1, 1]
+// CHECK-NOT:       alloc_tensor
+// CHECK:           linalg.generic {{.*}} ins(%[[ROW]] : tensor<1x1x2x8xi8>) {{.*}} attrs = {tinyml.widened}
+func.func @widened(%in: tensor<1x4x2x8xi8>) -> tensor<1x4x2x8xi8> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %out = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %in) -> (tensor<1x4x2x8xi8>) {
+    %row = tensor.extract_slice %in[0, %i, 0, 0] [1, 1, 2, 8] [1, 1, 1, 1] : tensor<1x4x2x8xi8> to tensor<1x1x2x8xi8>
+    %empty = tensor.empty() : tensor<1x1x2x8xi16>
+    %wide = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%row : tensor<1x1x2x8xi8>) outs(%empty : tensor<1x1x2x8xi16>) attrs = {tinyml.widened} {
+    ^bb0(%a: i8, %o: i16):
+      %e = arith.extsi %a : i8 to i16
+      linalg.yield %e : i16
+    } -> tensor<1x1x2x8xi16>
+    %y = arith.trunci %wide : tensor<1x1x2x8xi16> to tensor<1x1x2x8xi8>
+    %r = tensor.insert_slice %y into %acc[0, %i, 0, 0] [1, 1, 2, 8] [1, 1, 1, 1] : tensor<1x1x2x8xi8> into tensor<1x4x2x8xi8>
+    scf.yield %r : tensor<1x4x2x8xi8>
+  } {tinyml.in_place}
+  return %out : tensor<1x4x2x8xi8>
+}
