@@ -6,8 +6,8 @@
 // RUN:   one-shot-bufferize{bufferize-function-boundaries},canonicalize,func.func(buffer-loop-hoisting))" \
 // RUN:   | FileCheck %s
 
-// An int8 1x1 conv over rows of 5 pixels, tiled for SMLAD to 2 pixels x 2
-// channels, reading its input through the int16 extension
+// An int8 1x1 conv over rows of 5 pixels, 16 channels to 16, tiled for
+// SMLAD to 2 pixels x 2 channels, reading its input through the int16 extension
 // (tinyml.widened): the pixel loop is peeled, so the extension is fused
 // into an outer tile of one whole row, which stages the row in int16 once
 // for every tile of it, whole or peeled.
@@ -33,17 +33,17 @@
 // CHECK:           scf.for
 // CHECK:             vector.transfer_read %[[ROW_BUFFER]][%c0, %c0, %c4, %c0]{{.*}} vector<16xi16>
 // CHECK-NOT:     linalg.conv_2d_nhwc_hwcf
-func.func @pointwise_odd_row(%x8: tensor<1x2x5x16xi8>) -> tensor<1x2x5x8xi8> {
+func.func @pointwise_odd_row(%x8: tensor<1x2x5x16xi8>) -> tensor<1x2x5x16xi8> {
   %x = quant.scast %x8 : tensor<1x2x5x16xi8> to tensor<1x2x5x16x!quant.uniform<i8:f32, 0.5:-3>>
-  %wc = arith.constant dense<1> : tensor<1x1x16x8xi8>
-  %w = quant.scast %wc : tensor<1x1x16x8xi8> to tensor<1x1x16x8x!quant.uniform<i8:f32, 0.1>>
+  %wc = arith.constant dense<1> : tensor<1x1x16x16xi8>
+  %w = quant.scast %wc : tensor<1x1x16x16xi8> to tensor<1x1x16x16x!quant.uniform<i8:f32, 0.1>>
   %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x2x5x16x!quant.uniform<i8:f32, 0.5:-3>>,
-      tensor<1x1x16x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x5x8x!quant.uniform<i8:f32, 0.25:0>> {
-  ^bb0(%xi: tensor<1x2x5x16x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x16x8x!quant.uniform<i8:f32, 0.1>>):
+      tensor<1x1x16x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x5x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x2x5x16x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x16x16x!quant.uniform<i8:f32, 0.1>>):
     %c = tinyml.conv2d %xi, %wi : (tensor<1x2x5x16x!quant.uniform<i8:f32, 0.5:-3>>,
-        tensor<1x1x16x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x5x8x!quant.uniform<i8:f32, 0.25:0>>
-    tinyml.yield %c : tensor<1x2x5x8x!quant.uniform<i8:f32, 0.25:0>>
+        tensor<1x1x16x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x5x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x2x5x16x!quant.uniform<i8:f32, 0.25:0>>
   }
-  %y8 = quant.scast %y : tensor<1x2x5x8x!quant.uniform<i8:f32, 0.25:0>> to tensor<1x2x5x8xi8>
-  return %y8 : tensor<1x2x5x8xi8>
+  %y8 = quant.scast %y : tensor<1x2x5x16x!quant.uniform<i8:f32, 0.25:0>> to tensor<1x2x5x16xi8>
+  return %y8 : tensor<1x2x5x16xi8>
 }
