@@ -18,7 +18,7 @@ from mlir.dialects import arith, memref, scf, vector
 from ..ir.lowering_config import WIDENED
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, register
-from .contract_to_smlad import halfword_pairs
+from .contract_to_smlad import halfword_pairs, i32
 from .lower_copies import collapsed, contiguous_from
 
 #: int8 values per word.
@@ -27,10 +27,6 @@ WORD = 4
 #: compare and branch once per 8 values (4 words measured ResNet-8 +0.5%,
 #: register allocation in its line buffer's kernel; KWS -0.2%).
 UNROLL = 2
-
-
-def i32() -> ir.IntegerType:
-    return ir.IntegerType.get_signless(32)
 
 
 def natural_pairs(word: ir.Value) -> tuple[ir.Value, ir.Value]:

@@ -29,8 +29,9 @@ place (VWW's first conv 1.43 -> 1.27 M).
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg as linalg_ops, tensor
+from mlir.dialects import arith, tensor
 
+from ..conversion.linalg_builders import int_type
 from ..ir.lazy_modules import linalg
 from ..ir.lowering_config import TAPS_AS_CHANNELS, WIDENED, LoweringConfig
 from ..ir.values import element_of, producer, shape_of, users
@@ -57,10 +58,6 @@ class WidenConvInputs(Pass):
         for conv in ops_named(module, "linalg.conv_2d_nhwc_hwcf"):
             if widens(conv, self.min_channel_tiles):
                 widen_input(conv)
-
-
-def int_type(bits: int) -> ir.IntegerType:
-    return ir.IntegerType.get_signless(bits)
 
 
 def widens(conv: ir.Operation, min_channel_tiles: int) -> bool:
@@ -108,12 +105,12 @@ def extended(x: ir.Value, sizes: list[int | ir.Value] | None = None) -> ir.Value
     rank = len(shape_of(x))
     identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
     init = tensor.empty(shape_of(x) if sizes is None else sizes, int_type(16))
-    extend = linalg_ops.GenericOp(
+    extend = linalg.GenericOp(
         [init.type], [x], [init], ir.ArrayAttr.get([identity, identity]),
         ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank))
     block = extend.regions[0].blocks.append(int_type(8), int_type(16))
     with ir.InsertionPoint(block):
-        linalg_ops.YieldOp([arith.extsi(int_type(16), block.arguments[0])])
+        linalg.YieldOp([arith.extsi(int_type(16), block.arguments[0])])
     extend.attributes[WIDENED] = ir.UnitAttr.get()
     return extend.result
 
