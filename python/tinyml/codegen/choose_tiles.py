@@ -16,10 +16,12 @@ vectorizer reuses each loaded input across them) and as many input channels
 as keep a step near `reduction-taps` input values (8 for a 1x1 conv, 4 for
 a 3x3 one: more unrolls code for little, fewer pays the loop per few FMAs);
 a depthwise conv one window row per step, a matmul `matmul-step` k (a
-quantized one `int-reduction-taps`). On a core with the DSP extension
-(`dsp`) a quantized conv's tile is the squarest that fits the registers
-(`smlad_tile`; a one-channel conv whose kernel rows are whole words reads
-each row's taps as channels), a quantized depthwise conv's a row of pixels of one channel. A depthwise conv with a channel multiplier is not tiled."""
+quantized one `int-reduction-taps`, `int-matvec-taps` on a DSP core). On
+a core with the DSP extension (`dsp`) a quantized conv's tile is the
+squarest that fits the registers (`smlad_tile`; a one-channel conv whose
+kernel rows are whole words reads each row's taps as channels), a
+quantized depthwise conv's a row of pixels of one channel. A depthwise
+conv with a channel multiplier is not tiled."""
 from mlir import ir
 
 from ..dialects import tinyml as tm
@@ -54,6 +56,11 @@ class ChooseTiles(Pass):
                "DSP extension: no window row shares the step's registers, so it takes more "
                "than int-reduction-taps (M4: KWS 5.60 -> 5.45 M, VWW 16.48 -> 16.08 M; 64 "
                "spills)", low=1, high=128),
+        Option("int-matvec-taps", int, 32,
+               "input values per reduction step of a quantized matrix-vector product on a "
+               "core with the DSP extension: its tile holds one input word's pairs and its "
+               "columns' accumulators, so longer steps fit (M4, FC autoencoder: 16 491,602, "
+               "32 465,284, 64 468,966 instructions)", low=1, high=128),
         Option("max-int-columns", int, 4,
                "output columns per quantized matrix-vector tile (each weight is used once: "
                "wider tiles only add registers)", low=1, high=32),
@@ -76,6 +83,7 @@ class ChooseTiles(Pass):
     max_int_accumulators: int
     int_reduction_taps: int
     int_pointwise_taps: int
+    int_matvec_taps: int
     max_int_columns: int
     dsp: bool
     smlad_registers: int
@@ -121,7 +129,8 @@ class ChooseTiles(Pass):
             limit = self.max_int_columns if quantized else min(self.max_columns, accumulators)
             columns = largest_divisor(out_shape[-1], limit)
             k = shape_of(root.operands[0])[0 if "transpose_lhs" in root.attributes else 1]
-            step = taps if quantized else self.matmul_step
+            step = (self.int_matvec_taps if self.dsp else taps) if quantized \
+                else self.matmul_step
             return LoweringConfig((1, columns), (largest_divisor(k, step),))
         if root.name == tm.DepthwiseConv2DOp.OPERATION_NAME and shape_of(root.operands[1])[3] > 1:
             return None  # a multiplier maps channels to inputs unevenly

@@ -283,3 +283,26 @@ func.func @quantized_depthwise(%x: tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3
   }
   return %y : tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>>
 }
+
+// -----
+
+// A quantized matrix-vector product tiles 4 output columns
+// (max-int-columns) and steps its reduction by 16 values
+// (int-reduction-taps); with the DSP extension by 32 (int-matvec-taps):
+// its tile holds one input word's pairs beside its accumulators.
+// CHECK-LABEL: func.func @quantized_matvec
+// CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 4], reduction = [16]>}
+// DSP-LABEL: func.func @quantized_matvec
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 4], reduction = [32]>}
+func.func @quantized_matvec(%x: tensor<1x128x!quant.uniform<i8:f32, 0.5:-3>>,
+                            %w: tensor<128x16x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x16x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x128x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<128x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x128x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<128x16x!quant.uniform<i8:f32, 0.1>>):
+    %p = tinyml.matmul %xi, %wi : (tensor<1x128x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<128x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %p : tensor<1x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x16x!quant.uniform<i8:f32, 0.25:0>>
+}
