@@ -211,6 +211,7 @@ def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = Fal
         "canonicalize",
         "tinyml-lower-vectors",
         "canonicalize",
+        *(["tinyml-pack-channel-weights"] if dsp else []),
         "tinyml-outline-kernels",
         "canonicalize",
     ])
