@@ -28,7 +28,7 @@ from mlir import ir
 from mlir.dialects import arith, memref
 
 from ..ir.values import element_bytes
-from ..ir.walk import ops_named
+from ..ir.walk import is_inside, is_terminator, ops_named
 from ..pipeline.registry import Pass, register
 
 #: The alignment of each shared view's offset: any element type's, and a
@@ -47,7 +47,7 @@ class HoistBranchAllocs(Pass):
     def apply(self, module):
         # Per top-level op, the allocations confined to each of its
         # branches, with their bytes.
-        branches: list[tuple[ir.Operation, list[tuple[ir.Operation, list[Sized]]]]] = []
+        branches: dict[ir.Operation, dict[ir.Operation, list[Sized]]] = {}
         for alloc in ops_named(module, "memref.alloc"):
             if len(alloc.operands):
                 continue
@@ -64,18 +64,9 @@ class HoistBranchAllocs(Pass):
             if size is None or not confined(alloc, branch):
                 alloc.move_before(top)
                 continue
-            _entry(_entry(branches, top), branch).append((alloc, size))
-        for top, by_branch in branches:
-            share(top, [allocs for _, allocs in by_branch])
-
-
-def _entry(pairs: list, key: ir.Operation) -> list:
-    """The list paired with `key` in `pairs`, added empty if none."""
-    for existing, values in pairs:
-        if existing == key:
-            return values
-    pairs.append((key, []))
-    return pairs[-1][1]
+            branches.setdefault(top, {}).setdefault(branch, []).append((alloc, size))
+        for top, by_branch in branches.items():
+            share(top, list(by_branch.values()))
 
 
 def byte_size(alloc: ir.Operation) -> int | None:
@@ -98,28 +89,15 @@ def confined(alloc: ir.Operation, branch: ir.Operation) -> bool:
         value = work.pop()
         for use in value.uses:
             user = use.owner.operation
-            if not inside(user, branch):
+            if not is_inside(user, branch):
                 return False
             derived = [r for r in user.results if isinstance(r.type, ir.MemRefType)]
-            if not user.results and user.parent is not None and _is_terminator(user):
+            if not user.results and user.parent is not None and is_terminator(user):
                 if user.parent == branch:
                     return False
                 derived = [r for r in user.parent.results if isinstance(r.type, ir.MemRefType)]
             work += derived
     return True
-
-
-def inside(op: ir.Operation, holder: ir.Operation) -> bool:
-    while op.parent is not None:
-        op = op.parent
-        if op == holder:
-            return True
-    return False
-
-
-def _is_terminator(op: ir.Operation) -> bool:
-    ops = op.block.operations
-    return ops[len(ops) - 1] == op
 
 
 def share(top: ir.Operation, branches: list[list[Sized]]) -> None:

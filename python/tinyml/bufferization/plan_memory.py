@@ -72,7 +72,7 @@ from mlir.dialects import arith, memref
 
 from ..ir.diagnostics import location_prefix
 from ..ir.values import element_bytes
-from ..ir.walk import functions
+from ..ir.walk import functions, is_terminator
 from .planner import ALGORITHMS, Buffer, MemoryPlan, PlanError, make_plan
 from ..safe_io import OutputError, write_file
 from ..conversion.number_kernels import is_marker, kernel_number
@@ -277,11 +277,6 @@ def analyze_function(func: ir.Operation, alignment: int, inplace: bool,
     return FunctionAnalysis(name, allocs, buffers, step_ops, pairs)
 
 
-def _is_terminator(op: ir.Operation) -> bool:
-    ops = op.block.operations
-    return len(ops) > 0 and ops[len(ops) - 1] == op
-
-
 def _collect_uses(alloc: _Alloc, func: ir.Operation, index: dict) -> None:
     alloc.aliases = {alloc.op.result: True}
     work = [alloc.op.result]
@@ -310,7 +305,7 @@ def _collect_uses(alloc: _Alloc, func: ir.Operation, index: dict) -> None:
                 first, last = alloc.alias_spans[value]
                 alloc.alias_spans[value] = (first, max(last, step))
             derived = [r for r in owner.results if _is_memref(r)]
-            if not owner.results and owner != top and _is_terminator(owner):
+            if not owner.results and owner != top and is_terminator(owner):
                 # A terminator yielding the buffer: the enclosing op's
                 # results may be the buffer.
                 derived = [r for r in owner.parent.results if _is_memref(r)]

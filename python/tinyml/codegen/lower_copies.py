@@ -12,6 +12,8 @@ group's band, a line buffer's row or a staged window's rows move a word at
 a time, and LLVM does not unroll the byte loop it would otherwise be into
 a kilobyte of code (KWS int8's in-place pointwise band copy: 1,238 bytes of
 `ldrb`/`strb`). Any other copy is `linalg.copy`."""
+from typing import Callable
+
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
@@ -59,27 +61,36 @@ def collapsed(value: ir.Value, first: int) -> ir.Value:
     return memref.CollapseShapeOp(collapsed_type, value, reassociation).result
 
 
-def _copy_words(source: ir.Value, target: ir.Value, first: int) -> None:
-    """Loops over the dimensions before `first`, and in each the run of
-    dimensions from `first` on copied a word at a time."""
-    flat_source, flat_target = collapsed(source, first), collapsed(target, first)
-    t = ir.MemRefType(flat_source.type)
-    word = ir.VectorType.get([WORD], t.element_type)
+def word_loops(flat: ir.Value, first: int, step: int,
+               body: Callable[[list[ir.Value]], None]) -> None:
+    """Loops over the dimensions of `flat` (collapsed from `first` on) before
+    `first`, and inside over its last one `step` elements at a time;
+    `body(indices)` builds each iteration's work."""
+    t = ir.MemRefType(flat.type)
     index = ir.IndexType.get()
 
     def nest(dim: int, at: list[ir.Value]) -> None:
         if dim > first:
-            vector.store(vector.load(word, flat_source, at), flat_target, at)
+            body(at)
             return
-        bound = memref.dim(flat_source, arith.constant(index, dim)) if t.is_dynamic_dim(dim) \
+        bound = memref.dim(flat, arith.constant(index, dim)) if t.is_dynamic_dim(dim) \
             else arith.constant(index, t.shape[dim])
         loop = scf.ForOp(arith.constant(index, 0), bound,
-                         arith.constant(index, WORD if dim == first else 1))
+                         arith.constant(index, step if dim == first else 1))
         with ir.InsertionPoint(loop.body):
             nest(dim + 1, at + [loop.induction_variable])
             scf.YieldOp([])
 
     nest(0, [])
+
+
+def _copy_words(source: ir.Value, target: ir.Value, first: int) -> None:
+    """Loops over the dimensions before `first`, and in each the run of
+    dimensions from `first` on copied a word at a time."""
+    flat_source, flat_target = collapsed(source, first), collapsed(target, first)
+    word = ir.VectorType.get([WORD], ir.MemRefType(flat_source.type).element_type)
+    word_loops(flat_source, first, WORD,
+               lambda at: vector.store(vector.load(word, flat_source, at), flat_target, at))
 
 
 def _is_byte(t: ir.MemRefType) -> bool:

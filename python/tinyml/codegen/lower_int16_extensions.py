@@ -13,13 +13,13 @@ and target, a whole number of words long (a conv's input channels, steps
 of whole words); it is loops over the dimensions before the run and,
 inside, over its words. Any other is left to linalg's loops."""
 from mlir import ir
-from mlir.dialects import arith, memref, scf, vector
+from mlir.dialects import arith, vector
 
 from ..ir.lowering_config import WIDENED
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, register
 from .contract_to_smlad import halfword_pairs, i32
-from .lower_copies import collapsed, contiguous_from
+from .lower_copies import collapsed, contiguous_from, word_loops
 
 #: int8 values per word.
 WORD = 4
@@ -55,25 +55,16 @@ def extend_by_words(source: ir.Value, target: ir.Value, first: int) -> None:
 
     words = max(n for n in range(1, UNROLL + 1) if (t.shape[first] // WORD) % n == 0)
 
-    def nest(dim: int, at: list[ir.Value]) -> None:
-        if dim > first:
-            for k in range(words):
-                position = at[:-1] + [arith.addi(at[-1], arith.constant(index, k * WORD))] \
-                    if k else at
-                loaded = vector.load(bytes_type, flat_source, position)
-                word = vector.extract(vector.bitcast(word_type, loaded), [], [0])
-                pairs = vector.from_elements(pairs_type, list(natural_pairs(word)))
-                vector.store(vector.bitcast(halves_type, pairs), flat_target, position)
-            return
-        bound = memref.dim(flat_source, arith.constant(index, dim)) if t.is_dynamic_dim(dim) \
-            else arith.constant(index, t.shape[dim])
-        loop = scf.ForOp(arith.constant(index, 0), bound,
-                         arith.constant(index, words * WORD if dim == first else 1))
-        with ir.InsertionPoint(loop.body):
-            nest(dim + 1, at + [loop.induction_variable])
-            scf.YieldOp([])
+    def extend(at: list[ir.Value]) -> None:
+        for k in range(words):
+            position = at[:-1] + [arith.addi(at[-1], arith.constant(index, k * WORD))] \
+                if k else at
+            loaded = vector.load(bytes_type, flat_source, position)
+            word = vector.extract(vector.bitcast(word_type, loaded), [], [0])
+            pairs = vector.from_elements(pairs_type, list(natural_pairs(word)))
+            vector.store(vector.bitcast(halves_type, pairs), flat_target, position)
 
-    nest(0, [])
+    word_loops(flat_source, first, words * WORD, extend)
 
 
 @register

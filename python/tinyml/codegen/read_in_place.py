@@ -43,7 +43,7 @@ from mlir import ir
 from mlir.dialects import bufferization
 
 from ..ir.lowering_config import IN_PLACE, WIDENED
-from ..ir.walk import ops_named
+from ..ir.walk import is_inside, ops_named
 from ..pipeline.registry import Pass, register
 
 
@@ -53,14 +53,6 @@ def _slice_position(op: ir.Operation) -> tuple:
     skip = 1 if op.name == "tensor.extract_slice" else 2
     return (str(op.attributes["static_offsets"]), str(op.attributes["static_sizes"]),
             str(op.attributes["static_strides"]), tuple(list(op.operands)[skip:]))
-
-
-def _is_inside(op: ir.Operation, loop: ir.Operation) -> bool:
-    while op.parent is not None:
-        op = op.parent.operation
-        if op == loop:
-            return True
-    return False
 
 
 def read_band_through_loop(loop: ir.Operation) -> bool:
@@ -77,7 +69,7 @@ def read_band_through_loop(loop: ir.Operation) -> bool:
     reads = []
     for use in source.uses:
         user = use.owner.operation
-        if not _is_inside(user, loop):
+        if not is_inside(user, loop):
             continue  # the loop's own init, or an op after it
         if user.name != "tensor.extract_slice" or _slice_position(user) != written:
             return False

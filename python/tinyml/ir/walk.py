@@ -25,3 +25,18 @@ def ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
 
     root.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found
+
+
+def is_inside(op: ir.Operation, holder: ir.Operation) -> bool:
+    """Whether `op` is nested, at any depth, in a region of `holder`."""
+    while op.parent is not None:
+        op = op.parent.operation
+        if op == holder:
+            return True
+    return False
+
+
+def is_terminator(op: ir.Operation) -> bool:
+    """Whether `op` is the last op of its block."""
+    ops = op.block.operations
+    return len(ops) > 0 and ops[len(ops) - 1] == op
