@@ -20,8 +20,8 @@ reads its input directly or through its `tensor.pad`: a conv reading a
 transpose or its taps as channels stages an int8 window already. And the
 window must serve enough output channel tiles (`min-channel-tiles`) to
 pay for its extension, about 7 instructions a word against one saved
-per channel tile and tap reading it: a Keras CIFAR-style conv of 8
-channels to 8 (4 tiles of 2) measured 12% slower widened. A window padded
+per channel tile and tap reading it: a Keras grayscale CNN's conv of 8
+channels to 8, stride 2 (4 tiles of 2), measured 12% slower widened. A window padded
 with a channel (an RGB image's 3 read as 4) is widened whatever its
 tiles: its int8 copy goes byte by byte, and the extension takes its
 place (VWW's first conv 1.43 -> 1.27 M).
