@@ -96,16 +96,20 @@ def _randomized(module, seed: int):
     return module.eval()
 
 
-def export(module, shape, path: str, dynamo: bool) -> None:
+def export(module, shape, path: str, dynamo: bool, batch_axis: int = 0) -> None:
+    """`module` exported with a dynamic batch along `batch_axis` of its
+    input (1 for a time-first sequence) and axis 0 of its output."""
     import torch
     x = torch.randn(*shape)
     if dynamo:
         batch = torch.export.Dim("batch")
         torch.onnx.export(module, (x,), path, dynamo=True, external_data=False,
-                          dynamic_shapes=({0: batch},), input_names=["x"], output_names=["y"])
+                          dynamic_shapes=({batch_axis: batch},), input_names=["x"],
+                          output_names=["y"])
     else:
         torch.onnx.export(module, (x,), path, dynamo=False, input_names=["x"],
-                          output_names=["y"], dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+                          output_names=["y"],
+                          dynamic_axes={"x": {batch_axis: "batch"}, "y": {0: "batch"}})
 
 
 def quantize(float_path: str, shape, out_path: str, quant_format) -> None:

@@ -29,9 +29,8 @@ from ..ir.attributes import window_attributes
 from ..ir.ops import CONTRACTIONS, op_names
 from ..ir.quant import has_quantized_data
 from ..ir.values import shape_of
-from ..transforms.fusion import top_level_ops
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
-from ..ir.walk import functions
+from ..ir.walk import functions, graph_ops
 from ..pipeline.registry import Option, Pass, register
 
 POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
@@ -95,7 +94,7 @@ class ChooseTiles(Pass):
 
     def apply(self, module):
         for func in functions(module):
-            for op in top_level_ops(func):
+            for op in graph_ops(func):
                 root = op.opview.root if op.name == tm.FusedOp.OPERATION_NAME else None
                 if root is not None and root.name in CONTRACTIONS:
                     config = self.config(root, peelable(op, root))

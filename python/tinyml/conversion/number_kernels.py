@@ -154,21 +154,6 @@ def _nested_layers(loop: ir.Operation) -> list[ir.Operation]:
     return [layer for layer, _ in _nested(loop)]
 
 
-def _bounds(loop: ir.Operation) -> tuple[int, int, int] | None:
-    lower, upper, step = (constant_int(value) for value in loop.operands[:3])
-    if lower is None or upper is None or step is None:
-        return None
-    return lower, upper, step
-
-
-def _trip_count(loop: ir.Operation) -> int:
-    bounds = _bounds(loop)
-    if bounds is None:
-        return 1
-    lower, upper, step = bounds
-    return max(0, -(-(upper - lower) // step))
-
-
 _COMPARISONS = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b,
                 3: lambda a, b: a <= b, 4: lambda a, b: a > b, 5: lambda a, b: a >= b}
 _ARITHMETIC = {"arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
@@ -206,15 +191,15 @@ def _executions(loop: ir.Operation, branches: list[tuple[ir.Operation, bool]]) -
     """How many of the loop's iterations run a layer under `branches`: all
     of them where it is in none; else those whose conditions hold, where
     they can be evaluated (the trip count where not)."""
-    bounds = _bounds(loop)
+    bounds = analysis.loop_bounds(loop)
     if not branches or bounds is None:
-        return _trip_count(loop)
+        return analysis.trip_count(loop)
     induction = loop.regions[0].blocks[0].arguments[0]
     count = 0
     for index in range(*bounds):
         taken = [_evaluate(branch.operands[0], induction, index) for branch, _ in branches]
         if None in taken:
-            return _trip_count(loop)
+            return analysis.trip_count(loop)
         count += all(bool(value) == then for value, (_, then) in zip(taken, branches))
     return count
 

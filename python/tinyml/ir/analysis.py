@@ -8,6 +8,7 @@ from mlir import ir
 from ..dialects import tinyml as tm
 from .lowering_config import IN_PLACE
 from .ops import keyed_by_name, op_names
+from .values import constant_int
 
 #: tinyml-fuse-row-bands' function attribute (schedule/fuse_row_bands.py).
 RECOMPUTED = "tinyml.recomputed_macs"
@@ -36,14 +37,44 @@ def op_macs(op: ir.Operation) -> int:
     return 0
 
 
+def loop_bounds(loop: ir.Operation) -> tuple[int, int, int] | None:
+    """(lower, upper, step) of an `scf.for` whose bounds are constants."""
+    lower, upper, step = (constant_int(value) for value in loop.operands[:3])
+    if lower is None or upper is None or step is None:
+        return None
+    return lower, upper, step
+
+
+def trip_count(loop: ir.Operation) -> int:
+    """Iterations of an `scf.for`: 1 where its bounds are not constants."""
+    bounds = loop_bounds(loop)
+    if bounds is None:
+        return 1
+    lower, upper, step = bounds
+    return max(0, -(-(upper - lower) // step))
+
+
+def executions(op: ir.Operation) -> int:
+    """How many times `op` runs per inference: the product of the trip
+    counts of the `scf.for` loops around it (a recurrent layer's time loop)."""
+    count = 1
+    parent = op.parent
+    while parent is not None:
+        if parent.name == "scf.for":
+            count *= trip_count(parent)
+        parent = parent.parent
+    return count
+
+
 def macs(module: ir.Module | ir.Operation) -> int:
     """Multiply-accumulates per inference of a module in the tinyml dialect
-    (fused groups included)."""
+    (fused groups included, an op in a time loop once per step)."""
     total = 0
 
     def visit(op):
         nonlocal total
-        total += op_macs(op.operation)
+        if product := op_macs(op.operation):
+            total += product * executions(op.operation)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)

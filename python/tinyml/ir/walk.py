@@ -1,5 +1,5 @@
 """Walks over the IR that passes start from: the functions of a module,
-the ops of one name."""
+the ops of its graph, the ops of one name."""
 from __future__ import annotations
 
 from mlir import ir
@@ -11,6 +11,27 @@ def functions(module: ir.Operation):
     for op in module.regions[0].blocks[0].operations:
         if op.operation.name == "func.func" and len(op.operation.regions[0].blocks):
             yield op.operation
+
+
+def graph_ops(func: ir.Operation) -> list[ir.Operation]:
+    """The ops of a function's graph, in order: its top-level ops and, in
+    place of a time loop (an `scf.for`, a recurrent layer's), the loop and
+    then the ops of its body; never the ops inside a group."""
+    found = []
+    for op in func.regions[0].blocks[0].operations:
+        found.append(op.operation)
+        if op.operation.name == "scf.for":
+            found += graph_ops(op.operation)
+    return found
+
+
+def in_graph(op: ir.Operation) -> bool:
+    """Whether `op` is one of its function's `graph_ops`: at the top level
+    or in a time loop's body, not in a group's."""
+    parent = op.parent
+    while parent is not None and parent.name == "scf.for":
+        parent = parent.parent
+    return parent is not None and parent.name == "func.func"
 
 
 def ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:

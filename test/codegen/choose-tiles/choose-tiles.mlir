@@ -50,6 +50,29 @@ func.func @row_and_matmul(%x: tensor<1x1x6x4xf32>, %a: tensor<1x8xf32>, %m: tens
 
 // -----
 
+// A group in a recurrent layer's time loop is tiled like one outside it
+// (k = 10: steps of 2, which divide it).
+// CHECK-LABEL: func.func @matmul_in_a_time_loop
+// CHECK:         scf.for
+// CHECK-NEXT:      tinyml.fused conv_epilogue (%{{.*}}, %arg1) {lowering = #tinyml.lowering<tile = [1, 5], reduction = [2]>}
+func.func @matmul_in_a_time_loop(%h0: tensor<1x10xf32>, %r: tensor<10x10xf32>) -> tensor<1x10xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %h = scf.for %t = %c0 to %c4 step %c1 iter_args(%hp = %h0) -> (tensor<1x10xf32>) {
+    %z = tinyml.fused conv_epilogue (%hp, %r) : (tensor<1x10xf32>, tensor<10x10xf32>) -> tensor<1x10xf32> {
+    ^bb0(%hi: tensor<1x10xf32>, %ri: tensor<10x10xf32>):
+      %p = tinyml.matmul %hi, %ri : (tensor<1x10xf32>, tensor<10x10xf32>) -> tensor<1x10xf32>
+      %s = tinyml.tanh %p : tensor<1x10xf32>
+      tinyml.yield %s : tensor<1x10xf32>
+    }
+    scf.yield %z : tensor<1x10xf32>
+  }
+  return %h : tensor<1x10xf32>
+}
+
+// -----
+
 // A padded depthwise conv is tiled as an unpadded one: pixel tiles
 // dividing the row (its padded window is staged by the transform script),
 // one window row per step.

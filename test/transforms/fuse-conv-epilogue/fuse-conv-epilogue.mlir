@@ -189,3 +189,58 @@ func.func @bounded_epilogue(%x: tensor<1x4x4x2xf32>, %w: tensor<1x1x2x2xf32>) ->
   %2 = tinyml.neg %1 : tensor<1x4x4x2xf32>
   return %2 : tensor<1x4x4x2xf32>
 }
+
+// -----
+
+// In a recurrent layer's time loop, a gate's matmul takes its epilogue (the
+// step's input projection, the activation) like anywhere in the graph: the
+// group is in the loop's body.
+// CHECK-LABEL: func.func @gate_in_a_time_loop
+// CHECK:         scf.for %{{.*}} iter_args(%[[H:.*]] = %{{.*}})
+// CHECK-NEXT:      %[[X:.*]] = tensor.extract_slice
+// CHECK-NEXT:      %[[G:.*]] = tinyml.fused conv_epilogue (%[[H]], %arg1, %[[X]])
+// CHECK:             tinyml.matmul
+// CHECK-NEXT:        tinyml.add
+// CHECK-NEXT:        tinyml.sigmoid
+// CHECK-NEXT:        tinyml.yield
+// CHECK:           scf.yield %[[G]]
+func.func @gate_in_a_time_loop(%xs: tensor<4x1x16xf32>, %r: tensor<16x16xf32>,
+                               %h0: tensor<1x16xf32>) -> tensor<1x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %h = scf.for %t = %c0 to %c4 step %c1 iter_args(%hp = %h0) -> (tensor<1x16xf32>) {
+    %x = tensor.extract_slice %xs[%t, 0, 0] [1, 1, 16] [1, 1, 1] : tensor<4x1x16xf32> to tensor<1x16xf32>
+    %m = tinyml.matmul %hp, %r : (tensor<1x16xf32>, tensor<16x16xf32>) -> tensor<1x16xf32>
+    %a = tinyml.add %m, %x : (tensor<1x16xf32>, tensor<1x16xf32>) -> tensor<1x16xf32>
+    %g = tinyml.sigmoid %a : tensor<1x16xf32>
+    scf.yield %g : tensor<1x16xf32>
+  }
+  return %h : tensor<1x16xf32>
+}
+
+// -----
+
+// A matmul before the loop never takes an epilogue op in the loop's body:
+// the group would carry the loop-invariant matmul into the loop, to run
+// every step. It is a group alone; the add stays in the loop.
+// CHECK-LABEL: func.func @matmul_before_the_loop
+// CHECK:         %[[G:.*]] = tinyml.fused conv_epilogue
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      tinyml.matmul
+// CHECK-NEXT:      tinyml.yield
+// CHECK:         scf.for %{{.*}} iter_args(%[[H:.*]] = %{{.*}})
+// CHECK-NEXT:      %[[A:.*]] = tinyml.add %[[G]], %[[H]]
+// CHECK-NEXT:      scf.yield %[[A]]
+func.func @matmul_before_the_loop(%x: tensor<1x8xf32>, %w: tensor<8x16xf32>,
+                                  %h0: tensor<1x16xf32>) -> tensor<1x16xf32> {
+  %m = tinyml.matmul %x, %w : (tensor<1x8xf32>, tensor<8x16xf32>) -> tensor<1x16xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %h = scf.for %t = %c0 to %c4 step %c1 iter_args(%hp = %h0) -> (tensor<1x16xf32>) {
+    %a = tinyml.add %m, %hp : (tensor<1x16xf32>, tensor<1x16xf32>) -> tensor<1x16xf32>
+    scf.yield %a : tensor<1x16xf32>
+  }
+  return %h : tensor<1x16xf32>
+}

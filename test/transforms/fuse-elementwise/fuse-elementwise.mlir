@@ -213,3 +213,32 @@ func.func @quantized_never_fuse(%x: tensor<8x!q>, %y: tensor<8x!q>) -> tensor<8x
   %1 = tinyml.add %0, %x : (tensor<8x!q>, tensor<8x!q>) -> tensor<8x!q>
   return %1 : tensor<8x!q>
 }
+
+// -----
+
+// In a time loop's body, an element-wise chain (a GRU's state update) is one
+// group, in the body; the negation before the loop, whose only user is in
+// the loop, stays out: moved in, it would run every step.
+// CHECK-LABEL: func.func @state_update_in_a_time_loop
+// CHECK:         %[[N:.*]] = tinyml.neg %arg1
+// CHECK:         scf.for %{{.*}} iter_args(%[[H:.*]] = %{{.*}})
+// CHECK-NEXT:      %[[G:.*]] = tinyml.fused elementwise (%[[H]], %[[N]])
+// CHECK-NEXT:      ^bb0
+// CHECK-NEXT:        tinyml.sub
+// CHECK-NEXT:        tinyml.mul
+// CHECK-NEXT:        tinyml.add
+// CHECK-NEXT:        tinyml.yield
+// CHECK:           scf.yield %[[G]]
+func.func @state_update_in_a_time_loop(%h0: tensor<16xf32>, %z: tensor<16xf32>) -> tensor<16xf32> {
+  %nz = tinyml.neg %z : tensor<16xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %h = scf.for %t = %c0 to %c4 step %c1 iter_args(%hp = %h0) -> (tensor<16xf32>) {
+    %d = tinyml.sub %hp, %nz : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %m = tinyml.mul %nz, %d : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    %a = tinyml.add %hp, %m : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+    scf.yield %a : tensor<16xf32>
+  }
+  return %h : tensor<16xf32>
+}

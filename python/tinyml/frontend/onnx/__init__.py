@@ -64,7 +64,7 @@ from mlir import ir
 from ...ir.context import make_context
 from .. import FrontendError
 # Importing the op families registers their handlers.
-from . import (constant, conv, elementwise, matmul, qoperator, quantization,  # noqa: F401
+from . import (constant, conv, elementwise, matmul, qoperator, quantization, recurrent,  # noqa: F401
                reduce, shape)
 from .importer import HANDLERS, Importer
 from .validation import parse_model

@@ -26,6 +26,9 @@ MAX_TENSOR_BYTES = 2 ** 31
 #: and the int8 data of a quantized model.
 TENSOR_ELEMENT_TYPES = (TensorProto.FLOAT, TensorProto.INT8)
 
+#: The ONNX ops whose input X is a sequence, [T, B, I] in layout 0.
+RECURRENT_OPS = frozenset({"LSTM", "GRU", "RNN"})
+
 # The attribute types of the ops read from other domains, which ONNX has no
 # schema for: "domain.OpType" -> {attribute name: AttributeProto type}
 # (filled by `importer.handles`).
@@ -225,18 +228,31 @@ class ModelValidation:
         if not tensor_type.HasField("shape"):
             raise self.fail(f"{where} has no shape (rank unknown)")
         shape = []
+        batch_axis = self._batch_axis(info.name)
         for axis, dim in enumerate(tensor_type.shape.dim):
             if dim.HasField("dim_value"):
                 shape.append(dim.dim_value)
-            elif axis == 0:
+            elif axis == batch_axis:
                 shape.append(self.batch)
                 self.has_dynamic_batch = True
             else:
                 what = f"'{dim.dim_param}'" if dim.HasField("dim_param") else "unknown"
                 raise self.fail(f"{where} has a dynamic dimension {axis} ({what}); only "
-                                "the batch dimension (0) may be dynamic")
+                                f"the batch dimension ({batch_axis}) may be dynamic")
         self.check_size(shape, tensor_type.elem_type, where)
         return tuple(shape)
+
+    def _batch_axis(self, name: str) -> int:
+        """The batch dimension of input `name`: 0, or 1 where only
+        recurrent nodes read it, as their time-first sequence X (layout 0:
+        [T, B, I], PyTorch's default for nn.LSTM and nn.GRU), besides the
+        Shape nodes that read its batch size for their initial states."""
+        readers = [(node, i) for node in self.graph.node if node.op_type != "Shape"
+                   for i, operand in enumerate(node.input) if operand == name]
+        time_first = [node.op_type in RECURRENT_OPS and node.domain in ("", "ai.onnx") and i == 0
+                      and all(a.name != "layout" or a.i == 0 for a in node.attribute)
+                      for node, i in readers]
+        return 1 if time_first and all(time_first) else 0
 
     def _check_outputs(self) -> None:
         for output in self.graph.output:

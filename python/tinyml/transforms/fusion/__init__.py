@@ -12,8 +12,6 @@ epilogues first (they claim the activations), as `pipeline.stages.fusion()` does
 """
 from .conv_epilogue import conv_epilogue_patterns
 from .elementwise import elementwise_patterns
-from .groups import top_level_ops
 from .reduction import reduction_patterns
 
-__all__ = ["conv_epilogue_patterns", "elementwise_patterns", "reduction_patterns",
-           "top_level_ops"]
+__all__ = ["conv_epilogue_patterns", "elementwise_patterns", "reduction_patterns"]

@@ -10,7 +10,8 @@ from ...ir.ops import CONTRACTIONS, ELEMENTWISE
 from ...ir.patterns import NO_MATCH, Pattern
 from ...ir.quant import has_quantized_data
 from ...ir.values import shape_of
-from .groups import EpilogueChains, float_only, in_function_body, new_group, only_user
+from ...ir.walk import in_graph
+from .groups import EpilogueChains, float_only, new_group, only_user
 
 KIND = "conv_epilogue"
 
@@ -30,7 +31,7 @@ def conv_epilogue_patterns(max_epilogue_ops: int = 8, residual: bool = True,
 
     def contraction_becomes_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        if not in_function_body(op) or not (standalone or chains.takes(op, only_user(op))):
+        if not in_graph(op) or not (standalone or chains.takes(op, only_user(op))):
             return NO_MATCH
         new_group(rewriter, op, KIND)
 
@@ -44,7 +45,7 @@ def quantized_contraction_becomes_group(op: ir.OpView, rewriter: PatternRewriter
     result type's range and its requantization the epilogue the group
     lowers to, in the contraction's loop nest."""
     op = op.operation
-    if not in_function_body(op) or not has_quantized_data(op):
+    if not in_graph(op) or not has_quantized_data(op):
         return NO_MATCH
     new_group(rewriter, op, KIND)
 

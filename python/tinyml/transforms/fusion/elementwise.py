@@ -10,7 +10,8 @@ from ...dialects import tinyml as tm
 from ...ir.ops import CHEAP, ELEMENTWISE
 from ...ir.patterns import NO_MATCH, Pattern
 from ...ir.values import shape_of, users
-from .groups import (absorb_producer, float_only, in_function_body, is_elementwise, is_group,
+from ...ir.walk import in_graph
+from .groups import (absorb_producer, float_only, in_one_block, is_elementwise, is_group,
                      new_group, outside_producers, same, size)
 
 KIND = "elementwise"
@@ -35,7 +36,8 @@ def elementwise_patterns(max_ops: int = 32,
                         for user in users(op)))
 
     def fits(op: ir.Operation | None, consumer: ir.Operation) -> bool:
-        return (op is not None and acts_elementwise(op) and in_function_body(op)
+        return (op is not None and acts_elementwise(op) and in_graph(op)
+                and in_one_block(op, consumer)
                 and shape_of(op.results[0]) == shape_of(consumer.results[0])
                 and size(op) + size(consumer) <= max_ops)
 
@@ -61,14 +63,14 @@ def elementwise_patterns(max_ops: int = 32,
 
     def root_becomes_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        if (not in_function_body(op) or taken_by_consumer(op)
+        if (not in_graph(op) or taken_by_consumer(op)
                 or nearest_absorbable(op) is None):
             return NO_MATCH
         new_group(rewriter, op, KIND)
 
     def producer_joins_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        if not acts_elementwise(op) or not in_function_body(op):
+        if not acts_elementwise(op) or not in_graph(op):
             return NO_MATCH
         # One group when `op` moves; every group it is copied into at once.
         groups = [user for user in users(op)

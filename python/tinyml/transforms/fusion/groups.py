@@ -22,10 +22,7 @@ from ...ir.ops import ELEMENTWISE
 from ...ir.patterns import NO_MATCH
 from ...ir.quant import has_quantized_data
 from ...ir.values import distinct, producer, shape_of, users
-
-
-def top_level_ops(func: ir.Operation) -> list[ir.Operation]:
-    return [op.operation for op in func.regions[0].blocks[0].operations]
+from ...ir.walk import in_graph
 
 
 def is_elementwise(op: ir.Operation | None) -> TypeGuard[ir.Operation]:
@@ -56,13 +53,15 @@ def same(op: ir.Operation | None, other: ir.Operation | None) -> bool:
     return op is not None and other is not None and op == other
 
 
+def in_one_block(op: ir.Operation, other: ir.Operation) -> bool:
+    """Whether two ops are in one block: fusion never moves an op into a
+    time loop's body (a loop-invariant producer would run every step) nor
+    out of it."""
+    return op.block == other.block
+
+
 def is_only_user(op: ir.Operation, of: ir.Operation) -> bool:
     return same(only_user(of), op)
-
-
-def in_function_body(op: ir.Operation) -> bool:
-    """Fusion works on a function's top-level ops, never on a group's body."""
-    return op.parent is not None and op.parent.name == "func.func"
 
 
 def is_group(op: ir.Operation | None, kind: str) -> TypeGuard[ir.Operation]:
@@ -94,7 +93,7 @@ class EpilogueChains:
     def joins(self, consumer: ir.Operation | None, group: ir.Operation) -> bool:
         """Whether `consumer` may be the next op of `group`'s (or of a bare
         head's) epilogue."""
-        return (is_elementwise(consumer) and in_function_body(consumer)
+        return (is_elementwise(consumer) and in_graph(consumer)
                 and shape_of(consumer.results[0]) == shape_of(group.results[0])
                 and size(group) - 1 < self.max_links and self.accepts(consumer, group))
 
@@ -132,7 +131,8 @@ class EpilogueChains:
 
     def _leads_from(self, value: ir.Value, consumer: ir.Operation, links: int) -> bool:
         definer = producer(value)
-        if (definer is None or not in_function_body(definer) or not is_only_user(consumer, definer)
+        if (definer is None or not in_graph(definer) or not in_one_block(definer, consumer)
+                or not is_only_user(consumer, definer)
                 or shape_of(value) != shape_of(consumer.results[0])):
             return False
         if definer.name in self.heads:

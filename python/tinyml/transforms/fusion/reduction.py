@@ -11,7 +11,8 @@ from ...dialects import tinyml as tm
 from ...ir.ops import ELEMENTWISE, REDUCTIONS
 from ...ir.patterns import NO_MATCH, Pattern
 from ...ir.values import shape_of, users
-from .groups import (EpilogueChains, absorb_producer, float_only, in_function_body,
+from ...ir.walk import in_graph
+from .groups import (EpilogueChains, absorb_producer, float_only, in_one_block,
                      is_elementwise, is_group, new_group, only_user, outside_producers, same,
                      size)
 
@@ -29,7 +30,7 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
 
     def reduction_becomes_group(op: ir.OpView, rewriter: PatternRewriter):
         op = op.operation
-        if (not in_function_body(op)
+        if (not in_graph(op)
                 or not (chains.takes(op, only_user(op)) or prologue(op, op))):
             return NO_MATCH
         new_group(rewriter, op, KIND)
@@ -54,7 +55,8 @@ def reduction_patterns(max_ops: int = 16) -> list[tuple[str, Pattern]]:
         space = shape_of(reduction.operands[0])
         start = reduction if group.name == tm.FusedOp.OPERATION_NAME else None
         return next((op for op in outside_producers(group, start)
-                     if is_elementwise(op) and shape_of(op.results[0]) == space
+                     if is_elementwise(op) and in_one_block(op, group)
+                     and shape_of(op.results[0]) == space
                      and set(users(op)) == {group}
                      and chains.claimant(op) is None), None)
 
