@@ -285,3 +285,14 @@ def leaky_relu_options(alpha: float):
         tflite.LeakyReluOptionsAddAlpha(b, alpha)
         return tflite.LeakyReluOptionsEnd(b)
     return tflite.BuiltinOptions.LeakyReluOptions, table
+
+
+def lstm_options(cell_clip: float = 0.0, time_major: bool = False, activation: str = "TANH"):
+    def table(b):
+        tflite.UnidirectionalSequenceLSTMOptionsStart(b)
+        tflite.UnidirectionalSequenceLSTMOptionsAddFusedActivationFunction(
+            b, _activation(activation))
+        tflite.UnidirectionalSequenceLSTMOptionsAddCellClip(b, cell_clip)
+        tflite.UnidirectionalSequenceLSTMOptionsAddTimeMajor(b, time_major)
+        return tflite.UnidirectionalSequenceLSTMOptionsEnd(b)
+    return tflite.BuiltinOptions.UnidirectionalSequenceLSTMOptions, table

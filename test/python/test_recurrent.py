@@ -1,12 +1,17 @@
-"""ONNX LSTM and GRU (frontend/onnx/recurrent.py): each direction a time
-loop whose body fuses like any graph.
+"""ONNX LSTM and GRU (frontend/onnx/recurrent.py) and TFLite's
+UNIDIRECTIONAL_SEQUENCE_LSTM: each direction a time loop whose body fuses
+like any graph.
 
 PyTorch's exports (test/models/recurrent, written by
 tools/build_recurrent_models.py with both exporters' defaults) match
 onnxruntime within float rounding on the host, the M4 and the M7; the
 specification's other forms (test/models/recurrent_models.py: reverse and
 bidirectional, layout 1, a batch of two, states as inputs, every output)
-on the host and the M4. The report counts a loop's MACs once per step, the
+on the host and the M4. Keras 2 LSTMs converted as TFLM's LSTM example
+converts them (test/models/recurrent/*.tflite, from
+tools/build_keras_recurrent_models.py) and TFLite LSTMs written here (time
+major, a cell clip that binds) match tflite-micro within float rounding on
+the host and the M4. The report counts a loop's MACs once per step, the
 profile gives the loop to its node, and the forms tinyml does not compute
 are one-line errors naming the node.
 """
@@ -21,11 +26,13 @@ import pytest
 
 import recurrent_models
 import tinyml
+from tflite_builder import TfliteModel, lstm_options
 
-from conftest import assert_one_line_error, cli
+from conftest import assert_one_line_error, cli, tflite_micro_output
 
 RECURRENT = Path(__file__).resolve().parents[1] / "models" / "recurrent"
 EXPORTS = sorted(RECURRENT.glob("*.onnx"))
+KERAS = sorted(RECURRENT.glob("*.tflite"))
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -112,3 +119,71 @@ def test_only_the_batch_of_a_time_first_sequence_may_be_dynamic(tmp_path):
     done = cli("compile", path, "-o", tmp_path / "out")
     assert_one_line_error(done, "compile", "input 'x' has a dynamic dimension 0 ('steps'); "
                                            "only the batch dimension (1) may be dynamic")
+
+
+@pytest.mark.parametrize("path", KERAS, ids=[p.name for p in KERAS])
+def test_a_keras_lstm_matches_tflite_micro(path):
+    from tflite_micro.python.tflite_micro import runtime
+    data = path.read_bytes()
+    shape = runtime.Interpreter.from_bytes(data).get_input_details(0)["shape"]
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    want = tflite_micro_output(data, x)
+    for target in ("host", "cortex-m4"):
+        assert _close(tinyml.compile(str(path), target=target).run(x).outputs[0], want), target
+
+
+def _tflite_lstm(time_major: bool = True, cell_clip: float = 0.0,
+                 omit: tuple[int, ...] = (), extra: dict[int, tuple] | None = None) -> bytes:
+    """A TFLite LSTM layer of 3 inputs, 4 cells, 5 steps and a batch of 2,
+    its weights large enough for the cell state to pass 1, inputs `omit`
+    left out (-1) and `extra` optional inputs given (position: shape)."""
+    rng = np.random.default_rng(3)
+    steps, batch, size, cells = 5, 2, 3, 4
+    m = TfliteModel()
+    x = m.tensor("x", [steps, batch, size] if time_major else [batch, steps, size])
+    y = m.tensor("y", [steps, batch, cells] if time_major else [batch, steps, cells])
+    shapes = {**{p: (cells, size) for p in (1, 2, 3, 4)}, **{p: (cells, cells) for p in (5, 6, 7, 8)},
+              **{p: (cells,) for p in (12, 13, 14, 15)}, **(extra or {})}
+    inputs = [x] + [-1] * 23
+    for position, shape in shapes.items():
+        if position not in omit:
+            inputs[position] = m.tensor(f"w{position}", shape,
+                                        data=rng.uniform(-1.5, 1.5, shape).astype(np.float32))
+    inputs[18] = m.tensor("output_state", [batch, cells], variable=True)
+    inputs[19] = m.tensor("cell_state", [batch, cells], variable=True)
+    m.operator("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [y],
+               lstm_options(cell_clip=cell_clip, time_major=time_major))
+    return m.build([x], [y])
+
+
+@pytest.mark.parametrize("time_major,cell_clip", [(True, 0.0), (True, 0.8), (False, 0.8)])
+def test_a_tflite_lstm_matches_tflite_micro(tmp_path, time_major, cell_clip):
+    data = _tflite_lstm(time_major, cell_clip)
+    path = tmp_path / "lstm.tflite"
+    path.write_bytes(data)
+    x = np.random.default_rng(4).standard_normal(
+        (5, 2, 3) if time_major else (2, 5, 3)).astype(np.float32)
+    want = tflite_micro_output(data, x)
+    for target in ("host", "cortex-m4"):
+        assert _close(tinyml.compile(str(path), target=target).run(x).outputs[0], want), target
+    if cell_clip:
+        # The clip binds: without it the outputs differ.
+        unclipped = tflite_micro_output(_tflite_lstm(time_major, 0.0), x)
+        assert not _close(unclipped, want)
+
+
+@pytest.mark.parametrize("case,words", [
+    ("peepholes", "has peephole weights (input 9)"),
+    ("cifg", "couples its input gate to the forget gate (CIFG, no input 1)"),
+    ("projection", "has projection weights (input 16)"),
+])
+def test_a_tflite_lstm_form_not_computed_is_a_one_line_error(tmp_path, case, words):
+    data = {"peepholes": lambda: _tflite_lstm(extra={9: (4,)}),
+            "cifg": lambda: _tflite_lstm(omit=(1, 5, 12)),
+            "projection": lambda: _tflite_lstm(extra={16: (4, 4)})}[case]()
+    path = tmp_path / f"{case}.tflite"
+    path.write_bytes(data)
+    done = cli("compile", path, "-o", tmp_path / "out")
+    line = assert_one_line_error(done, "compile", words)
+    assert "(UNIDIRECTIONAL_SEQUENCE_LSTM)" in line
+    assert not (tmp_path / "out").exists()

@@ -186,6 +186,27 @@ def float_models() -> dict[str, bytes]:
     m.operator("PAD", [r, m.tensor("pads", [2, 2], np.int32, data=[[0, 0], [1, 1]])], [padded])
     m.operator("MUL", [padded, m.tensor("scale", [26], data=_weights(rng, 26))], [y])
     models["movement_and_unary"] = m.build([x], [y])
+
+    # Slices computed at run time: Keras's x[:, -1] (a shrunk axis) and one
+    # walking backwards in steps of 2.
+    m = TfliteModel()
+    x = m.tensor("input", [1, 5, 6])
+    last = m.tensor("last", [1, 6])
+    every_other = m.tensor("every_other", [1, 3, 4])
+    flat = m.tensor("flat", [1, 12])
+    y = m.tensor("output", [1, 18])
+
+    def ints(name, values):
+        return m.tensor(name, [3], np.int32, data=values)
+    m.operator("STRIDED_SLICE", [x, ints("b0", [0, -1, 0]), ints("e0", [0, 0, 0]),
+                                 ints("s0", [1, 1, 1])], [last],
+               strided_slice_options(shrink_axis_mask=2, begin_mask=5, end_mask=5))
+    m.operator("STRIDED_SLICE", [x, ints("b1", [0, -1, 1]), ints("e1", [1, -6, 5]),
+                                 ints("s1", [1, -2, 1])], [every_other],
+               strided_slice_options())
+    m.operator("RESHAPE", [every_other, m.tensor("shape", [2], np.int32, data=[1, 12])], [flat])
+    m.operator("CONCATENATION", [last, flat], [y], concatenation_options(1))
+    models["strided_slices"] = m.build([x], [y])
     return models
 
 

@@ -39,11 +39,12 @@ GATES = {"LSTM": 4, "GRU": 3}
 class Direction:
     """One direction's weights, split per gate: `inputs[g]` [I, H] and
     `recurrent[g]` [H, H] (already transposed for `x @ w`), the input
-    biases `input_bias[g]` and recurrent biases `recurrent_bias[g]` [H]."""
+    biases `input_bias[g]` and recurrent biases `recurrent_bias[g]` [H]
+    (None: none, TFLite's one bias per gate is an input bias)."""
     inputs: list[np.ndarray]
     recurrent: list[np.ndarray]
     input_bias: list[np.ndarray]
-    recurrent_bias: list[np.ndarray]
+    recurrent_bias: list[np.ndarray | None]
     reverse: bool
 
 
@@ -78,16 +79,24 @@ class Step:
     def tanh(self, x):
         return self.im.emit(tm.TanhOp, self.shape, [x])
 
+    def clamp(self, x, bound: float):
+        return self.im.emit(tm.ClampOp, self.shape, [x], min=-bound, max=bound)
 
-def lstm_cell(step: Step, x: list[ir.Value], w: Direction, h: ir.Value,
-              c: ir.Value) -> list[ir.Value]:
-    """i, o, f = sigmoid(x + h R + Rb), c~ = tanh(x + h R + Rb);
-    c' = f c + i c~, h' = o tanh(c')."""
-    i, o, f = (step.sigmoid(step.gate(x[g], h, w.recurrent[g], w.recurrent_bias[g]))
-               for g in range(3))
-    candidate = step.tanh(step.gate(x[3], h, w.recurrent[3], w.recurrent_bias[3]))
-    c_next = step.add(step.mul(f, c), step.mul(i, candidate))
-    return [step.mul(o, step.tanh(c_next)), c_next]
+
+def lstm_cell(cell_clip: float = 0.0) -> Callable[..., list[ir.Value]]:
+    def cell(step: Step, x: list[ir.Value], w: Direction, h: ir.Value,
+             c: ir.Value) -> list[ir.Value]:
+        """i, o, f = sigmoid(x + h R + Rb), c~ = tanh(x + h R + Rb);
+        c' = f c + i c~ (within +-`cell_clip`, TFLite's, when it is
+        positive), h' = o tanh(c')."""
+        i, o, f = (step.sigmoid(step.gate(x[g], h, w.recurrent[g], w.recurrent_bias[g]))
+                   for g in range(3))
+        candidate = step.tanh(step.gate(x[3], h, w.recurrent[3], w.recurrent_bias[3]))
+        c_next = step.add(step.mul(f, c), step.mul(i, candidate))
+        if cell_clip > 0:
+            c_next = step.clamp(c_next, cell_clip)
+        return [step.mul(o, step.tanh(c_next)), c_next]
+    return cell
 
 
 def gru_cell(linear_before_reset: bool) -> Callable[..., list[ir.Value]]:
@@ -112,7 +121,7 @@ def _lstm(im: Importer, node) -> list:
         raise im.fail("has peephole weights (P); only LSTMs without peepholes are supported")
     if int(im.attr("input_forget", 0)):
         raise im.fail("couples the input and forget gates (input_forget=1); not supported")
-    return recurrent(im, "LSTM", lstm_cell)
+    return recurrent(im, "LSTM", lstm_cell())
 
 
 @handles("GRU")
@@ -155,15 +164,9 @@ def recurrent(im: Importer, op: str, cell: Callable[..., list[ir.Value]]) -> lis
     states = [_initial_state(im, 5 + k, directions, batch, hidden)
               for k in range(2 if op == "LSTM" else 1)]
     wants_sequence = bool(im.consumers[im.current_node.output[0]])
-    rows = im.reshape(x, (steps * batch, size))
-    per_direction = []
-    for d in range(directions):
-        weights = _split(w[d], r[d], b[d], gates, hidden,
-                         reverse=direction == "reverse" or d == 1)
-        projected = [_project(im, rows, weights.inputs[g], weights.input_bias[g],
-                              (steps, batch, hidden)) for g in range(gates)]
-        per_direction.append(_time_loop(im, cell, weights, projected,
-                                        [s[d] for s in states], wants_sequence))
+    weights = [_split(w[d], r[d], b[d], gates, hidden, reverse=direction == "reverse" or d == 1)
+               for d in range(directions)]
+    per_direction = sequence_layer(im, cell, x, weights, states, wants_sequence)
     outputs = []
     if wants_sequence:
         sequence = _stack(im, [im.reshape(results[-1], (steps, 1, batch, hidden))
@@ -176,6 +179,25 @@ def recurrent(im: Importer, op: str, cell: Callable[..., list[ir.Value]]) -> lis
                             for results in per_direction], axis=0)
         outputs.append(im.transpose(final, (1, 0, 2)) if layout else final)
     return outputs
+
+
+def sequence_layer(im: Importer, cell: Callable[..., list[ir.Value]], x: Value,
+                   directions: list[Direction], states: list[list[Value]],
+                   wants_sequence: bool) -> list[list[ir.Value]]:
+    """The time loop of each direction over `x` [T, B, I] (time first),
+    each of `states` (one per direction) its initial state: per direction,
+    the final states and, with `wants_sequence`, the output sequence
+    [T, B, H]. Shared with the TFLite frontend."""
+    steps, batch, size = im.shape(x)
+    hidden = directions[0].recurrent[0].shape[0]
+    rows = im.reshape(x, (steps * batch, size))
+    results = []
+    for d, weights in enumerate(directions):
+        projected = [_project(im, rows, w, bias, (steps, batch, hidden))
+                     for w, bias in zip(weights.inputs, weights.input_bias)]
+        results.append(_time_loop(im, cell, weights, projected, [s[d] for s in states],
+                                  wants_sequence))
+    return results
 
 
 def _check_cell_attributes(im: Importer, op: str, directions: int) -> None:

@@ -23,7 +23,13 @@ ARITY: dict[str, tuple[int, int | None, int]] = {
     "CONCATENATION": (1, None, 1),
     "PACK": (1, None, 1),
     "STRIDED_SLICE": (4, 4, 1),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": (20, 24, 1),
 }
+
+#: The inputs an operator with optional inputs among its first ones needs
+#: (the others may be omitted, -1): an LSTM's input, the weights and biases
+#: of its forget, cell and output gates and its two states.
+REQUIRED_INPUTS = {"UNIDIRECTIONAL_SEQUENCE_LSTM": (0, 2, 3, 4, 6, 7, 8, 13, 14, 15, 18, 19)}
 
 CONTRACTIONS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 
@@ -51,8 +57,10 @@ def check_operands(im, op) -> None:
             raise im.fail(f"takes {_count(outputs, 'output')}, has {len(op.outputs)}")
         # Only an optional operand (a bias, a RESHAPE's shape) may be
         # omitted: -1; every input of a variadic operator counts.
-        for position, index in enumerate(op.inputs[:low] if high is not None else op.inputs):
-            if index < 0:
+        required = REQUIRED_INPUTS.get(op.kind, range(low if high is not None
+                                                      else len(op.inputs)))
+        for position in required:
+            if op.inputs[position] < 0:
                 raise im.fail(f"input {position} is omitted (-1); {op.kind} needs it")
     for position, index in enumerate(op.outputs):
         if index < 0:
@@ -65,7 +73,8 @@ def check_operands(im, op) -> None:
             raise im.fail(f"output '{tensor.name}' is already a graph input or an earlier "
                           "operator's result; each tensor is computed once")
     for index in op.inputs:
-        if index >= 0 and im.tensors[index].data is None and index not in im.values:
+        if index >= 0 and im.tensors[index].data is None and index not in im.values \
+                and not im.tensors[index].variable:
             raise im.fail(f"input '{im.tensors[index].name}' is not computed before it is used")
 
 

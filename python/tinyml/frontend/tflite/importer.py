@@ -48,6 +48,7 @@ class Tensor:
     type_name: str
     data: np.ndarray | None  # a constant's value (its buffer)
     quantization: Quantization | None
+    variable: bool = False  # state kept between invocations: zeros at the first
 
     @property
     def dynamic_batch(self) -> bool:
@@ -96,6 +97,9 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "PACK": ("PackOptions", ("ValuesCount", "Axis")),
     "GATHER": ("GatherOptions", ("Axis", "BatchDims")),
     "LEAKY_RELU": ("LeakyReluOptions", ("Alpha",)),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": ("UnidirectionalSequenceLSTMOptions", (
+        "FusedActivationFunction", "CellClip", "ProjClip", "TimeMajor",
+        "AsymmetricQuantizeInputs", "DiagonalRecurrentTensors")),
 }
 
 
@@ -132,6 +136,31 @@ def dequantized(tensor: Tensor) -> np.ndarray:
     scales = q.scales.astype(np.float32).reshape(shape)
     zero_points = q.zero_points.reshape(shape)
     return ((tensor.data.astype(np.int64) - zero_points).astype(np.float32) * scales)
+
+
+#: Operators whose recurrent state TFLite keeps in variable tensors: the
+#: positions of those inputs (UNIDIRECTIONAL_SEQUENCE_LSTM's output and
+#: cell states).
+STATE_INPUTS = {"UNIDIRECTIONAL_SEQUENCE_LSTM": (18, 19)}
+
+
+def _check_variables(tensors: list[Tensor], operators: list[Operator], filename: str) -> None:
+    """A variable tensor (state kept between invocations) may only be a
+    recurrent operator's state, which tinyml starts from zeros, as TFLM's
+    first invocation does; any other is refused."""
+    states = {op.inputs[position] for op in operators
+              for position in STATE_INPUTS.get(op.kind, ()) if position < len(op.inputs)}
+    for tensor in tensors:
+        if not tensor.variable:
+            continue
+        readers = [(op, position) for op in operators
+                   for position, index in enumerate(op.inputs) if index == tensor.index]
+        written = any(tensor.index in op.outputs for op in operators)
+        if tensor.index not in states or written or any(
+                position not in STATE_INPUTS.get(op.kind, ()) for op, position in readers):
+            raise FrontendError(f"{filename}: tensor '{tensor.name}': is a variable (state kept "
+                                "between invocations), which tinyml supports only as a "
+                                "recurrent operator's state")
 
 
 def _quantization_problem(tensor: Tensor) -> str | None:
@@ -174,9 +203,6 @@ def _read(tflite, data: bytes, filename: str):
         signature = tuple(int(d) for d in t.ShapeSignatureAsNumpy()) \
             if t.ShapeSignatureLength() else ()
         type_name = type_names.get(t.Type(), f"type {t.Type()}")
-        if t.IsVariable():
-            raise FrontendError(f"{filename}: tensor '{name}': is a variable (state kept "
-                                "between invocations), which tinyml does not support")
         if t.Buffer() >= model.BuffersLength():
             raise FrontendError(f"{filename}: tensor '{name}': buffer {t.Buffer()} of "
                                 f"{model.BuffersLength()}")
@@ -186,7 +212,7 @@ def _read(tflite, data: bytes, filename: str):
                                 f"outside the file ({len(data)} bytes)")
         tensors.append(Tensor(index, name, shape, signature, type_name,
                               _constant_value(raw, type_name, shape, filename, name),
-                              _quantization(t)))
+                              _quantization(t), bool(t.IsVariable())))
     read_operators = []
     for index in range(graph.OperatorsLength()):
         op = graph.Operators(index)
@@ -207,6 +233,7 @@ def _read(tflite, data: bytes, filename: str):
                 raise FrontendError(f"{where}: tensor {tensor_index} of {len(tensors)}")
         read_operators.append(Operator(index, kind, op_inputs, op_outputs,
                                        _options(tflite, op, kind, where)))
+    _check_variables(tensors, read_operators, filename)
     inputs = [int(i) for i in graph.InputsAsNumpy()] if graph.InputsLength() else []
     outputs = [int(i) for i in graph.OutputsAsNumpy()] if graph.OutputsLength() else []
     for what, indices in (("input", inputs), ("output", outputs)):
@@ -467,6 +494,10 @@ class TfliteImporter(Importer):
         tensor = self.tensors[index]
         if tensor.dynamic:
             raise self.fail(f"input '{tensor.name}' {self.dynamic_dimension(tensor)}")
+        if tensor.variable:
+            # A recurrent state's value at the first invocation (TFLM zeroes
+            # its variables when it allocates them).
+            return Const(np.zeros(tensor.shape, np.float32))
         if tensor.data is not None:
             return self._constant(tensor)
         if index not in self.values:

@@ -14,8 +14,10 @@ from ...ir.attributes import DEFAULT_DILATIONS, DEFAULT_PADDING, DEFAULT_STRIDES
 from ...ir.quant import storage_cast, uniform_type
 from ..onnx.elementwise import hard_swish, leaky_relu
 from ..onnx.importer import Const, QuantConst, shape_text
+from ..onnx.recurrent import Direction, lstm_cell, sequence_layer
 from .constraints import DATA_INPUTS
 from .importer import Operator, TfliteImporter, dequantized, handles
+from .shape_folding import slice_index
 
 #: tflite.ActivationFunctionType -> the clamp it is ((low, high); None: a relu).
 ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
@@ -356,6 +358,34 @@ def _transpose(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]:
     return [im.transpose(x, perm)], stored
 
 
+@handles("STRIDED_SLICE")
+def _strided_slice(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]:
+    """A slice of a tensor computed at run time (one of constants is folded
+    at import): Keras's `x[:, -1]` of an LSTM's sequence."""
+    stored = moved_as_stored(im, op)
+    x = source(im, op, 0, stored)
+    shape = im.shape(x)
+    if op.options.get("EllipsisMask") or op.options.get("NewAxisMask"):
+        raise im.fail("a strided slice with an ellipsis or new-axis mask is not supported")
+    begin, end, strides = (im.int_input(i, what).reshape(-1)
+                           for i, what in ((1, "begin"), (2, "end"), (3, "strides")))
+    if not len(begin) == len(end) == len(strides) == len(shape) or not np.all(strides):
+        raise im.fail(f"begin {begin.tolist()}, end {end.tolist()} and strides "
+                      f"{strides.tolist()} do not slice {shape_text(shape)}")
+    offsets, sizes, steps = [], [], []
+    for dim, selected in zip(shape, slice_index(len(shape), begin, end, strides, op.options)):
+        picked = range(dim)[selected:selected + 1 or None] if isinstance(selected, int) \
+            else range(dim)[selected]
+        if not picked:
+            raise im.fail(f"begin {begin.tolist()}, end {end.tolist()} and strides "
+                          f"{strides.tolist()} select nothing of {shape_text(shape)}")
+        offsets.append(picked.start)
+        sizes.append(len(picked))
+        steps.append(picked.step)
+    y = im.slice(x, offsets, sizes, steps)
+    return [im.reshape(y, im.tensors[op.outputs[0]].shape)], stored
+
+
 @handles("CONCATENATION")
 def _concatenation(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]:
     stored = moved_as_stored(im, op)
@@ -376,3 +406,57 @@ def _concatenation(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]
     if stored:
         return [y], True
     return [activation(im, y, op.options.get("FusedActivationFunction", 0))]
+
+
+#: UNIDIRECTIONAL_SEQUENCE_LSTM's inputs per gate in ONNX's order (i, o, f,
+#: c), as lstm_cell reads them: input weights, recurrent weights, bias.
+LSTM_GATES = ((1, 5, 12), (4, 8, 15), (2, 6, 13), (3, 7, 14))
+#: Its optional inputs tinyml does not compute: peepholes, projection,
+#: layer normalization.
+LSTM_UNSUPPORTED = {9: "peephole", 10: "peephole", 11: "peephole", 16: "projection",
+                    17: "projection", 20: "layer normalization", 21: "layer normalization",
+                    22: "layer normalization", 23: "layer normalization"}
+
+
+@handles("UNIDIRECTIONAL_SEQUENCE_LSTM")
+def _lstm(im: TfliteImporter, op: Operator) -> list:
+    """A float LSTM layer (a Keras 2 LSTM, converted): the ONNX LSTM's time
+    loop, with TFLite's cell clip. Its state starts from zeros (TFLM's
+    variables at the first invocation)."""
+    for position, what in LSTM_UNSUPPORTED.items():
+        if position < len(op.inputs) and op.inputs[position] >= 0:
+            raise im.fail(f"has {what} weights (input {position}); not supported")
+    if op.inputs[1] < 0:
+        raise im.fail("couples its input gate to the forget gate (CIFG, no input 1); "
+                      "not supported")
+    options = op.options
+    if ACTIVATIONS.get(options["FusedActivationFunction"]) != "TANH":
+        raise im.fail(f"cell activation {ACTIVATIONS.get(options['FusedActivationFunction'])} "
+                      "is not supported; only TANH (Keras's default)")
+    x = im.tensor(im.input(0))
+    if len(im.shape(x)) != 3:
+        raise im.fail(f"input must be 3-D, got {shape_text(im.shape(x))}")
+    if not options["TimeMajor"]:
+        x = im.transpose(x, (1, 0, 2))
+    steps, batch, size = im.shape(x)
+    gates = []
+    for w_position, r_position, b_position in LSTM_GATES:
+        w, r, b = (im.input(p) for p in (w_position, r_position, b_position))
+        if not all(isinstance(v, Const) for v in (w, r, b)) or w.array.ndim != 2:
+            raise im.fail("needs constant float32 weights and biases (a hybrid or int8 "
+                          "LSTM is not supported)")
+        gates.append((w.array, r.array, b.array))
+    hidden = gates[0][1].shape[0]
+    if any(w.shape != (hidden, size) or r.shape != (hidden, hidden) or b.shape != (hidden,)
+           for w, r, b in gates):
+        raise im.fail(f"gate weights {[shape_text(w.shape) for w, _, _ in gates]} do not fit "
+                      f"{size} inputs and {hidden} cells")
+    weights = Direction(inputs=[np.ascontiguousarray(w.T) for w, _, _ in gates],
+                        recurrent=[np.ascontiguousarray(r.T) for _, r, _ in gates],
+                        input_bias=[b for _, _, b in gates],
+                        recurrent_bias=[None] * len(gates), reverse=False)
+    states = [[im.reshape(im.input(p), (batch, hidden))] for p in (18, 19)]
+    (results,) = sequence_layer(im, lstm_cell(float(options["CellClip"])), x, [weights],
+                                states, wants_sequence=True)
+    sequence = results[-1]
+    return [sequence if options["TimeMajor"] else im.transpose(sequence, (1, 0, 2))]

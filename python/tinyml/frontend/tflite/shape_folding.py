@@ -25,7 +25,11 @@ def _bits(mask: int, rank: int) -> list[bool]:
 def strided_slice(x: np.ndarray, begin, end, strides, options) -> np.ndarray:
     """TFLite's STRIDED_SLICE on a constant, with its begin, end and
     shrink-axis masks (no ellipsis or new axis: the caller refuses those)."""
-    rank = x.ndim
+    return np.asarray(x[tuple(slice_index(x.ndim, begin, end, strides, options))])
+
+
+def slice_index(rank: int, begin, end, strides, options) -> list[int | slice]:
+    """STRIDED_SLICE's selection as a numpy index, an int per shrunk axis."""
     begin_mask = _bits(options.get("BeginMask", 0), rank)
     end_mask = _bits(options.get("EndMask", 0), rank)
     shrink = _bits(options.get("ShrinkAxisMask", 0), rank)
@@ -39,7 +43,7 @@ def strided_slice(x: np.ndarray, begin, end, strides, options) -> np.ndarray:
         if options.get("Offset") and stop is not None and start is not None:
             stop += start
         index.append(slice(start, stop, int(strides[axis])))
-    return np.asarray(x[tuple(index)])
+    return index
 
 
 def _evaluate(im, operator, values: list[np.ndarray]) -> np.ndarray | None:
