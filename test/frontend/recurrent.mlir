@@ -1,35 +1,30 @@
-// LSTM and GRU become a time loop per direction: the input projected
-// through each gate's input weights for every step before the loop, then
-// an scf.for whose body is one step of the cell in tinyml ops, the state
-// written over itself (materialize_in_destination).
+// LSTM and GRU become a time loop per direction: an scf.for whose body is
+// one step of the cell in tinyml ops (each gate the step's input row
+// through its input weights plus the state through its recurrent weights),
+// the state written over itself (materialize_in_destination).
 
 // A PyTorch GRU (dynamo export, linear_before_reset=1) whose final state
-// feeds a Linear: 3 gate projections, a 16-step loop carrying h.
+// feeds a Linear: a 16-step loop carrying h.
 // RUN: tinyml-opt %S/../models/recurrent/gru_classifier.dynamo.onnx | FileCheck %s --check-prefix=GRU
 // GRU-LABEL: func.func @main_graph
-// GRU:         %[[X:.*]] = tinyml.reshape %{{.*}} : (tensor<16x1x6xf32>) -> tensor<16x6xf32>
-// GRU:         %[[PZ:.*]] = tinyml.matmul %[[X]], %{{.*}}, %{{.*}} : (tensor<16x6xf32>, tensor<6x16xf32>, tensor<16xf32>) -> tensor<16x16xf32>
-// GRU-NEXT:    %[[Z:.*]] = tinyml.reshape %[[PZ]] : (tensor<16x16xf32>) -> tensor<16x1x16xf32>
-// GRU:         %[[PR:.*]] = tinyml.matmul %[[X]]
-// GRU-NEXT:    %[[R:.*]] = tinyml.reshape %[[PR]]
-// GRU:         %[[PN:.*]] = tinyml.matmul %[[X]]
-// GRU-NEXT:    %[[N:.*]] = tinyml.reshape %[[PN]]
+// GRU:         %[[X:.*]] = tinyml.transpose %arg0 {permutation = array<i64: 1, 0, 2>} : (tensor<1x16x6xf32>) -> tensor<16x1x6xf32>
 // GRU:         %[[H0:.*]] = arith.constant dense<0.000000e+00> : tensor<1x16xf32>
 // GRU:         %[[HN:.*]] = scf.for %[[T:.*]] = %c0 to %c16 step %c1 iter_args(%[[H:.*]] = %[[H0]]) -> (tensor<1x16xf32>) {
-// GRU-NEXT:      %[[XZ:.*]] = tensor.extract_slice %[[Z]][%[[T]], 0, 0] [1, 1, 16] [1, 1, 1] : tensor<16x1x16xf32> to tensor<1x16xf32>
-// GRU-NEXT:      %[[XR:.*]] = tensor.extract_slice %[[R]][%[[T]], 0, 0]
-// GRU-NEXT:      %[[XN:.*]] = tensor.extract_slice %[[N]][%[[T]], 0, 0]
-// z = sigmoid(x_z + h R_z + Rb_z), r likewise
-// GRU:           %[[MZ:.*]] = tinyml.matmul %[[H]], %{{.*}}, %{{.*}} : (tensor<1x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<1x16xf32>
-// GRU-NEXT:      %[[AZ:.*]] = tinyml.add %[[MZ]], %[[XZ]]
+// GRU-NEXT:      %[[XT:.*]] = tensor.extract_slice %[[X]][%[[T]], 0, 0] [1, 1, 6] [1, 1, 1] : tensor<16x1x6xf32> to tensor<1x6xf32>
+// z = sigmoid(h R_z + Rb_z + x W_z + Wb_z), r likewise
+// GRU:           %[[RZ:.*]] = tinyml.matmul %[[H]], %{{.*}}, %{{.*}} : (tensor<1x16xf32>, tensor<16x16xf32>, tensor<16xf32>) -> tensor<1x16xf32>
+// GRU:           %[[PZ:.*]] = tinyml.matmul %[[XT]], %{{.*}}, %{{.*}} : (tensor<1x6xf32>, tensor<6x16xf32>, tensor<16xf32>) -> tensor<1x16xf32>
+// GRU-NEXT:      %[[AZ:.*]] = tinyml.add %[[RZ]], %[[PZ]]
 // GRU-NEXT:      %[[GZ:.*]] = tinyml.sigmoid %[[AZ]]
-// GRU:           %[[MR:.*]] = tinyml.matmul %[[H]]
-// GRU-NEXT:      %[[AR:.*]] = tinyml.add %[[MR]], %[[XR]]
+// GRU:           %[[RR:.*]] = tinyml.matmul %[[H]]
+// GRU:           %[[PR:.*]] = tinyml.matmul %[[XT]]
+// GRU-NEXT:      %[[AR:.*]] = tinyml.add %[[RR]], %[[PR]]
 // GRU-NEXT:      %[[GR:.*]] = tinyml.sigmoid %[[AR]]
-// n = tanh(x_n + r (h R_n + Rb_n))
-// GRU:           %[[MN:.*]] = tinyml.matmul %[[H]]
-// GRU-NEXT:      %[[RN:.*]] = tinyml.mul %[[GR]], %[[MN]]
-// GRU-NEXT:      %[[AN:.*]] = tinyml.add %[[RN]], %[[XN]]
+// n = tanh(r (h R_n + Rb_n) + x W_n + Wb_n)
+// GRU:           %[[RN:.*]] = tinyml.matmul %[[H]]
+// GRU-NEXT:      %[[MN:.*]] = tinyml.mul %[[GR]], %[[RN]]
+// GRU:           %[[PN:.*]] = tinyml.matmul %[[XT]]
+// GRU-NEXT:      %[[AN:.*]] = tinyml.add %[[MN]], %[[PN]]
 // GRU-NEXT:      %[[GN:.*]] = tinyml.tanh %[[AN]]
 // h' = n + z (h - n)
 // GRU-NEXT:      %[[D:.*]] = tinyml.sub %[[H]], %[[GN]]
@@ -49,7 +44,7 @@
 // LSTM:         %[[L1:.*]]:3 = scf.for %[[T:.*]] = %c0 to %c12 step %c1 iter_args(%[[H:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[SEQ:.*]] = %[[Y]]) -> (tensor<1x20xf32>, tensor<1x20xf32>, tensor<12x1x20xf32>) {
 // c' = f c + i c~, h' = o tanh(c')
 // LSTM:           %[[FC:.*]] = tinyml.mul %{{.*}}, %[[C]]
-// LSTM-NEXT:      %[[IG:.*]] = tinyml.mul
+// LSTM:           %[[IG:.*]] = tinyml.mul
 // LSTM-NEXT:      %[[CN:.*]] = tinyml.add %[[FC]], %[[IG]]
 // LSTM-NEXT:      %[[TC:.*]] = tinyml.tanh %[[CN]]
 // LSTM-NEXT:      %[[HN:.*]] = tinyml.mul %{{.*}}, %[[TC]]

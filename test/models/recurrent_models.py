@@ -109,7 +109,7 @@ def _model(name, op, steps, batch, size, hidden, attrs, extras) -> onnx.ModelPro
     graph = helper.make_graph([node], name, inputs, [
         helper.make_value_info(o, helper.make_tensor_type_proto(TensorProto.FLOAT, None))
         for o in outputs], initializer=initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
-                              producer_name="tinyml.recurrent_models",
-                              ir_version=helper.find_min_ir_version_for([helper.make_opsetid("", OPSET)]))
+    opsets = [helper.make_opsetid("", OPSET)]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="tinyml.recurrent_models",
+                              ir_version=helper.find_min_ir_version_for(opsets))
     return onnx.shape_inference.infer_shapes(model, strict_mode=True)

@@ -13,7 +13,7 @@
 // The recurrent products have no bias of their own.
 // CHECK:           tinyml.matmul %[[H]], %{{.*}} : (tensor<1x16xf32>, tensor<16x16xf32>) -> tensor<1x16xf32>
 // CHECK:           %[[FC:.*]] = tinyml.mul %{{.*}}, %[[C]]
-// CHECK-NEXT:      %[[IG:.*]] = tinyml.mul
+// CHECK:           %[[IG:.*]] = tinyml.mul
 // CHECK-NEXT:      %[[CN:.*]] = tinyml.add %[[FC]], %[[IG]]
 // CHECK-NEXT:      %[[CLIPPED:.*]] = tinyml.clamp %[[CN]] {max = 1.000000e+01 : f32, min = -1.000000e+01 : f32}
 // CHECK-NEXT:      %[[T:.*]] = tinyml.tanh %[[CLIPPED]]

@@ -2,14 +2,14 @@
 sequence whose body is one step of the cell in tinyml ops, so that fusion
 makes kernels of it like of any other graph.
 
-The input's projection through the gates' input weights (and their biases)
-does not depend on the state: it is one matmul per gate over every step
-before the loop, and the loop reads its row for step t. In the loop, each
-gate is a matmul of the hidden state with its recurrent weights, plus that
-row, through its activation; the new state is written over the old
-(`bufferization.materialize_in_destination`), so the state lives in one
-buffer for the whole sequence, and the output sequence, when a node reads
-it, is the loop's third carried tensor, one row per step.
+Each gate is the step's input row through the gate's input weights (and
+bias), plus the hidden state through its recurrent weights, through its
+activation: the projection is computed in the step, as TFLM does, so the
+arena holds one step's gates, never the whole sequence projected. The new
+state is written over the old (`bufferization.materialize_in_destination`),
+so the state lives in one buffer for the whole sequence; the output
+sequence, when a node reads it, is the loop's third carried tensor, one
+row per step.
 
 The cells are ONNX's (onnx.ai/onnx/operators/onnx__LSTM.html,
 onnx__GRU.html), gates in ONNX's order (LSTM i, o, f, c; GRU z, r, h), with
@@ -50,18 +50,26 @@ class Direction:
 
 class Step:
     """The ops of one time step, built at the loop body's insertion point:
-    a little algebra over [B, H] tensors that reads like the cell's math."""
+    a little algebra over [B, H] tensors that reads like the cell's math.
+    `x` is the step's input row [B, I], `w` the direction's weights."""
 
-    def __init__(self, im: Importer, shape: tuple[int, int]):
-        self.im, self.shape = im, shape
+    def __init__(self, im: Importer, shape: tuple[int, int], x: ir.Value, w: Direction):
+        self.im, self.shape, self.x, self.w = im, shape, x, w
 
-    def gate(self, projected: ir.Value, h: ir.Value, weights: np.ndarray,
-             bias: np.ndarray | None = None) -> ir.Value:
-        """`projected + h @ weights (+ bias)`: a gate's pre-activation."""
-        return self.add(self.matmul(h, weights, bias), projected)
+    def gate(self, g: int, h: ir.Value) -> ir.Value:
+        """`x W_g + b_g + h R_g (+ Rb_g)`: gate g's pre-activation."""
+        return self.add(self.recurrence(g, h), self.projection(g))
 
-    def matmul(self, h: ir.Value, weights: np.ndarray, bias: np.ndarray | None = None):
-        return self.im.emit(tm.MatmulOp, self.shape, [h, Const(weights),
+    def projection(self, g: int) -> ir.Value:
+        """The step's input through gate g's input weights and bias."""
+        return self.matmul(self.x, self.w.inputs[g], self.w.input_bias[g])
+
+    def recurrence(self, g: int, h: ir.Value) -> ir.Value:
+        """`h` through gate g's recurrent weights (and bias)."""
+        return self.matmul(h, self.w.recurrent[g], self.w.recurrent_bias[g])
+
+    def matmul(self, x: ir.Value, weights: np.ndarray, bias: np.ndarray | None):
+        return self.im.emit(tm.MatmulOp, self.shape, [x, Const(weights),
                                                       None if bias is None else Const(bias)])
 
     def add(self, a, b):
@@ -84,15 +92,12 @@ class Step:
 
 
 def lstm_cell(cell_clip: float = 0.0) -> Callable[..., list[ir.Value]]:
-    def cell(step: Step, x: list[ir.Value], w: Direction, h: ir.Value,
-             c: ir.Value) -> list[ir.Value]:
-        """i, o, f = sigmoid(x + h R + Rb), c~ = tanh(x + h R + Rb);
+    def cell(step: Step, h: ir.Value, c: ir.Value) -> list[ir.Value]:
+        """i, o, f = sigmoid(x W + b + h R + Rb), c~ = tanh(x W + b + h R + Rb);
         c' = f c + i c~ (within +-`cell_clip`, TFLite's, when it is
         positive), h' = o tanh(c')."""
-        i, o, f = (step.sigmoid(step.gate(x[g], h, w.recurrent[g], w.recurrent_bias[g]))
-                   for g in range(3))
-        candidate = step.tanh(step.gate(x[3], h, w.recurrent[3], w.recurrent_bias[3]))
-        c_next = step.add(step.mul(f, c), step.mul(i, candidate))
+        i, o, f = (step.sigmoid(step.gate(g, h)) for g in range(3))
+        c_next = step.add(step.mul(f, c), step.mul(i, step.tanh(step.gate(3, h))))
         if cell_clip > 0:
             c_next = step.clamp(c_next, cell_clip)
         return [step.mul(o, step.tanh(c_next)), c_next]
@@ -100,17 +105,15 @@ def lstm_cell(cell_clip: float = 0.0) -> Callable[..., list[ir.Value]]:
 
 
 def gru_cell(linear_before_reset: bool) -> Callable[..., list[ir.Value]]:
-    def cell(step: Step, x: list[ir.Value], w: Direction, h: ir.Value) -> list[ir.Value]:
-        """z, r = sigmoid(x + h R + Rb); n = tanh(x + r (h Rh + Rbh)) with
-        `linear_before_reset`, else tanh(x + (r h) Rh + Rbh);
+    def cell(step: Step, h: ir.Value) -> list[ir.Value]:
+        """z, r = sigmoid(x W + b + h R + Rb); n = tanh(x W + b + r (h R + Rb))
+        with `linear_before_reset`, else tanh(x W + b + (r h) R + Rb);
         h' = (1 - z) n + z h = n + z (h - n)."""
-        z, r = (step.sigmoid(step.gate(x[g], h, w.recurrent[g], w.recurrent_bias[g]))
-                for g in range(2))
+        z, r = (step.sigmoid(step.gate(g, h)) for g in range(2))
         if linear_before_reset:
-            hidden = step.mul(r, step.matmul(h, w.recurrent[2], w.recurrent_bias[2]))
-            n = step.tanh(step.add(hidden, x[2]))
+            n = step.tanh(step.add(step.mul(r, step.recurrence(2, h)), step.projection(2)))
         else:
-            n = step.tanh(step.gate(x[2], step.mul(r, h), w.recurrent[2], w.recurrent_bias[2]))
+            n = step.tanh(step.gate(2, step.mul(r, h)))
         return [step.add(n, step.mul(z, step.sub(h, n)))]
     return cell
 
@@ -188,16 +191,8 @@ def sequence_layer(im: Importer, cell: Callable[..., list[ir.Value]], x: Value,
     each of `states` (one per direction) its initial state: per direction,
     the final states and, with `wants_sequence`, the output sequence
     [T, B, H]. Shared with the TFLite frontend."""
-    steps, batch, size = im.shape(x)
-    hidden = directions[0].recurrent[0].shape[0]
-    rows = im.reshape(x, (steps * batch, size))
-    results = []
-    for d, weights in enumerate(directions):
-        projected = [_project(im, rows, w, bias, (steps, batch, hidden))
-                     for w, bias in zip(weights.inputs, weights.input_bias)]
-        results.append(_time_loop(im, cell, weights, projected, [s[d] for s in states],
-                                  wants_sequence))
-    return results
+    return [_time_loop(im, cell, weights, im.tensor(x), [s[d] for s in states], wants_sequence)
+            for d, weights in enumerate(directions)]
 
 
 def _check_cell_attributes(im: Importer, op: str, directions: int) -> None:
@@ -248,43 +243,34 @@ def _split(w: np.ndarray, r: np.ndarray, b: np.ndarray, gates: int, hidden: int,
                      recurrent_bias=[recurrent_bias[s] for s in rows], reverse=reverse)
 
 
-def _project(im: Importer, rows: Value, weights: np.ndarray, bias: np.ndarray,
-             shape: tuple[int, int, int]) -> ir.Value:
-    """The input's rows [T * B, I] @ weights + bias, every step at once,
-    as `shape` [T, B, H]."""
-    projected = im.emit(tm.MatmulOp, (im.shape(rows)[0], shape[2]),
-                        [rows, Const(weights), Const(bias)])
-    return im.tensor(im.reshape(projected, shape))
-
-
-def _time_loop(im: Importer, cell, weights: Direction, projected: list[ir.Value],
-               initial: list[Value], wants_sequence: bool) -> list[ir.Value]:
-    """The loop over the steps: its results are the final states and, with
-    `wants_sequence`, the output sequence [T, B, H]."""
-    steps, batch, hidden = im.shape(projected[0])
+def _time_loop(im: Importer, cell, weights: Direction, x: ir.Value, initial: list[Value],
+               wants_sequence: bool) -> list[ir.Value]:
+    """The loop over the steps of `x` [T, B, I]: its results are the final
+    states and, with `wants_sequence`, the output sequence [T, B, H]."""
+    steps, batch, _ = im.shape(x)
+    hidden = weights.recurrent[0].shape[0]
     index = ir.IndexType.get()
-    f32 = ir.F32Type.get()
     carried = [_fresh_copy(im.tensor(s)) if isinstance(s, ir.Value) else im.tensor(s)
                for s in initial]
     if wants_sequence:
         carried.append(bufferization.AllocTensorOp(
-            ir.RankedTensorType.get([steps, batch, hidden], f32), []).result)
+            ir.RankedTensorType.get([steps, batch, hidden], ir.F32Type.get()), []).result)
     loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, steps),
                      arith.constant(index, 1), carried)
     with ir.InsertionPoint(loop.body):
         t = loop.induction_variable
         if weights.reverse:
             t = arith.subi(arith.constant(index, steps - 1), t)
-        rows = [_row(p, t, batch, hidden) for p in projected]
         state = list(loop.inner_iter_args[:len(initial)])
-        updated = cell(Step(im, (batch, hidden)), rows, weights, *state)
+        updated = cell(Step(im, (batch, hidden), _row(x, t), weights), *state)
         # Written over the old state: one buffer for the whole sequence.
         results = [bufferization.MaterializeInDestinationOp(old.type, new, old).result
                    for new, old in zip(updated, state)]
         if wants_sequence:
             sequence = loop.inner_iter_args[-1]
             results.append(tensor.InsertSliceOp(
-                updated[0], sequence, [t], [], [], [ir.ShapedType.get_dynamic_stride_or_offset(), 0, 0],
+                updated[0], sequence, [t], [], [],
+                [ir.ShapedType.get_dynamic_stride_or_offset(), 0, 0],
                 [1, batch, hidden], [1, 1, 1]).result)
         scf.YieldOp(results)
     return list(loop.results)
@@ -298,12 +284,13 @@ def _fresh_copy(state: ir.Value) -> ir.Value:
     return bufferization.AllocTensorOp(state.type, [], copy=state).result
 
 
-def _row(projected: ir.Value, t: ir.Value, batch: int, hidden: int) -> ir.Value:
-    """projected[t], [B, H]."""
-    row_type = ir.RankedTensorType.get([batch, hidden], ir.F32Type.get())
-    return tensor.ExtractSliceOp(row_type, projected, [t], [], [],
+def _row(sequence: ir.Value, t: ir.Value) -> ir.Value:
+    """sequence[t], [B, N] of a [T, B, N] sequence."""
+    _, batch, width = ir.RankedTensorType(sequence.type).shape
+    row_type = ir.RankedTensorType.get([batch, width], ir.F32Type.get())
+    return tensor.ExtractSliceOp(row_type, sequence, [t], [], [],
                                  [ir.ShapedType.get_dynamic_stride_or_offset(), 0, 0],
-                                 [1, batch, hidden], [1, 1, 1]).result
+                                 [1, batch, width], [1, 1, 1]).result
 
 
 def _stack(im: Importer, values: list[Value], axis: int) -> Value:
