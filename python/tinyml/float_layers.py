@@ -14,8 +14,13 @@ from .ir.values import element_of
 from .report import FloatLayer
 
 
+#: Ops that hold float32 values without computing: constants, and a
+#: recurrent layer's output sequence before its steps fill it.
+_STORAGE = frozenset({"arith.constant", "bufferization.alloc_tensor"})
+
+
 def _computes_in_float(op: ir.Operation) -> bool:
-    return op.name != "arith.constant" and any(
+    return op.name not in _STORAGE and any(
         isinstance(v.type, ir.RankedTensorType) and isinstance(v.type.element_type, ir.F32Type)
         for v in list(op.operands) + list(op.results))
 
