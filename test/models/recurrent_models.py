@@ -39,12 +39,15 @@ REFUSED: dict[str, tuple[tuple, str]] = {
 GATES = {"LSTM": 4, "GRU": 3}
 
 
-def build(name: str, layout: int | None = None) -> onnx.ModelProto:
+def build(name: str, layout: int | None = None, steps: int | None = None) -> onnx.ModelProto:
     """The model `name`; with `layout`, the same weights in that layout
-    (onnxruntime computes only layout 0: a layout-1 model's reference)."""
+    (onnxruntime computes only layout 0: a layout-1 model's reference);
+    with `steps`, the same weights over a sequence of that length."""
     spec = SPECS[name] if name in SPECS else REFUSED[name][0]
     if layout is not None:
         spec = (*spec[:5], {**spec[5], "layout": layout}, spec[6])
+    if steps is not None:
+        spec = (spec[0], steps, *spec[2:])
     return _model(name, *spec)
 
 

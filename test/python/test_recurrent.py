@@ -197,3 +197,20 @@ def test_the_firmware_on_qemu_gives_the_emulators_bits():
     emulated = model.run(x, arena_fill=b"\xff").outputs
     firmware = model.run(x, arena_fill=b"\xff", emulator="qemu").outputs
     assert all(a.tobytes() == b.tobytes() for a, b in zip(emulated, firmware))
+
+
+def test_a_state_input_and_output_carry_a_stream_across_calls():
+    # A streaming model: its initial state an input, its final state an
+    # output (Y_h). Two calls over 5 steps each, the first's Y_h given to
+    # the second as h0, compute the 10-step sequence's final state.
+    model = tinyml.compile(recurrent_models.build("gru_linear_before_reset_state"),
+                           target="cortex-m4")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((10, 1, 4)).astype(np.float32)
+    h0 = rng.standard_normal((1, 1, 6)).astype(np.float32)
+    _, first = model.run(x[:5], h0).outputs
+    _, second = model.run(x[5:], first.reshape(1, 1, 6)).outputs
+    whole = recurrent_models.build("gru_linear_before_reset_state", steps=10)
+    session = ort.InferenceSession(whole.SerializeToString(), providers=["CPUExecutionProvider"])
+    _, want = session.run(None, {"x": x, "h0": h0})
+    assert _close(second, want)
