@@ -8,8 +8,11 @@ exporter's defaults.
 For each network, `<name>.torchscript.onnx` (`torch.onnx.export(...,
 dynamo=False)` with a dynamic batch axis: the initial states come from
 Shape/ConstantOfShape) and `<name>.dynamo.onnx` (`dynamo=True` with a
-dynamic batch). Needs torch and onnxscript, which neither the compiler nor
-the tests install: the files it writes are committed. Weights are seeded.
+dynamic batch); for the LSTM classifier also `<name>.qdq.onnx`, the
+TorchScript export through onnxruntime's `quantize_static` with its
+defaults (which quantizes the Linear and leaves the LSTM in float). Needs
+torch, onnxscript and onnxruntime, which neither the compiler nor the
+tests install: the files it writes are committed. Weights are seeded.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(HERE, "..", "test", "models", "recurrent")
 sys.path.insert(0, HERE)
 
-from build_torch_models import export  # noqa: E402
+from build_torch_models import export, quantize  # noqa: E402
 
 
 def networks():
@@ -82,6 +85,10 @@ def main(argv=None) -> int:
         for exporter in ("torchscript", "dynamo"):
             export(module, shape, os.path.join(args.out, f"{name}.{exporter}.onnx"),
                    dynamo=exporter == "dynamo", batch_axis=batch_axis)
+        if name == "lstm_classifier":
+            from onnxruntime.quantization import QuantFormat
+            quantize(os.path.join(args.out, f"{name}.torchscript.onnx"), shape,
+                     os.path.join(args.out, f"{name}.qdq.onnx"), QuantFormat.QDQ)
     for file in sorted(os.listdir(args.out)):
         print(file, os.path.getsize(os.path.join(args.out, file)), "bytes")
     return 0

@@ -7,7 +7,7 @@ from mlir import ir
 
 from .dialects import tinyml as tm
 from .errors import CompileError
-from .ir.diagnostics import location_prefix
+from .ir.diagnostics import location_prefix, node_name
 from .ir.ops import op_names
 from .ir.quant import is_per_axis
 from .ir.values import element_of
@@ -54,5 +54,6 @@ def float_layers(func: ir.Operation) -> list[FloatLayer]:
     ops = [op.operation for op in func.regions[0].blocks[0].operations]
     if not any(op.name in _EXACT_CONVERSIONS for op in ops):
         return []
-    return [FloatLayer(location_prefix(op.location).strip('"'), op.name) for op in ops
+    return [FloatLayer(node_name(op.location) or location_prefix(op.location), op.name)
+            for op in ops
             if _computes_in_float(op) and op.name not in (*_EXACT_CONVERSIONS, "func.return")]

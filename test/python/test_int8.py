@@ -186,7 +186,8 @@ def test_a_layer_without_integer_kernel_runs_in_float_and_is_reported():
     x[1][x[1] == 5] = 6  # the zero point: no division by zero
     want = zoo.reference(model, {"x0": x[0], "x1": x[1]})[0]
     compiled = tinyml.compile(model, target="cortex-m4")
-    assert [layer.op for layer in compiled.report.float_layers] == ["tinyml.div"]
+    assert [(layer.layer, layer.op) for layer in compiled.report.float_layers] == \
+        [("Div_2", "tinyml.div")]
     got = compiled.run(*x).outputs[0]
     assert np.abs(got.astype(int) - want.astype(int)).max() <= 1
     with pytest.raises(CompileError, match=r"cortex-m0 has no FPU: .* 'tinyml\.div' "):
@@ -199,7 +200,7 @@ def test_tinyml_compile_warns_of_each_float_layer(tmp_path):
     done = cli("compile", path, "-o", tmp_path / "out")
     assert done.returncode == 0
     warnings = [line for line in done.stderr.splitlines() if "warning" in line]
-    assert len(warnings) == 1 and "(tinyml.div) computes in float32" in warnings[0]
+    assert len(warnings) == 1 and "layer 'Div_2' (tinyml.div) computes in float32" in warnings[0]
 
 
 def _disassembly(tmp_path: Path, model: str, target: str) -> str:

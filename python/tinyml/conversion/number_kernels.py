@@ -32,6 +32,7 @@ from mlir import ir
 
 from ..dialects import tinyml as tm
 from ..ir import analysis
+from ..ir.diagnostics import node_name
 from ..ir.values import constant_int
 from ..ir.walk import functions
 from ..pipeline.registry import Option, Pass, PassError, register
@@ -62,12 +63,8 @@ def _leaves(location: ir.Location) -> list[ir.Location]:
     return [location]
 
 
-# Locations are read from their printed form: the bindings' accessors
-# (`name_str`, `filename`) abort the process on a name that is not UTF-8
-# (`loc("R\FFelu")` in a .mlir file), where the printer escapes it.
+# Locations are read from their printed form (see `ir.diagnostics.node_name`).
 _MARKER = re.compile(r'loc\("' + re.escape(MARKER_FILE) + r'":(\d+):0\)\Z')
-_NAME = re.compile(r'loc\("((?:[^"\\]|\\.)*)"')
-_ESCAPE = re.compile(r"\\([0-9A-Fa-f]{2})")
 
 
 def _marker_number(location: ir.Location) -> int | None:
@@ -87,26 +84,11 @@ def kernel_number(location: ir.Location) -> int | None:
     return numbers.pop() if len(numbers) == 1 else None
 
 
-def _node_name(location: ir.Location) -> str | None:
-    """The ONNX node a location names (`loc("Conv_0"(...))`), or None; bytes
-    that are not UTF-8 become U+FFFD."""
-    while location.is_a_callsite():
-        location = location.callee
-    if not location.is_a_name():
-        return None
-    match = _NAME.match(str(location))
-    if match is None:
-        return None
-    raw = _ESCAPE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)) if int(m.group(1), 16) > 0x7F
-                      else chr(int(m.group(1), 16)), match.group(1))
-    return raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
 def _member_locations(op: ir.Operation) -> list[ir.Location]:
     """The op's own location, or for a group its members' in order (the
     constants copied into the body and the yield are not members); for a
     copy without a name, also the location of its source's producer."""
-    if op.name == "memref.copy" and not any(map(_node_name, _leaves(op.location))):
+    if op.name == "memref.copy" and not any(map(node_name, _leaves(op.location))):
         source = op.operands[0].owner
         return [op.location] + ([] if isinstance(source, ir.Block)
                                 else [source.operation.location])
@@ -283,7 +265,7 @@ class NumberKernels(Pass):
         for number, unit in enumerate(units, start=last + 1):
             locations, kind, macs = _describe(unit)
             members = [leaf for location in locations for leaf in _unmarked(location)]
-            names = list(dict.fromkeys(filter(None, map(_node_name, members))))
+            names = list(dict.fromkeys(filter(None, map(node_name, members))))
             kernels.append(Kernel(number, names, kind, macs))
             for op in unit:
                 _mark_nested(op, number)
