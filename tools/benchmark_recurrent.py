@@ -62,7 +62,12 @@ def main(argv=None) -> int:
     print("|---|---|---|---|---|---|---|---|---|---|")
     for path in sorted(RECURRENT.glob("*.onnx")) + sorted(RECURRENT.glob("*.tflite")):
         for target in args.targets.split(","):
-            compiled = tinyml.compile(str(path), target=target)
+            try:
+                compiled = tinyml.compile(str(path), target=target)
+            except tinyml.CompileError as error:
+                print(f"| {path.name} | {target} | refused: {str(error).split(': ', 1)[-1]} "
+                      "||||||||", flush=True)
+                continue
             x = np.random.default_rng(1).standard_normal(
                 compiled.inputs[0].shape).astype(np.float32)
             result = compiled.run(x, profile=True)

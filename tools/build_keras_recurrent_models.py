@@ -1,61 +1,113 @@
 #!/usr/bin/env python3
-"""Builds the Keras part of the recurrent corpus: small Keras 2 (`tf_keras`)
-LSTM networks converted to `.tflite` the way TFLM's LSTM example
-(tensorflow/lite/micro/examples/mnist_lstm) converts them: a concrete
-function of batch 1, `TFLiteConverter.from_concrete_functions`, every
-other setting the default. The converter fuses a Keras 2 LSTM layer into
-one UNIDIRECTIONAL_SEQUENCE_LSTM operator (Keras 3 gives a WHILE loop).
+"""Builds the Keras part of the recurrent corpus: small Keras LSTM and GRU
+networks converted to `.tflite` the way users convert them.
 
     tools/build_keras_recurrent_models.py [OUT_DIR]   (default: test/models/recurrent)
 
-Needs tensorflow-cpu and tf_keras, which neither the compiler nor the tests
-install: the files it writes are committed. Weights are seeded.
+- `keras_lstm`, `keras_lstm_stacked`: Keras 2 (`tf_keras`) LSTMs converted
+  as TFLM's LSTM example (tensorflow/lite/micro/examples/mnist_lstm) does:
+  a concrete function of batch 1, `TFLiteConverter.from_concrete_functions`,
+  every other setting the default. The converter fuses each layer into one
+  UNIDIRECTIONAL_SEQUENCE_LSTM operator.
+- `keras_lstm_int8`: the first, fully integer (the converter's documented
+  recipe: a representative dataset, int8 builtins, int8 input and output).
+- `keras_gru`, `keras3_lstm`, `keras3_gru`: `from_keras_model` with
+  everything default and a batch of 1 (a dynamic batch fails in the
+  converter's tensor-list lowering). TFLite has no GRU operator, and Keras 3
+  converts both layers to a WHILE loop over three subgraphs.
+
+Keras 3 and Keras 2 cannot share a process (`TF_USE_LEGACY_KERAS` is read
+when TensorFlow is imported): the Keras 3 models are built by this script
+run again with `--keras3`. Needs tensorflow-cpu and tf_keras, which neither
+the compiler nor the tests install: the files it writes are committed.
+Weights are seeded.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(HERE, "..", "test", "models", "recurrent")
 
 
-def networks(keras):
-    """name -> (model, input shape with its batch of 1)."""
+def seeded(keras, tf, name: str, model):
+    """`model` with its weights drawn under the network's own seed."""
+    keras.utils.set_random_seed(sum(map(ord, name)))
+    for layer in model.layers:
+        for weight in layer.weights:
+            weight.assign(tf.random.uniform(weight.shape, -0.5, 0.5))
+    return model
+
+
+def from_concrete_function(tf, model, shape, integer: bool = False) -> bytes:
+    run = tf.function(lambda x: model(x))
+    converter = tf.lite.TFLiteConverter.from_concrete_functions(
+        [run.get_concrete_function(tf.TensorSpec(shape, tf.float32))], model)
+    if integer:
+        rng = np.random.default_rng(0)
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.representative_dataset = lambda: (
+            [rng.standard_normal(shape).astype(np.float32)] for _ in range(16))
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        converter.inference_input_type = converter.inference_output_type = tf.int8
+    return converter.convert()
+
+
+def keras2(out: str) -> None:
+    os.environ["TF_USE_LEGACY_KERAS"] = "1"
+    import tensorflow as tf
+    import tf_keras as keras
     layers = keras.layers
-    return {
-        # One LSTM layer, a classifier on its last state.
-        "keras_lstm": (keras.Sequential([layers.Input(shape=(12, 10)), layers.LSTM(16),
-                                         layers.Dense(4)]), [1, 12, 10]),
-        # Two stacked layers: the first returns its whole sequence.
-        "keras_lstm_stacked": (keras.Sequential([
-            layers.Input(shape=(8, 6)), layers.LSTM(12, return_sequences=True),
-            layers.LSTM(8), layers.Dense(3, activation="softmax")]), [1, 8, 6]),
-    }
+    lstm = seeded(keras, tf, "keras_lstm", keras.Sequential(
+        [layers.Input(shape=(12, 10)), layers.LSTM(16), layers.Dense(4)]))
+    stacked = seeded(keras, tf, "keras_lstm_stacked", keras.Sequential([
+        layers.Input(shape=(8, 6)), layers.LSTM(12, return_sequences=True), layers.LSTM(8),
+        layers.Dense(3, activation="softmax")]))
+    gru = seeded(keras, tf, "keras_gru", keras.Sequential(
+        [layers.Input(shape=(12, 10), batch_size=1), layers.GRU(16), layers.Dense(4)]))
+    write(out, "keras_lstm", from_concrete_function(tf, lstm, [1, 12, 10]))
+    write(out, "keras_lstm_stacked", from_concrete_function(tf, stacked, [1, 8, 6]))
+    write(out, "keras_lstm_int8", from_concrete_function(tf, lstm, [1, 12, 10], integer=True))
+    write(out, "keras_gru", tf.lite.TFLiteConverter.from_keras_model(gru).convert())
+
+
+def keras3(out: str) -> None:
+    import tensorflow as tf
+    keras = tf.keras
+    layers = keras.layers
+    for kind in ("LSTM", "GRU"):
+        name = f"keras3_{kind.lower()}"
+        model = seeded(keras, tf, name, keras.Sequential(
+            [layers.Input(shape=(12, 10), batch_size=1), getattr(layers, kind)(16),
+             layers.Dense(4)]))
+        write(out, name, tf.lite.TFLiteConverter.from_keras_model(model).convert())
+
+
+def write(out: str, name: str, data: bytes) -> None:
+    path = os.path.join(out, f"{name}.tflite")
+    with open(path, "wb") as f:
+        f.write(data)
+    print(path, len(data), "bytes")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", nargs="?", default=DEFAULT_OUT)
+    parser.add_argument("--keras3", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    os.environ["TF_USE_LEGACY_KERAS"] = "1"
-    import tensorflow as tf
-    import tf_keras as keras
     os.makedirs(args.out, exist_ok=True)
-    for name, (model, shape) in networks(keras).items():
-        keras.utils.set_random_seed(sum(map(ord, name)))
-        for layer in model.layers:  # re-drawn under the network's seed
-            for weight in layer.weights:
-                weight.assign(tf.random.uniform(weight.shape, -0.5, 0.5))
-        run = tf.function(lambda x, model=model: model(x))
-        concrete = run.get_concrete_function(tf.TensorSpec(shape, tf.float32))
-        converter = tf.lite.TFLiteConverter.from_concrete_functions([concrete], model)
-        path = os.path.join(args.out, f"{name}.tflite")
-        with open(path, "wb") as f:
-            f.write(converter.convert())
-        print(path, os.path.getsize(path), "bytes")
-    return 0
+    if args.keras3:
+        keras3(args.out)
+        return 0
+    keras2(args.out)
+    keras3_env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
+    return subprocess.run([sys.executable, __file__, "--keras3", args.out],
+                          env=keras3_env).returncode
 
 
 if __name__ == "__main__":

@@ -187,10 +187,9 @@ def _quantization_problem(tensor: Tensor) -> str | None:
 
 def _read(tflite, data: bytes, filename: str):
     model = tflite.Model.GetRootAsModel(data, 0)
-    if model.SubgraphsLength() != 1:
-        raise FrontendError(f"{filename}: the model has {model.SubgraphsLength()} subgraphs; "
-                            "only models with one are supported")
     operator_names = _names(tflite.BuiltinOperator)
+    if model.SubgraphsLength() != 1:
+        raise FrontendError(f"{filename}: {_subgraphs_problem(tflite, model, operator_names)}")
     type_names = _names(tflite.TensorType)
     graph = model.Subgraphs(0)
     tensors = []
@@ -282,6 +281,29 @@ def _quantization(tensor) -> Quantization | None:
 #: The operators whose options have no usable defaults: without the table
 #: TFLM leaves their parameters zero (a stride of 0).
 NEEDS_OPTIONS = {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D"}
+
+
+#: Operators that run other subgraphs: control flow.
+CONTROL_FLOW = ("WHILE", "IF", "CALL_ONCE")
+
+
+def _subgraphs_problem(tflite, model, operator_names: dict[int, str]) -> str:
+    """Why a model with other than one subgraph is refused: the control-flow
+    operator of its main subgraph that runs the others when it has one
+    (Keras 3's LSTM and GRU, Keras 2's GRU, convert to a WHILE loop)."""
+    count = model.SubgraphsLength()
+    graph = model.Subgraphs(0) if count else None
+    for index in range(graph.OperatorsLength() if graph is not None else 0):
+        op_index = graph.Operators(index).OpcodeIndex()
+        if op_index >= model.OperatorCodesLength():
+            break
+        code = model.OperatorCodes(op_index)
+        kind = operator_names.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()))
+        if kind in CONTROL_FLOW:
+            return (f"operator {index} ({kind}): control flow over the model's {count} "
+                    "subgraphs is not supported (a recurrent layer a converter wrote as a "
+                    "loop: Keras 3's LSTM and GRU, Keras 2's GRU)")
+    return f"the model has {count} subgraphs; only models with one are supported"
 
 
 def _builtin_code(tflite, code, index: int, filename: str) -> int:
