@@ -292,18 +292,26 @@ def _subgraphs_problem(tflite, model, operator_names: dict[int, str]) -> str:
     operator of its main subgraph that runs the others when it has one
     (Keras 3's LSTM and GRU, Keras 2's GRU, convert to a WHILE loop)."""
     count = model.SubgraphsLength()
-    graph = model.Subgraphs(0) if count else None
-    for index in range(graph.OperatorsLength() if graph is not None else 0):
-        op_index = graph.Operators(index).OpcodeIndex()
-        if op_index >= model.OperatorCodesLength():
-            break
-        code = model.OperatorCodes(op_index)
-        kind = operator_names.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()))
+    kinds = _operator_kinds(model, model.Subgraphs(0), operator_names) if count else []
+    for index, kind in enumerate(kinds):
         if kind in CONTROL_FLOW:
             return (f"operator {index} ({kind}): control flow over the model's {count} "
                     "subgraphs is not supported (a recurrent layer a converter wrote as a "
                     "loop: Keras 3's LSTM and GRU, Keras 2's GRU)")
     return f"the model has {count} subgraphs; only models with one are supported"
+
+
+def _operator_kinds(model, graph, operator_names: dict[int, str]) -> list[str | None]:
+    """The builtin operator of each of `graph`'s operators, up to the first
+    whose operator code is out of range (refused later, naming it)."""
+    kinds = []
+    for index in range(graph.OperatorsLength()):
+        op_index = graph.Operators(index).OpcodeIndex()
+        if op_index >= model.OperatorCodesLength():
+            break
+        code = model.OperatorCodes(op_index)
+        kinds.append(operator_names.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode())))
+    return kinds
 
 
 def _builtin_code(tflite, code, index: int, filename: str) -> int:
