@@ -140,7 +140,8 @@ def test_a_keras_lstm_matches_tflite_micro(path):
 
 
 def _tflite_lstm(time_major: bool = True, cell_clip: float = 0.0,
-                 omit: tuple[int, ...] = (), extra: dict[int, tuple] | None = None) -> bytes:
+                 omit: tuple[int, ...] = (), extra: dict[int, tuple] | None = None,
+                 activation: str = "TANH") -> bytes:
     """A TFLite LSTM layer of 3 inputs, 4 cells, 5 steps and a batch of 2,
     its weights large enough for the cell state to pass 1, inputs `omit`
     left out (-1) and `extra` optional inputs given (position: shape)."""
@@ -160,7 +161,7 @@ def _tflite_lstm(time_major: bool = True, cell_clip: float = 0.0,
     inputs[18] = m.tensor("output_state", [batch, cells], variable=True)
     inputs[19] = m.tensor("cell_state", [batch, cells], variable=True)
     m.operator("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [y],
-               lstm_options(cell_clip=cell_clip, time_major=time_major))
+               lstm_options(cell_clip=cell_clip, time_major=time_major, activation=activation))
     return m.build([x], [y])
 
 
@@ -184,11 +185,15 @@ def test_a_tflite_lstm_matches_tflite_micro(tmp_path, time_major, cell_clip):
     ("peepholes", "has peephole weights (input 9)"),
     ("cifg", "couples its input gate to the forget gate (CIFG, no input 1)"),
     ("projection", "has projection weights (input 16)"),
+    ("layer_norm", "has layer normalization weights (input 20)"),
+    ("relu", "cell activation RELU is not supported; only TANH (Keras's default)"),
 ])
 def test_a_tflite_lstm_form_not_computed_is_a_one_line_error(tmp_path, case, words):
     data = {"peepholes": lambda: _tflite_lstm(extra={9: (4,)}),
             "cifg": lambda: _tflite_lstm(omit=(1, 5, 12)),
-            "projection": lambda: _tflite_lstm(extra={16: (4, 4)})}[case]()
+            "projection": lambda: _tflite_lstm(extra={16: (4, 4)}),
+            "layer_norm": lambda: _tflite_lstm(extra={20: (4,)}),
+            "relu": lambda: _tflite_lstm(activation="RELU")}[case]()
     path = tmp_path / f"{case}.tflite"
     path.write_bytes(data)
     done = cli("compile", path, "-o", tmp_path / "out")
@@ -249,3 +254,55 @@ def test_a_keras_recurrent_model_not_computed_is_a_one_line_error(tmp_path, name
     done = cli("compile", RECURRENT / f"{name}.tflite", "-o", tmp_path / "out")
     assert_one_line_error(done, "compile", KERAS_REFUSED[name])
     assert not (tmp_path / "out").exists()
+
+
+def _mutated(change) -> onnx.ModelProto:
+    """lstm_forward with `change(node, initializers)` applied."""
+    model = recurrent_models.build("lstm_forward")
+    node = model.graph.node[0]
+    change(node, {t.name: t for t in model.graph.initializer})
+    return model
+
+
+def _set(node, key, value):
+    for attribute in [a for a in node.attribute if a.name == key]:
+        node.attribute.remove(attribute)
+    node.attribute.append(onnx.helper.make_attribute(key, value))
+
+
+def _short_bias(node, initializers):
+    bias = initializers[node.input[3]]
+    bias.CopyFrom(onnx.numpy_helper.from_array(onnx.numpy_helper.to_array(bias)[:, :5], bias.name))
+
+
+@pytest.mark.parametrize("case,words", [
+    ("input_forget", "couples the input and forget gates (input_forget=1); not supported"),
+    ("direction", "direction 'sideways' is not forward, reverse or bidirectional"),
+    ("hidden_size", "W [1, 28, 5] and R [1, 28, 7] do not match 1 direction(s) of 4 gates "
+                    "of hidden_size 0 over inputs of 5"),
+    ("bias", "B [1, 5] is not [1, 56]"),
+])
+def test_a_malformed_lstm_is_a_one_line_error_naming_it(tmp_path, case, words):
+    change = {"input_forget": lambda node, _: _set(node, "input_forget", 1),
+              "direction": lambda node, _: _set(node, "direction", "sideways"),
+              "hidden_size": lambda node, _: _set(node, "hidden_size", 0),
+              "bias": _short_bias}[case]
+    path = tmp_path / f"{case}.onnx"
+    onnx.save(_mutated(change), str(path))
+    done = cli("compile", path, "-o", tmp_path / "out")
+    line = assert_one_line_error(done, "compile", words)
+    assert "node 'lstm' (LSTM)" in line
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_variable_read_by_another_operator_is_refused(tmp_path):
+    # A variable is only ever a recurrent operator's state.
+    m = TfliteModel()
+    x, y = m.tensor("x", [1, 4]), m.tensor("y", [1, 4])
+    m.operator("ADD", [x, m.tensor("state", [1, 4], variable=True)], [y])
+    path = tmp_path / "variable.tflite"
+    path.write_bytes(m.build([x], [y]))
+    done = cli("compile", path, "-o", tmp_path / "out")
+    assert_one_line_error(done, "compile", "tensor 'state': is a variable (state kept between "
+                          "invocations), which tinyml supports only as a recurrent "
+                          "operator's state")

@@ -280,6 +280,20 @@ def _bad_models() -> dict[str, tuple[bytes, str]]:
     m.operator("SOFTMAX", [x], [y], softmax_options(beta=2.0))
     cases["unsupported option"] = (m.build([x], [y]),
                                    r"operator 0 \(SOFTMAX\): beta 2.0 is not supported")
+    for case, (begin, end, message) in {
+            "empty strided slice": ([0, 3, 0], [1, 3, 6], r"operator 0 \(STRIDED_SLICE\): begin "
+                                    r"\[0, 3, 0\], end \[1, 3, 6\] and strides \[1, 1, 1\] "
+                                    r"select nothing of \[1, 5, 6\]"),
+            "short strided slice": ([0, 0], [1, 5], r"operator 0 \(STRIDED_SLICE\): begin "
+                                    r"\[0, 0\], end \[1, 5\] and strides \[1, 1, 1\] do "
+                                    r"not slice \[1, 5, 6\]")}.items():
+        m = TfliteModel()
+        x, y = m.tensor("input", [1, 5, 6]), m.tensor("output", [1, 1, 6])
+        m.operator("STRIDED_SLICE", [x, m.tensor("b", [len(begin)], np.int32, data=begin),
+                                     m.tensor("e", [len(end)], np.int32, data=end),
+                                     m.tensor("s", [3], np.int32, data=[1, 1, 1])], [y],
+                   strided_slice_options())
+        cases[case] = (m.build([x], [y]), message)
     kws = (INT8_ZOO / "kws_dscnn.tflite").read_bytes()
     cases["truncated file"] = (kws[:len(kws) // 3], r"corrupt or truncated flatbuffer")
     return cases

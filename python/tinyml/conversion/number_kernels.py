@@ -5,8 +5,9 @@ A kernel is one top-level tinyml op of a function: a `tinyml.fused` group
 (its loop nests once lowered) or an op left alone (a pooling, a softmax, a
 concat, a reshape...); the loops over rows the memory passes build
 (tinyml-fuse-row-bands, tinyml-fuse-line-buffer: `scf.for` ops holding
-tinyml ops, each loop carrying the one before's result) are one kernel of
-the layers they compute, named after all of them; after bufferization also
+tinyml ops, each loop carrying the one before's result) and a recurrent
+layer's time loop are one kernel of the layers they compute, named after
+all of them, their MACs counted once per iteration; after bufferization also
 a `memref.copy` (a result copied into its out-parameter). The pass numbers those not numbered yet in
 execution order, after the function's highest number (from `first` when
 there is none), and sets the location of each and of every op nested in it to
