@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The recurrent corpus (test/models/recurrent: PyTorch LSTM/GRU exports,
-Keras 2 LSTMs converted as TFLM's LSTM example converts them) on emulated
+Keras 2 and 3 LSTMs, GRUs and Conv1D networks converted to TFLite) on emulated
 Cortex-M cores: executed instructions, the share of them in the float
 math library (the gates' sigmoid and tanh), arena against TFLM's for the
 `.tflite` files, code, and the largest error against the reference
-(onnxruntime, tflite-micro) relative to the output's largest value.
+(onnxruntime, tflite-micro, or TensorFlow Lite's output committed beside a
+model TFLM miscomputes) relative to the output's largest value.
 
     tools/benchmark_recurrent.py [--targets cortex-m4,cortex-m7]
 
@@ -25,7 +26,20 @@ RECURRENT = Path(__file__).resolve().parent.parent / "test" / "models" / "recurr
 MATH_LIBRARY = ("expf", "tanhf")
 
 
+def given_input(path: Path, compiled) -> np.ndarray:
+    committed = path.with_suffix(".reference.npz")
+    if committed.exists():
+        return np.load(committed)["input"]
+    rng = np.random.default_rng(1)
+    shape, dtype = compiled.inputs[0].shape, np.dtype(compiled.inputs[0].dtype)
+    return rng.integers(-128, 128, shape).astype(np.int8) if dtype == np.int8 \
+        else rng.standard_normal(shape).astype(np.float32)
+
+
 def reference(path: Path, x: np.ndarray) -> np.ndarray:
+    committed = path.with_suffix(".reference.npz")
+    if committed.exists():
+        return np.load(committed)["output"]
     if path.suffix == ".tflite":
         from tflite_micro.python.tflite_micro import runtime
         interpreter = runtime.Interpreter.from_bytes(path.read_bytes())
@@ -37,7 +51,7 @@ def reference(path: Path, x: np.ndarray) -> np.ndarray:
     return session.run(None, {session.get_inputs()[0].name: x})[0]
 
 
-def tflm_arena(path: Path, shape) -> int | None:
+def tflm_arena(path: Path, x: np.ndarray) -> int | None:
     """TFLM's arena for a `.tflite` file, as its recording allocator prints
     it (to the process's stderr, hence a process of its own)."""
     if path.suffix != ".tflite":
@@ -45,7 +59,7 @@ def tflm_arena(path: Path, shape) -> int | None:
     script = ("import sys, numpy as np\n"
               "from tflite_micro.python.tflite_micro import runtime\n"
               "i = runtime.Interpreter.from_file(sys.argv[1])\n"
-              f"i.set_input(np.zeros({list(shape)}, np.float32), 0)\n"
+              f"i.set_input(np.zeros({list(x.shape)}, np.{x.dtype}), 0)\n"
               "i.invoke()\ni.print_allocations()\n")
     out = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
                          text=True, check=True).stderr
@@ -68,18 +82,17 @@ def main(argv=None) -> int:
                 print(f"| {path.name} | {target} | refused: {str(error).split(': ', 1)[-1]} "
                       "||||||||", flush=True)
                 continue
-            x = np.random.default_rng(1).standard_normal(
-                compiled.inputs[0].shape).astype(np.float32)
+            x = given_input(path, compiled)
             result = compiled.run(x, profile=True)
             want = reference(path, x)
-            error = float(np.abs(result.outputs[0].reshape(want.shape) - want).max()) \
-                / float(np.abs(want).max())
+            error = float(np.abs(result.outputs[0].reshape(want.shape).astype(np.float64)
+                                 - want).max()) / float(np.abs(want).max())
             library = sum(count for layer in result.profile["layers"]
                           for kernel in layer["kernels"]
                           for helper, count in kernel["helpers"].items()
                           if helper in MATH_LIBRARY)
             report = compiled.report
-            tflm = tflm_arena(path, compiled.inputs[0].shape)
+            tflm = tflm_arena(path, x)
             print(f"| {path.name} | {target} | {report.macs:,} | {result.instructions:,} | "
                   f"{result.instructions / report.macs:.2f} | "
                   f"{library / result.instructions:.0%} | {report.arena_bytes:,} | "

@@ -11,10 +11,18 @@ networks converted to `.tflite` the way users convert them.
   UNIDIRECTIONAL_SEQUENCE_LSTM operator.
 - `keras_lstm_int8`: the first, fully integer (the converter's documented
   recipe: a representative dataset, int8 builtins, int8 input and output).
-- `keras_gru`, `keras3_lstm`, `keras3_gru`: `from_keras_model` with
-  everything default and a batch of 1 (a dynamic batch fails in the
-  converter's tensor-list lowering). TFLite has no GRU operator, and Keras 3
-  converts both layers to a WHILE loop over three subgraphs.
+- `keras_gru`, `keras3_lstm`, `keras3_gru`, `keras3_stacked` (an LSTM
+  returning its sequence into a GRU): `from_keras_model` with everything
+  default and a batch of 1 (a dynamic batch fails in the converter's
+  tensor-list lowering). TFLite has no GRU operator, and Keras 3 converts
+  both layers to a WHILE loop over a cond and a body subgraph.
+  TFLM miscomputes `keras3_stacked` (its LSTM's output sequence is
+  written through SLICEs of a size that changes each step, which TFLM,
+  without dynamic shapes, does not resize): `keras3_stacked.reference.npz`
+  holds an input and TensorFlow Lite's output for it, the tests' reference.
+- `keras_conv1d`, `keras3_conv1d` and `keras3_conv1d_int8`: a small
+  Conv1D keyword-spotting network (what streaming audio models are made
+  of), `from_keras_model` defaults, the last fully integer.
 
 Keras 3 and Keras 2 cannot share a process (`TF_USE_LEGACY_KERAS` is read
 when TensorFlow is imported): the Keras 3 models are built by this script
@@ -48,14 +56,7 @@ def from_concrete_function(tf, model, shape, integer: bool = False) -> bytes:
     run = tf.function(lambda x: model(x))
     converter = tf.lite.TFLiteConverter.from_concrete_functions(
         [run.get_concrete_function(tf.TensorSpec(shape, tf.float32))], model)
-    if integer:
-        rng = np.random.default_rng(0)
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-        converter.representative_dataset = lambda: (
-            [rng.standard_normal(shape).astype(np.float32)] for _ in range(16))
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        converter.inference_input_type = converter.inference_output_type = tf.int8
-    return converter.convert()
+    return (fully_integer(tf, converter, shape) if integer else converter).convert()
 
 
 def keras2(out: str) -> None:
@@ -74,6 +75,27 @@ def keras2(out: str) -> None:
     write(out, "keras_lstm_stacked", from_concrete_function(tf, stacked, [1, 8, 6]))
     write(out, "keras_lstm_int8", from_concrete_function(tf, lstm, [1, 12, 10], integer=True))
     write(out, "keras_gru", tf.lite.TFLiteConverter.from_keras_model(gru).convert())
+    conv1d = seeded(keras, tf, "keras_conv1d", conv1d_network(layers, keras))
+    write(out, "keras_conv1d", tf.lite.TFLiteConverter.from_keras_model(conv1d).convert())
+
+
+def conv1d_network(layers, keras):
+    return keras.Sequential([
+        layers.Input(shape=(49, 10)), layers.Conv1D(8, 3, activation="relu"),
+        layers.MaxPooling1D(2), layers.Conv1D(8, 3, strides=2, activation="relu"),
+        layers.GlobalAveragePooling1D(), layers.Dense(4, activation="softmax")])
+
+
+def fully_integer(tf, converter, shape):
+    """`converter` set to TFLiteConverter's documented full-integer recipe:
+    a representative dataset, int8 builtins, int8 input and output."""
+    rng = np.random.default_rng(0)
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = lambda: (
+        [rng.standard_normal(shape).astype(np.float32)] for _ in range(16))
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.inference_input_type = converter.inference_output_type = tf.int8
+    return converter
 
 
 def keras3(out: str) -> None:
@@ -86,6 +108,29 @@ def keras3(out: str) -> None:
             [layers.Input(shape=(12, 10), batch_size=1), getattr(layers, kind)(16),
              layers.Dense(4)]))
         write(out, name, tf.lite.TFLiteConverter.from_keras_model(model).convert())
+    stacked = seeded(keras, tf, "keras3_stacked", keras.Sequential([
+        layers.Input(shape=(8, 6), batch_size=1), layers.LSTM(12, return_sequences=True),
+        layers.GRU(8), layers.Dense(3, activation="softmax")]))
+    data = tf.lite.TFLiteConverter.from_keras_model(stacked).convert()
+    write(out, "keras3_stacked", data)
+    write_reference(tf, out, "keras3_stacked", data)
+    conv1d = seeded(keras, tf, "keras3_conv1d", conv1d_network(layers, keras))
+    write(out, "keras3_conv1d", tf.lite.TFLiteConverter.from_keras_model(conv1d).convert())
+    write(out, "keras3_conv1d_int8", fully_integer(
+        tf, tf.lite.TFLiteConverter.from_keras_model(conv1d), [1, 49, 10]).convert())
+
+
+def write_reference(tf, out: str, name: str, data: bytes) -> None:
+    """An input and TensorFlow Lite's output for it, beside the model."""
+    interpreter = tf.lite.Interpreter(model_content=data)
+    interpreter.allocate_tensors()
+    given, result = interpreter.get_input_details()[0], interpreter.get_output_details()[0]
+    x = np.random.default_rng(1).standard_normal(given["shape"]).astype(np.float32)
+    interpreter.set_tensor(given["index"], x)
+    interpreter.invoke()
+    path = os.path.join(out, f"{name}.reference.npz")
+    np.savez(path, input=x, output=interpreter.get_tensor(result["index"]))
+    print(path)
 
 
 def write(out: str, name: str, data: bytes) -> None:

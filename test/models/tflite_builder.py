@@ -279,6 +279,14 @@ def pack_options(values_count: int, axis: int = 0):
     return tflite.BuiltinOptions.PackOptions, table
 
 
+def split_options(num_splits: int):
+    def table(b):
+        tflite.SplitOptionsStart(b)
+        tflite.SplitOptionsAddNumSplits(b, num_splits)
+        return tflite.SplitOptionsEnd(b)
+    return tflite.BuiltinOptions.SplitOptions, table
+
+
 def leaky_relu_options(alpha: float):
     def table(b):
         tflite.LeakyReluOptionsStart(b)

@@ -77,21 +77,21 @@ def test_tflite_writer_writes_the_seeds_back():
     the same on TFLM from both files."""
     from tflite_micro.python.tflite_micro import runtime
 
-    from tinyml.frontend.tflite.importer import read_model
+    from tinyml.frontend.tflite.reader import read_model
     seeds = tflite_seed_files()
     assert len(seeds) >= 40
     for name, data in seeds.items():
         written = tflite_struct.write_model(tflite_struct.read_model(data))
         assert tflite_struct.write_model(tflite_struct.read_model(written)) == written, name
-        ours, theirs = read_model(written, name), read_model(data, name)
+        ours, theirs = read_model(written, name)[0], read_model(data, name)[0]
         assert [(t.name, t.shape, t.signature, t.type_name, t.quantization is None)
-                for t in ours[0]] == [(t.name, t.shape, t.signature, t.type_name,
-                                       t.quantization is None) for t in theirs[0]], name
+                for t in ours.tensors] == [(t.name, t.shape, t.signature, t.type_name,
+                                            t.quantization is None) for t in theirs.tensors], name
         assert all(a.data is None and b.data is None or (a.data == b.data).all()
-                   for a, b in zip(ours[0], theirs[0])), name
-        assert [(o.kind, o.inputs, o.outputs, o.options) for o in ours[1]] == \
-            [(o.kind, o.inputs, o.outputs, o.options) for o in theirs[1]], name
-        assert ours[2:] == theirs[2:], name
+                   for a, b in zip(ours.tensors, theirs.tensors)), name
+        assert [(o.kind, o.inputs, o.outputs, o.options) for o in ours.operators] == \
+            [(o.kind, o.inputs, o.outputs, o.options) for o in theirs.operators], name
+        assert (ours.inputs, ours.outputs) == (theirs.inputs, theirs.outputs), name
     data = seeds["int8/op_conv_relu.tflite"]
     outputs = []
     for model in (data, tflite_struct.write_model(tflite_struct.read_model(data))):

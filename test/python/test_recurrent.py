@@ -7,11 +7,13 @@ tools/build_recurrent_models.py with both exporters' defaults) match
 onnxruntime within float rounding on the host, the M4 and the M7; the
 specification's other forms (test/models/recurrent_models.py: reverse and
 bidirectional, layout 1, a batch of two, states as inputs, every output)
-on the host and the M4. Keras 2 LSTMs converted as TFLM's LSTM example
-converts them (test/models/recurrent/*.tflite, from
-tools/build_keras_recurrent_models.py) and TFLite LSTMs written here (time
-major, a cell clip that binds) match tflite-micro within float rounding on
-the host and the M4. The report counts a loop's MACs once per step, the
+on the host and the M4. The Keras corpus (test/models/recurrent/*.tflite,
+from tools/build_keras_recurrent_models.py: Keras 2 LSTMs converted as
+TFLM's LSTM example converts them, Keras 3 LSTMs and GRUs and Keras 2's GRU
+as WHILE loops, Conv1D networks float and int8) and TFLite LSTMs written
+here (time major, a cell clip that binds) match tflite-micro within float
+rounding on the host and the M4, bit for bit when int8 (and on the M0);
+the one model TFLM miscomputes, TensorFlow Lite's committed output. The report counts a loop's MACs once per step, the
 profile gives the loop to its node, and the forms tinyml does not compute
 are one-line errors naming the node.
 """
@@ -32,14 +34,11 @@ from conftest import assert_one_line_error, cli, tflite_micro_output
 
 RECURRENT = Path(__file__).resolve().parents[1] / "models" / "recurrent"
 EXPORTS = sorted(p for p in RECURRENT.glob("*.onnx") if ".qdq." not in p.name)
-KERAS = sorted(RECURRENT.glob("keras_lstm*.tflite"))
+KERAS = sorted(RECURRENT.glob("keras*.tflite"))
 #: The Keras files tinyml refuses, and the words of the one line each gets.
 KERAS_REFUSED = {
     "keras_lstm_int8": "operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): needs constant float32 "
                        "weights and biases (a hybrid or int8 LSTM is not supported)",
-    "keras_gru": "operator 1 (WHILE): control flow over the model's 3 subgraphs is not supported",
-    "keras3_lstm": "operator 1 (WHILE): control flow over the model's 3 subgraphs",
-    "keras3_gru": "operator 1 (WHILE): control flow over the model's 3 subgraphs",
 }
 
 
@@ -129,14 +128,28 @@ def test_only_the_batch_of_a_time_first_sequence_may_be_dynamic(tmp_path):
 
 @pytest.mark.parametrize("path", [p for p in KERAS if p.stem not in KERAS_REFUSED],
                          ids=lambda p: p.name)
-def test_a_keras_lstm_matches_tflite_micro(path):
+def test_a_keras_model_matches_its_reference(path):
+    """Float within rounding, int8 bit for bit (on the M0 too), against
+    tflite-micro; against TensorFlow Lite where TFLM miscomputes the model
+    (the reference the build script committed beside it)."""
     from tflite_micro.python.tflite_micro import runtime
     data = path.read_bytes()
-    shape = runtime.Interpreter.from_bytes(data).get_input_details(0)["shape"]
-    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
-    want = tflite_micro_output(data, x)
-    for target in ("host", "cortex-m4"):
-        assert _close(tinyml.compile(str(path), target=target).run(x).outputs[0], want), target
+    committed = path.with_suffix(".reference.npz")
+    if committed.exists():
+        reference = np.load(committed)
+        x, want = reference["input"], reference["output"]
+    else:
+        given = runtime.Interpreter.from_bytes(data).get_input_details(0)
+        rng = np.random.default_rng(1)
+        x = rng.standard_normal(given["shape"]).astype(np.float32) \
+            if given["dtype"] == np.float32 else \
+            rng.integers(-128, 128, given["shape"]).astype(np.int8)
+        want = tflite_micro_output(data, x)
+    integer = want.dtype == np.int8
+    for target in ("host", "cortex-m4") + (("cortex-m0",) if integer else ()):
+        got = tinyml.compile(str(path), target=target).run(x).outputs[0]
+        assert np.array_equal(got.reshape(want.shape), want) if integer \
+            else _close(got, want), target
 
 
 def _tflite_lstm(time_major: bool = True, cell_clip: float = 0.0,

@@ -32,7 +32,7 @@ import tinyml
 from conftest import assert_one_line_error, cli
 from tflite_builder import (TfliteModel, add_options, concatenation_options, conv_options,
                             depthwise_options, fully_connected_options, pack_options,
-                            pool_options, reducer_options, softmax_options,
+                            pool_options, reducer_options, softmax_options, split_options,
                             strided_slice_options)
 from tinyml import make_context
 from tinyml import CompileError
@@ -207,6 +207,17 @@ def float_models() -> dict[str, bytes]:
     m.operator("RESHAPE", [every_other, m.tensor("shape", [2], np.int32, data=[1, 12])], [flat])
     m.operator("CONCATENATION", [last, flat], [y], concatenation_options(1))
     models["strided_slices"] = m.build([x], [y])
+    # Keras's gates (SPLIT of one matmul) and Conv1D's EXPAND_DIMS.
+    m = TfliteModel()
+    x = m.tensor("input", [1, 6])
+    parts = [m.tensor(f"part{n}", [1, 2]) for n in range(3)]
+    last, first = m.tensor("last", [1, 1, 2]), m.tensor("first", [1, 1, 2])
+    y = m.tensor("output", [1, 1, 4])
+    m.operator("SPLIT", [m.tensor("axis", [], np.int32, data=1), x], parts, split_options(3))
+    m.operator("EXPAND_DIMS", [parts[2], m.tensor("at", [], np.int32, data=1)], [last])
+    m.operator("EXPAND_DIMS", [parts[0], m.tensor("before", [], np.int32, data=-2)], [first])
+    m.operator("CONCATENATION", [last, first], [y], concatenation_options(2))
+    models["split_expand_dims"] = m.build([x], [y])
     return models
 
 
@@ -293,6 +304,21 @@ def _bad_models() -> dict[str, tuple[bytes, str]]:
                                      m.tensor("e", [len(end)], np.int32, data=end),
                                      m.tensor("s", [3], np.int32, data=[1, 1, 1])], [y],
                    strided_slice_options())
+        cases[case] = (m.build([x], [y]), message)
+    for case, (count, axis, expand_axis, message) in {
+            "split of another count": (4, 1, 1, r"operator 0 \(SPLIT\): 4 splits into 3 "
+                                       r"outputs of dimension 1 of \[1, 6\]"),
+            "split axis out of range": (3, 2, 1, r"operator 0 \(SPLIT\): axis 2 out of range "
+                                        r"for rank 2"),
+            "expand at another axis": (3, 1, 2, r"operator 1 \(EXPAND_DIMS\): axis 2 of "
+                                       r"\[1, 2\] does not give \[1, 1, 2\]")}.items():
+        m = TfliteModel()
+        x, y = m.tensor("input", [1, 6]), m.tensor("output", [1, 1, 2])
+        parts = [m.tensor(f"part{n}", [1, 2]) for n in range(3)]
+        m.operator("SPLIT", [m.tensor("axis", [], np.int32, data=axis), x], parts,
+                   split_options(count))
+        m.operator("EXPAND_DIMS", [parts[0], m.tensor("at", [], np.int32, data=expand_axis)],
+                   [y])
         cases[case] = (m.build([x], [y]), message)
     kws = (INT8_ZOO / "kws_dscnn.tflite").read_bytes()
     cases["truncated file"] = (kws[:len(kws) // 3], r"corrupt or truncated flatbuffer")

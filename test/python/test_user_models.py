@@ -22,7 +22,7 @@ import pytest
 from tflite_micro.python.tflite_micro import runtime
 
 import tinyml
-from tinyml.frontend.tflite.importer import dequantized, read_model
+from tinyml.frontend.tflite.reader import dequantized, read_model
 
 USERS = Path(__file__).resolve().parents[1] / "models" / "users"
 NETWORKS = sorted({p.name.split(".")[0] for p in USERS.glob("*.tflite")})
@@ -72,8 +72,9 @@ def test_a_converted_keras_model_matches_tflite_micro(network, mode):
 def _dense_reference(path: Path, x: np.ndarray) -> np.ndarray:
     """A chain of FULLY_CONNECTED layers in numpy, with each int8 weight
     dequantized (scale * q) and the fused activation applied."""
-    tensors, operators, _, _ = read_model(path.read_bytes(), str(path))
-    for op in operators:
+    graph = read_model(path.read_bytes(), str(path))[0]
+    tensors = graph.tensors
+    for op in graph.operators:
         assert op.kind == "FULLY_CONNECTED"
         w = tensors[op.inputs[1]]
         weights = dequantized(w) if w.type_name == "INT8" else w.data

@@ -250,7 +250,7 @@ def _time_loop(im: Importer, cell, weights: Direction, x: ir.Value, initial: lis
     steps, batch, _ = im.shape(x)
     hidden = weights.recurrent[0].shape[0]
     index = ir.IndexType.get()
-    carried = [_fresh_copy(im.tensor(s)) if isinstance(s, ir.Value) else im.tensor(s)
+    carried = [fresh_copy(im.tensor(s)) if isinstance(s, ir.Value) else im.tensor(s)
                for s in initial]
     if wants_sequence:
         carried.append(bufferization.AllocTensorOp(
@@ -276,7 +276,7 @@ def _time_loop(im: Importer, cell, weights: Direction, x: ir.Value, initial: lis
     return list(loop.results)
 
 
-def _fresh_copy(state: ir.Value) -> ir.Value:
+def fresh_copy(state: ir.Value) -> ir.Value:
     """`state` copied into a buffer of its own (`alloc_tensor`, which,
     unlike `tensor.empty`, CSE never merges with another): the loop writes
     each step's state over the last, and an initial state given as the

@@ -45,7 +45,8 @@ Errors raise `FrontendError` with one line: `<file>: operator <i>
 """
 from __future__ import annotations
 
-from . import operators  # noqa: F401  (registers the operator handlers)
-from .importer import import_tflite, import_tflite_bytes, is_tflite
+from . import control_flow, operators  # noqa: F401  (register the operator handlers)
+from .. import is_tflite
+from .importer import import_tflite, import_tflite_bytes
 
 __all__ = ["import_tflite", "import_tflite_bytes", "is_tflite"]

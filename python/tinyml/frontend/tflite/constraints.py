@@ -36,7 +36,9 @@ CONTRACTIONS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 #: How many leading inputs an operator computes its output from, in the
 #: output's type (None: all of them); the rest (axes, shapes, paddings) are
 #: integers read at import. One unless listed.
-DATA_INPUTS = {"ADD": 2, "SUB": 2, "MUL": 2, "CONCATENATION": None}
+DATA_INPUTS = {"ADD": 2, "SUB": 2, "MUL": 2, "CONCATENATION": None,
+               # Input 0 is the axis; the handler checks the data's type.
+               "SPLIT": 0}
 
 
 def _count(n: int, what: str) -> str:
@@ -69,11 +71,11 @@ def check_operands(im, op) -> None:
         if tensor.data is not None:
             raise im.fail(f"output '{tensor.name}' has constant data: a result is computed, "
                           "not stored in the file")
-        if index in im.values:
+        if im.computed(index):
             raise im.fail(f"output '{tensor.name}' is already a graph input or an earlier "
                           "operator's result; each tensor is computed once")
     for index in op.inputs:
-        if index >= 0 and im.tensors[index].data is None and index not in im.values \
+        if index >= 0 and im.tensors[index].data is None and not im.computed(index) \
                 and not im.tensors[index].variable:
             raise im.fail(f"input '{im.tensors[index].name}' is not computed before it is used")
 

@@ -16,7 +16,8 @@ from ..onnx.elementwise import hard_swish, leaky_relu
 from ..onnx.importer import Const, QuantConst, shape_text
 from ..onnx.recurrent import Direction, lstm_cell, sequence_layer
 from .constraints import DATA_INPUTS
-from .importer import Operator, TfliteImporter, dequantized, handles
+from .importer import TfliteImporter, handles
+from .reader import Operator, dequantized
 from .shape_folding import slice_index
 
 #: tflite.ActivationFunctionType -> the clamp it is ((low, high); None: a relu).
@@ -246,8 +247,8 @@ def looked_up(im: TfliteImporter, op: Operator):
                and t.quantization.axis is None for t in (x, y)) or x.index not in im.values:
         return None
     table = _TABLES[op.kind](op, x.quantization, y.quantization)
-    x_type, y_type = (uniform_type(list(t.quantization.scales), list(t.quantization.zero_points),
-                                   np.int8, None) for t in (x, y))
+    x_type, y_type = (uniform_type(list(q.scales), list(q.zero_points), np.int8, None)
+                      for q in (x.quantization, y.quantization) if q is not None)
     source = storage_cast(im.values[x.index], x_type, im.loc)
     result = im.emit(tm.LookupOp, y.shape, [source], y_type,
                      table=ir.DenseI8ArrayAttr.get(table))
@@ -319,9 +320,9 @@ def moved_as_stored(im: TfliteImporter, op: Operator) -> bool:
     count = DATA_INPUTS.get(op.kind, 1)
     data = op.inputs if count is None else op.inputs[:count]
     indices = [i for i in data if i >= 0] + op.outputs
-    params = [im.tensors[i].quantization for i in indices]
-    if not all(im.tensors[i].type_name == "INT8" and p is not None and p.axis is None
-               for i, p in zip(indices, params)):
+    params = [p for i in indices if (p := im.tensors[i].quantization) is not None
+              and p.axis is None and im.tensors[i].type_name == "INT8"]
+    if len(params) != len(indices):
         return False
     same = all(p.scales.tolist() == params[-1].scales.tolist()
                and p.zero_points.tolist() == params[-1].zero_points.tolist() for p in params)
@@ -338,13 +339,23 @@ def source(im: TfliteImporter, op: Operator, position: int, stored: bool):
     return im.values[op.inputs[position]]
 
 
-@handles("RESHAPE", "SQUEEZE")
+@handles("RESHAPE", "SQUEEZE", "EXPAND_DIMS")
 def _reshape(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]:
+    """A new shape of the same elements: the output tensor's. EXPAND_DIMS
+    (Keras's Conv1D, a CONV_2D of height 1) must insert one 1 at its axis."""
     stored = moved_as_stored(im, op)
     x = source(im, op, 0, stored)
     out = im.tensors[op.outputs[0]].shape
     if math.prod(out) != math.prod(im.shape(x)):
         raise im.fail(f"cannot reshape {shape_text(im.shape(x))} to {shape_text(out)}")
+    if op.kind == "EXPAND_DIMS":
+        axis = int(im.int_input(1, "the axis").reshape(-1)[0])
+        rank = len(im.shape(x)) + 1
+        expanded = list(im.shape(x))
+        expanded.insert(axis % rank if -rank <= axis < rank else rank, 1)
+        if not -rank <= axis < rank or tuple(expanded) != tuple(out):
+            raise im.fail(f"axis {axis} of {shape_text(im.shape(x))} does not give "
+                          f"{shape_text(out)}")
     return [im.reshape(x, out)], stored
 
 
@@ -384,6 +395,39 @@ def _strided_slice(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]
         steps.append(picked.step)
     y = im.slice(x, offsets, sizes, steps)
     return [im.reshape(y, im.tensors[op.outputs[0]].shape)], stored
+
+
+@handles("SPLIT")
+def _split(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
+    """Equal parts of input 1 along the axis input 0 holds: Keras's gates,
+    one matmul split four ways. TFLM's SPLIT copies elements: an int8 one
+    moves the stored bytes."""
+    if len(op.inputs) != 2:
+        raise im.fail(f"takes 2 inputs (the axis and the data), has {len(op.inputs)}")
+    data = im.tensors[op.inputs[1]]
+    for index in op.outputs:
+        if im.tensors[index].type_name != data.type_name:
+            raise im.fail(f"input '{data.name}' is {data.type_name} and output "
+                          f"'{im.tensors[index].name}' {im.tensors[index].type_name}; SPLIT "
+                          "computes in its input's type")
+    stored = data.type_name == "INT8" and data.data is None
+    x = source(im, op, 1, stored)
+    shape = list(im.shape(x))
+    axis = int(im.int_input(0, "the axis").reshape(-1)[0])
+    count = int(op.options["NumSplits"])
+    if not -len(shape) <= axis < len(shape):
+        raise im.fail(f"axis {axis} out of range for rank {len(shape)}")
+    axis %= len(shape)
+    if count < 1 or count != len(op.outputs) or shape[axis] % count:
+        raise im.fail(f"{count} splits into {len(op.outputs)} outputs of dimension {axis} of "
+                      f"{shape_text(shape)}")
+    size = shape[axis] // count
+    parts = []
+    for part in range(count):
+        offsets = [part * size if a == axis else 0 for a in range(len(shape))]
+        sizes = [size if a == axis else d for a, d in enumerate(shape)]
+        parts.append(im.slice(x, offsets, sizes, [1] * len(shape)))
+    return parts, stored
 
 
 @handles("CONCATENATION")

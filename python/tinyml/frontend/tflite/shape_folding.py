@@ -46,13 +46,15 @@ def slice_index(rank: int, begin, end, strides, options) -> list[int | slice]:
     return index
 
 
-def _evaluate(im, operator, values: list[np.ndarray]) -> np.ndarray | None:
-    """The operator on constant inputs; None where it is not a shape
-    computation tinyml folds."""
+def evaluate(operator, values: list[np.ndarray], shape) -> np.ndarray | None:
+    """The operator on constant inputs, its output of `shape`; None where it
+    is not a shape computation tinyml folds. A computation numpy cannot do
+    raises ValueError (IndexError, TypeError, ZeroDivisionError)."""
     kind, options = operator.kind, operator.options
     if kind == "STRIDED_SLICE":
         if options.get("EllipsisMask") or options.get("NewAxisMask"):
-            raise im.fail("a strided slice with an ellipsis or new-axis mask is not supported")
+            raise ValueError("a strided slice with an ellipsis or new-axis mask is not "
+                             "supported")
         return strided_slice(values[0], values[1], values[2], values[3], options)  # 4 inputs
     if kind == "PACK":
         return np.stack(values, axis=int(options.get("Axis", 0)))
@@ -61,7 +63,7 @@ def _evaluate(im, operator, values: list[np.ndarray]) -> np.ndarray | None:
     if kind == "GATHER":
         return np.take(values[0], values[1], axis=int(options.get("Axis", 0)))
     if kind in ("RESHAPE", "SQUEEZE", "EXPAND_DIMS"):
-        return values[0].reshape(im.tensors[operator.outputs[0]].shape)
+        return values[0].reshape(shape)
     if kind == "CAST":
         return values[0]
     if kind in _ARITHMETIC:
@@ -96,7 +98,7 @@ def fold_shape_computation(im, operator) -> bool:
                              or t.quantization is not None for t in inputs):
             return False
         try:
-            value = _evaluate(im, operator, [np.asarray(t.data) for t in inputs])
+            value = evaluate(operator, [np.asarray(t.data) for t in inputs], out.shape)
         except (ValueError, IndexError, TypeError, ZeroDivisionError) as error:
             raise im.fail(f"cannot evaluate the shape computation: {error}") from None
         if value is None:
