@@ -23,6 +23,12 @@ networks converted to `.tflite` the way users convert them.
 - `keras_conv1d`, `keras3_conv1d` and `keras3_conv1d_int8`: a small
   Conv1D keyword-spotting network (what streaming audio models are made
   of), `from_keras_model` defaults, the last fully integer.
+- `keras3_ds_tcn` and `keras3_ds_tcn_int8`: a depthwise-separable temporal
+  convolution network of the shape MLPerf Tiny's streaming wake-word
+  benchmark describes (49 frames of 40 features as [time, 1, feature],
+  blocks of a (k, 1) DepthwiseConv2D, a 1x1 Conv2D, batch norm and ReLU,
+  kernels 3, 5, 10 and 15, flattened into a Dense of 3), written here
+  from that description; the firmware calls it once per window.
 
 Keras 3 and Keras 2 cannot share a process (`TF_USE_LEGACY_KERAS` is read
 when TensorFlow is imported): the Keras 3 models are built by this script
@@ -48,7 +54,9 @@ def seeded(keras, tf, name: str, model):
     keras.utils.set_random_seed(sum(map(ord, name)))
     for layer in model.layers:
         for weight in layer.weights:
-            weight.assign(tf.random.uniform(weight.shape, -0.5, 0.5))
+            # A batch norm's variance must be positive.
+            low = 0.5 if "variance" in weight.name else -0.5
+            weight.assign(tf.random.uniform(weight.shape, low, low + 1.0))
     return model
 
 
@@ -118,6 +126,20 @@ def keras3(out: str) -> None:
     write(out, "keras3_conv1d", tf.lite.TFLiteConverter.from_keras_model(conv1d).convert())
     write(out, "keras3_conv1d_int8", fully_integer(
         tf, tf.lite.TFLiteConverter.from_keras_model(conv1d), [1, 49, 10]).convert())
+    ds_tcn = seeded(keras, tf, "keras3_ds_tcn", ds_tcn_network(layers, keras))
+    write(out, "keras3_ds_tcn", tf.lite.TFLiteConverter.from_keras_model(ds_tcn).convert())
+    write(out, "keras3_ds_tcn_int8", fully_integer(
+        tf, tf.lite.TFLiteConverter.from_keras_model(ds_tcn), [1, 49, 1, 40]).convert())
+
+
+def ds_tcn_network(layers, keras):
+    x = inputs = layers.Input(shape=(49, 1, 40))
+    for filters, kernel in ((128, 3), (64, 5), (64, 10), (32, 15)):
+        x = layers.DepthwiseConv2D((kernel, 1), use_bias=False)(x)
+        x = layers.Conv2D(filters, 1, use_bias=False)(x)
+        x = layers.BatchNormalization()(x)
+        x = layers.Activation("relu")(x)
+    return keras.Model(inputs, layers.Dense(3)(layers.Flatten()(x)))
 
 
 def write_reference(tf, out: str, name: str, data: bytes) -> None:

@@ -50,7 +50,7 @@
 // LSTM-NEXT:      %[[HN:.*]] = tinyml.mul %{{.*}}, %[[TC]]
 // LSTM-NEXT:      %[[WH:.*]] = bufferization.materialize_in_destination %[[HN]] in %[[H]]
 // LSTM-NEXT:      %[[WC:.*]] = bufferization.materialize_in_destination %[[CN]] in %[[C]]
-// LSTM-NEXT:      %[[S:.*]] = tensor.insert_slice %[[HN]] into %[[SEQ]][%[[T]], 0, 0] [1, 1, 20] [1, 1, 1] : tensor<1x20xf32> into tensor<12x1x20xf32>
+// LSTM-NEXT:      %[[S:.*]] = tensor.insert_slice %[[WH]] into %[[SEQ]][%[[T]], 0, 0] [1, 1, 20] [1, 1, 1] : tensor<1x20xf32> into tensor<12x1x20xf32>
 // LSTM-NEXT:      scf.yield %[[WH]], %[[WC]], %[[S]]
 // LSTM:         tinyml.reshape %[[L1]]#2 : (tensor<12x1x20xf32>) -> tensor<12x1x1x20xf32>
 // LSTM:         scf.for

@@ -35,11 +35,6 @@ from conftest import assert_one_line_error, cli, tflite_micro_output
 RECURRENT = Path(__file__).resolve().parents[1] / "models" / "recurrent"
 EXPORTS = sorted(p for p in RECURRENT.glob("*.onnx") if ".qdq." not in p.name)
 KERAS = sorted(RECURRENT.glob("keras*.tflite"))
-#: The Keras files tinyml refuses, and the words of the one line each gets.
-KERAS_REFUSED = {
-    "keras_lstm_int8": "operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): needs constant float32 "
-                       "weights and biases (a hybrid or int8 LSTM is not supported)",
-}
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> bool:
@@ -126,8 +121,7 @@ def test_only_the_batch_of_a_time_first_sequence_may_be_dynamic(tmp_path):
                                            "only the batch dimension (1) may be dynamic")
 
 
-@pytest.mark.parametrize("path", [p for p in KERAS if p.stem not in KERAS_REFUSED],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize("path", KERAS, ids=lambda p: p.name)
 def test_a_keras_model_matches_its_reference(path):
     """Float within rounding, int8 bit for bit (on the M0 too), against
     tflite-micro; against TensorFlow Lite where TFLM miscomputes the model
@@ -154,10 +148,11 @@ def test_a_keras_model_matches_its_reference(path):
 
 def _tflite_lstm(time_major: bool = True, cell_clip: float = 0.0,
                  omit: tuple[int, ...] = (), extra: dict[int, tuple] | None = None,
-                 activation: str = "TANH") -> bytes:
+                 activation: str = "TANH", given: tuple[int, ...] = ()) -> bytes:
     """A TFLite LSTM layer of 3 inputs, 4 cells, 5 steps and a batch of 2,
     its weights large enough for the cell state to pass 1, inputs `omit`
-    left out (-1) and `extra` optional inputs given (position: shape)."""
+    left out (-1), `extra` optional inputs given (position: shape) and the
+    inputs at `given` graph inputs rather than constants."""
     rng = np.random.default_rng(3)
     steps, batch, size, cells = 5, 2, 3, 4
     m = TfliteModel()
@@ -169,13 +164,14 @@ def _tflite_lstm(time_major: bool = True, cell_clip: float = 0.0,
     inputs = [x] + [-1] * 23
     for position, shape in shapes.items():
         if position not in omit:
+            data = rng.uniform(-1.5, 1.5, shape).astype(np.float32)
             inputs[position] = m.tensor(f"w{position}", shape,
-                                        data=rng.uniform(-1.5, 1.5, shape).astype(np.float32))
+                                        data=None if position in given else data)
     inputs[18] = m.tensor("output_state", [batch, cells], variable=True)
     inputs[19] = m.tensor("cell_state", [batch, cells], variable=True)
     m.operator("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [y],
                lstm_options(cell_clip=cell_clip, time_major=time_major, activation=activation))
-    return m.build([x], [y])
+    return m.build([x] + [inputs[p] for p in given], [y])
 
 
 @pytest.mark.parametrize("time_major,cell_clip", [(True, 0.0), (True, 0.8), (False, 0.8)])
@@ -200,13 +196,16 @@ def test_a_tflite_lstm_matches_tflite_micro(tmp_path, time_major, cell_clip):
     ("projection", "has projection weights (input 16)"),
     ("layer_norm", "has layer normalization weights (input 20)"),
     ("relu", "cell activation RELU is not supported; only TANH (Keras's default)"),
+    ("computed weights", "needs constant weights and biases (weights computed at run time "
+                         "are not supported)"),
 ])
 def test_a_tflite_lstm_form_not_computed_is_a_one_line_error(tmp_path, case, words):
     data = {"peepholes": lambda: _tflite_lstm(extra={9: (4,)}),
             "cifg": lambda: _tflite_lstm(omit=(1, 5, 12)),
             "projection": lambda: _tflite_lstm(extra={16: (4, 4)}),
             "layer_norm": lambda: _tflite_lstm(extra={20: (4,)}),
-            "relu": lambda: _tflite_lstm(activation="RELU")}[case]()
+            "relu": lambda: _tflite_lstm(activation="RELU"),
+            "computed weights": lambda: _tflite_lstm(given=(2,))}[case]()
     path = tmp_path / f"{case}.tflite"
     path.write_bytes(data)
     done = cli("compile", path, "-o", tmp_path / "out")
@@ -258,15 +257,6 @@ def test_an_onnxruntime_quantized_lstm_names_its_float_layers():
         assert np.abs(model.run(x).outputs[0] - want).max() <= float(scale)
         layers = [(layer.layer, layer.op) for layer in model.report.float_layers]
         assert ("/rnn/LSTM", "scf.for") in layers and ("/rnn/LSTM_1", "scf.for") in layers
-
-
-@pytest.mark.parametrize("name", sorted(KERAS_REFUSED))
-def test_a_keras_recurrent_model_not_computed_is_a_one_line_error(tmp_path, name):
-    # An int8 LSTM (TFLM's integer cell) and the WHILE loops Keras 3's LSTM
-    # and GRU and Keras 2's GRU convert to are not compiled yet.
-    done = cli("compile", RECURRENT / f"{name}.tflite", "-o", tmp_path / "out")
-    assert_one_line_error(done, "compile", KERAS_REFUSED[name])
-    assert not (tmp_path / "out").exists()
 
 
 def _mutated(change) -> onnx.ModelProto:

@@ -260,8 +260,8 @@ def int_type(bits: int) -> ir.IntegerType:
 
 
 def int_constant(array: np.ndarray, bits: int) -> ir.Value:
-    """A dense integer tensor constant of `array`, as int8 or int32."""
-    array = np.ascontiguousarray(array, dtype={8: np.int8, 32: np.int32}[bits])
+    """A dense integer tensor constant of `array`, as int8, int16 or int32."""
+    array = np.ascontiguousarray(array, dtype={8: np.int8, 16: np.int16, 32: np.int32}[bits])
     tensor_type = ir.RankedTensorType.get(list(array.shape), int_type(bits))
     return arith.ConstantOp(tensor_type, ir.DenseElementsAttr.get(array, type=tensor_type)).result
 
@@ -310,7 +310,7 @@ def pad(value: ir.Value, low: Sequence[int], high: Sequence[int], fill: float) -
 def broadcast_to(value: ir.Value, shape: Sequence[int], dimensions: Sequence[int]) -> ir.Value:
     """`linalg.broadcast` adding the `dimensions` of `shape`."""
     init = empty(shape, ir.RankedTensorType(value.type).element_type)
-    return linalg.broadcast(value, outs=[init], dimensions=list(dimensions)).result
+    return as_value(linalg.broadcast(value, outs=[init], dimensions=list(dimensions)).result)
 
 
 def reshape_groups(big: Sequence[int], small: Sequence[int]) -> list[list[int]] | None:

@@ -118,7 +118,8 @@ def _layers_in(block: ir.Block, branches: list[tuple[ir.Operation, bool]]) -> li
     found: list[Nested] = []
     for inner in block.operations:
         inner = inner.operation
-        if inner.name.startswith("tinyml."):
+        if inner.name.startswith("tinyml.") or inner.name == "linalg.generic":
+            # linalg.generic: a frontend's own kernel (the integer LSTM's).
             found.append((inner, branches))
         elif inner.name == "scf.if":
             for region, taken in zip(inner.regions, (True, False)):

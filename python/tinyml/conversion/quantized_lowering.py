@@ -118,7 +118,7 @@ def _constant_storage(value: ir.Value, what: str, op) -> np.ndarray:
     return np.array(source.attributes["value"])
 
 
-def _apply_scale(value: ir.Value, real: float, bound: int | None = None) -> ir.Value:
+def apply_scale(value: ir.Value, real: float, bound: int | None = None) -> ir.Value:
     """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) on int32;
     in its narrow form where `value` is known to be within +-`bound` and
     that makes it exact (`narrow_requantization`)."""
@@ -374,11 +374,11 @@ def lower_quantized_add(op) -> ir.Value:
     def body(_, args):
         def scaled(value, zero_point, real):
             offset = arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
-            return _apply_scale(arith.muli(offset, int_scalar(1 << left_shift, 32)), real,
+            return apply_scale(arith.muli(offset, int_scalar(1 << left_shift, 32)), real,
                                 shifted_bound)
         combine = arith.subi if op.name == tm.SubOp.OPERATION_NAME else arith.addi
         total = combine(scaled(args[0], z1, s1 / twice_max), scaled(args[1], z2, s2 / twice_max))
-        out = _apply_scale(total, twice_max / ((1 << left_shift) * s_out), total_bound)
+        out = apply_scale(total, twice_max / ((1 << left_shift) * s_out), total_bound)
         return _saturate(arith.addi(out, int_scalar(z_out, 32)), types[2])
 
     stored = build_elementwise(result_type, [storage_of(lhs), storage_of(rhs)], body)
@@ -397,7 +397,7 @@ def lower_quantized_mul(op) -> ir.Value:
     def body(_, args):
         a, b = (arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
                 for value, zero_point in ((args[0], z1), (args[1], z2)))
-        out = _apply_scale(arith.muli(a, b), s1 * s2 / s_out)
+        out = apply_scale(arith.muli(a, b), s1 * s2 / s_out)
         return _saturate(arith.addi(out, int_scalar(z_out, 32)), types[2])
 
     stored = build_elementwise(result_type, [storage_of(lhs), storage_of(rhs)], body)

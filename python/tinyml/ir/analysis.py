@@ -34,7 +34,25 @@ def op_macs(op: ir.Operation) -> int:
         lhs = _shape(op.operands[0])
         k = lhs[0] if "transpose_lhs" in op.attributes else lhs[1]
         return math.prod(_shape(op.results[0])) * k
+    if op.name == "linalg.generic":
+        return _contraction_macs(op)
     return 0
+
+
+def _contraction_macs(op: ir.Operation) -> int:
+    """A linalg.generic that reduces (a frontend's own integer product, as
+    the integer LSTM's): one MAC per point of its iteration space."""
+    if "reduction" not in str(op.attributes["iterator_types"]):
+        return 0
+    sizes: dict[int, int] = {}
+    maps = ir.ArrayAttr(op.attributes["indexing_maps"])
+    for operand, attr in zip(op.operands, maps):
+        affine_map = ir.AffineMapAttr(attr).value
+        for size, expr in zip(_shape(operand), affine_map.results):
+            dim = expr.maybe_downcast()
+            if isinstance(dim, ir.AffineDimExpr):
+                sizes[dim.position] = size
+    return math.prod(sizes.values())
 
 
 def loop_bounds(loop: ir.Operation) -> tuple[int, int, int] | None:
@@ -161,6 +179,8 @@ def kernel_kind(op: ir.Operation) -> str:
     root = op.opview.root if op.name == tm.FusedOp.OPERATION_NAME else op
     if root is None:
         return "elementwise"
+    if root.name == "linalg.generic":
+        return "fc" if _contraction_macs(root) else "elementwise"
     if root.name == tm.Conv2DOp.OPERATION_NAME:
         kh, kw = _shape(root.operands[1])[:2]
         return "pointwise" if (kh, kw) == (1, 1) else f"conv{kh}x{kw}"

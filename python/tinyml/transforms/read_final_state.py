@@ -1,17 +1,19 @@
 """tinyml-read-final-state: a recurrent layer's output sequence read only at
 its last step is its final state.
 
-A time loop (frontend/onnx/recurrent.py) carries an output sequence when a
-node reads it: an `alloc_tensor` into which each step inserts the hidden
-state it also carries as a state. A classifier on the last step (Keras's
-LSTM without `return_sequences`, which the converter writes as the whole
-sequence and a STRIDED_SLICE of its last step; PyTorch's `y[:, -1]`) reads
-one row of it: the row the last iteration wrote, which is the loop's
-final hidden state. The pattern: a `tinyml.slice`, through reshapes and
-transposes of the sequence, whose elements are that row's in the state's
-order becomes a reshape of the final state; a sequence nothing else reads
-is dropped from the loop. The arena no longer holds the sequence (steps x
-batch x hidden values), nor does each step copy its state into it.
+A time loop (frontend/onnx/recurrent.py) carries an output sequence when
+a node reads it: an `alloc_tensor` into which each step inserts the
+hidden state it also carries as a state (the state as materialized over
+the old). A classifier on the last step (Keras's LSTM without
+`return_sequences`, which the converter writes as the whole sequence and
+a STRIDED_SLICE of its last step; PyTorch's `y[:, -1]`) reads one row of
+it: the row the last iteration wrote, which is the loop's final hidden
+state. The pattern: a `tinyml.slice` (or, of int8, a static
+`tensor.extract_slice`), through reshapes and transposes of the
+sequence, whose elements are that row's in the state's order becomes a
+reshape of the final state; a sequence nothing else reads is dropped
+from the loop. The arena no longer holds the sequence (steps x batch x
+hidden values), nor does each step copy its state into it.
 
 Which elements the slice reads is computed, not matched: the chain of
 reshapes, transposes and the slice is applied to the sequence's element
@@ -69,9 +71,8 @@ def sequence_of(loop: ir.Operation, position: int) -> tuple[int, int] | None:
             or insert.operands[1] != body.arguments[1 + position]:
         return None
     states = [j for j, value in enumerate(yielded)
-              if (op := producer(value)) is not None
-              and op.name == "bufferization.materialize_in_destination"
-              and op.operands[0] == insert.operands[0]]
+              if value == insert.operands[0] and (op := producer(value)) is not None
+              and op.name == "bufferization.materialize_in_destination"]
     static = list(ir.DenseI64ArrayAttr(insert.attributes["static_offsets"]))
     if not states or static[1:] != [0] * (len(static) - 1) or len(insert.operands) != 3:
         return None
@@ -105,26 +106,36 @@ def read_final_state(reader: ir.Operation, loop: ir.Operation, position: int, st
         if len(uses) != 1:
             return
         op = uses[0].owner
-    if op.name != tm.SliceOp.OPERATION_NAME:
-        return
+    read = sliced(indices, op)
     size = math.prod(shape[1:])
-    if not np.array_equal(sliced(indices, op).reshape(-1), row * size + np.arange(size)):
+    if read is None or not np.array_equal(read.reshape(-1), row * size + np.arange(size)):
         return
+    element = ir.RankedTensorType(op.results[0].type).element_type
     with ir.InsertionPoint(op), op.location:
         final = create(tm.ReshapeOp, shape_of(op.results[0]), [loop.results[state]], {},
-                       op.location)
+                       op.location, element)
     op.results[0].replace_all_uses_with(final)
     # The chain read nothing else (one use each): it goes with the slice.
     for dead in [op] + chain[::-1]:
         dead.erase()
 
 
-def sliced(indices: np.ndarray, slice_op: ir.Operation) -> np.ndarray:
-    """The elements of `indices` a `tinyml.slice` reads, in its result's order."""
-    offsets = list(ir.DenseI64ArrayAttr(slice_op.attributes["offsets"]))
-    strides = list(ir.DenseI64ArrayAttr(slice_op.attributes["strides"]))
+def sliced(indices: np.ndarray, slice_op: ir.Operation) -> np.ndarray | None:
+    """The elements of `indices` a slice reads, in its result's order: a
+    `tinyml.slice`, or a `tensor.extract_slice` of static offsets (an int8
+    tensor's, sliced as stored); None for any other op."""
+    if slice_op.name == tm.SliceOp.OPERATION_NAME:
+        offsets = list(ir.DenseI64ArrayAttr(slice_op.attributes["offsets"]))
+        strides = list(ir.DenseI64ArrayAttr(slice_op.attributes["strides"]))
+        sizes = shape_of(slice_op.results[0])
+    elif slice_op.name == "tensor.extract_slice" and len(slice_op.operands) == 1:
+        offsets, sizes, strides = (list(ir.DenseI64ArrayAttr(slice_op.attributes[name]))
+                                   for name in ("static_offsets", "static_sizes",
+                                                "static_strides"))
+    else:
+        return None
     axes = [offset + stride * np.arange(size) for offset, stride, size
-            in zip(offsets, strides, shape_of(slice_op.results[0]))]
+            in zip(offsets, strides, sizes)]
     return indices[np.ix_(*axes)]
 
 

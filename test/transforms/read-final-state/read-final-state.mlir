@@ -20,7 +20,7 @@ func.func @last_step_of_a_forward_loop(%h0: tensor<1x4xf32>, %x: tensor<1x4xf32>
   %r:2 = scf.for %t = %c0 to %c3 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<1x4xf32>, tensor<3x1x4xf32>) {
     %n = tinyml.add %h, %x : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
     %w = bufferization.materialize_in_destination %n in %h : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
-    %i = tensor.insert_slice %n into %s[%t, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<1x4xf32> into tensor<3x1x4xf32>
+    %i = tensor.insert_slice %w into %s[%t, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<1x4xf32> into tensor<3x1x4xf32>
     scf.yield %w, %i : tensor<1x4xf32>, tensor<3x1x4xf32>
   }
   %b = tinyml.reshape %r#1 : (tensor<3x1x4xf32>) -> tensor<1x3x4xf32>
@@ -45,7 +45,7 @@ func.func @last_step_through_a_transpose(%h0: tensor<2x4xf32>, %x: tensor<2x4xf3
   %r:2 = scf.for %t = %c0 to %c3 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2x4xf32>, tensor<3x2x4xf32>) {
     %n = tinyml.add %h, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
     %w = bufferization.materialize_in_destination %n in %h : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
-    %i = tensor.insert_slice %n into %s[%t, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<3x2x4xf32>
+    %i = tensor.insert_slice %w into %s[%t, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<3x2x4xf32>
     scf.yield %w, %i : tensor<2x4xf32>, tensor<3x2x4xf32>
   }
   %b = tinyml.transpose %r#1 {permutation = array<i64: 1, 0, 2>} : (tensor<3x2x4xf32>) -> tensor<2x3x4xf32>
@@ -74,7 +74,7 @@ func.func @reverse_loop(%h0: tensor<1x4xf32>, %x: tensor<1x4xf32>) -> (tensor<1x
     %row = arith.subi %c2, %t : index
     %n = tinyml.add %h, %x : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
     %w = bufferization.materialize_in_destination %n in %h : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
-    %i = tensor.insert_slice %n into %s[%row, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<1x4xf32> into tensor<3x1x4xf32>
+    %i = tensor.insert_slice %w into %s[%row, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<1x4xf32> into tensor<3x1x4xf32>
     scf.yield %w, %i : tensor<1x4xf32>, tensor<3x1x4xf32>
   }
   %first = tinyml.slice %r#1 {offsets = array<i64: 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<3x1x4xf32>) -> tensor<1x1x4xf32>
@@ -98,7 +98,7 @@ func.func @part_of_the_last_row(%h0: tensor<2x4xf32>, %x: tensor<2x4xf32>) -> te
   %r:2 = scf.for %t = %c0 to %c3 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<2x4xf32>, tensor<3x2x4xf32>) {
     %n = tinyml.add %h, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
     %w = bufferization.materialize_in_destination %n in %h : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
-    %i = tensor.insert_slice %n into %s[%t, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<3x2x4xf32>
+    %i = tensor.insert_slice %w into %s[%t, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<3x2x4xf32>
     scf.yield %w, %i : tensor<2x4xf32>, tensor<3x2x4xf32>
   }
   %l = tinyml.slice %r#1 {offsets = array<i64: 2, 1, 0>, strides = array<i64: 1, 1, 1>} : (tensor<3x2x4xf32>) -> tensor<1x1x4xf32>
@@ -126,4 +126,52 @@ func.func @not_a_state(%h0: tensor<1x4xf32>, %x: tensor<1x4xf32>) -> tensor<1x1x
   }
   %l = tinyml.slice %r#1 {offsets = array<i64: 2, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<3x1x4xf32>) -> tensor<1x1x4xf32>
   return %l : tensor<1x1x4xf32>
+}
+
+// -----
+
+// An int8 sequence (an integer LSTM's) read at its last step by a static
+// tensor.extract_slice, the stored bytes moved as they are: the final int8
+// state, reshaped.
+// CHECK-LABEL: func.func @int8_last_step
+// CHECK-NOT:     alloc_tensor
+// CHECK:         %[[L:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %arg0) -> (tensor<1x4xi8>) {
+// CHECK:         %[[LAST:.*]] = tinyml.reshape %[[L]] : (tensor<1x4xi8>) -> tensor<1x1x4xi8>
+// CHECK-NEXT:    return %[[LAST]]
+func.func @int8_last_step(%h0: tensor<1x4xi8>, %x: tensor<1x4xi8>) -> tensor<1x1x4xi8> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %s0 = bufferization.alloc_tensor() : tensor<3x1x4xi8>
+  %r:2 = scf.for %t = %c0 to %c3 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<1x4xi8>, tensor<3x1x4xi8>) {
+    %n = tinyml.transpose %x {permutation = array<i64: 0, 1>} : (tensor<1x4xi8>) -> tensor<1x4xi8>
+    %w = bufferization.materialize_in_destination %n in %h : (tensor<1x4xi8>, tensor<1x4xi8>) -> tensor<1x4xi8>
+    %i = tensor.insert_slice %w into %s[%t, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<1x4xi8> into tensor<3x1x4xi8>
+    scf.yield %w, %i : tensor<1x4xi8>, tensor<3x1x4xi8>
+  }
+  %b = tinyml.reshape %r#1 : (tensor<3x1x4xi8>) -> tensor<1x3x4xi8>
+  %l = tensor.extract_slice %b[0, 2, 0] [1, 1, 4] [1, 1, 1] : tensor<1x3x4xi8> to tensor<1x1x4xi8>
+  return %l : tensor<1x1x4xi8>
+}
+
+// -----
+
+// An int8 slice of a row the last step did not write (the middle one):
+// nothing changes.
+// CHECK-LABEL: func.func @int8_middle_step
+// CHECK:         tensor.extract_slice %{{.*}}[0, 1, 0]
+func.func @int8_middle_step(%h0: tensor<1x4xi8>, %x: tensor<1x4xi8>) -> tensor<1x1x4xi8> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %s0 = bufferization.alloc_tensor() : tensor<3x1x4xi8>
+  %r:2 = scf.for %t = %c0 to %c3 step %c1 iter_args(%h = %h0, %s = %s0) -> (tensor<1x4xi8>, tensor<3x1x4xi8>) {
+    %n = tinyml.transpose %x {permutation = array<i64: 0, 1>} : (tensor<1x4xi8>) -> tensor<1x4xi8>
+    %w = bufferization.materialize_in_destination %n in %h : (tensor<1x4xi8>, tensor<1x4xi8>) -> tensor<1x4xi8>
+    %i = tensor.insert_slice %w into %s[%t, 0, 0] [1, 1, 4] [1, 1, 1] : tensor<1x4xi8> into tensor<3x1x4xi8>
+    scf.yield %w, %i : tensor<1x4xi8>, tensor<3x1x4xi8>
+  }
+  %b = tinyml.reshape %r#1 : (tensor<3x1x4xi8>) -> tensor<1x3x4xi8>
+  %l = tensor.extract_slice %b[0, 1, 0] [1, 1, 4] [1, 1, 1] : tensor<1x3x4xi8> to tensor<1x1x4xi8>
+  return %l : tensor<1x1x4xi8>
 }

@@ -11,7 +11,7 @@ from typing import Callable, Literal, Union, overload
 import numpy as np
 import onnx
 from mlir import ir
-from mlir.dialects import arith, func
+from mlir.dialects import arith, func, tensor
 from onnx import TensorProto
 
 from ...dialects import tinyml as tm
@@ -408,6 +408,11 @@ class Importer(ModelValidation):
         if all(o == 0 and n == d and (s == 1 or n == 1)
                for o, n, s, d in zip(offsets, sizes, strides, shape)):
             return value
+        if isinstance(self.element(value), ir.IntegerType) and min(strides) > 0:
+            # Stored int8 moved as it is: tinyml.slice computes on float.
+            return tensor.ExtractSliceOp(
+                ir.RankedTensorType.get(list(sizes), self.element(value)), value, [], [], [],
+                list(offsets), list(sizes), list(strides), loc=self.loc).result
         return self.emit(tm.SliceOp, sizes, [value], offsets=list(offsets),
                          strides=list(strides))
 

@@ -191,8 +191,18 @@ def sequence_layer(im: Importer, cell: Callable[..., list[ir.Value]], x: Value,
     each of `states` (one per direction) its initial state: per direction,
     the final states and, with `wants_sequence`, the output sequence
     [T, B, H]. Shared with the TFLite frontend."""
-    return [_time_loop(im, cell, weights, im.tensor(x), [s[d] for s in states], wants_sequence)
-            for d, weights in enumerate(directions)]
+    x = im.tensor(x)
+    _, batch, _ = im.shape(x)
+    results = []
+    for d, weights in enumerate(directions):
+        hidden = weights.recurrent[0].shape[0]
+
+        def step(row: ir.Value, *state: ir.Value, weights: Direction = weights) -> list[ir.Value]:
+            return cell(Step(im, (batch, hidden), row, weights), *state)
+        initial = [fresh_copy(im.tensor(s[d])) if isinstance(s[d], ir.Value)
+                   else im.tensor(s[d]) for s in states]
+        results.append(time_loop(x, initial, step, weights.reverse, wants_sequence))
+    return results
 
 
 def _check_cell_attributes(im: Importer, op: str, directions: int) -> None:
@@ -243,35 +253,38 @@ def _split(w: np.ndarray, r: np.ndarray, b: np.ndarray, gates: int, hidden: int,
                      recurrent_bias=[recurrent_bias[s] for s in rows], reverse=reverse)
 
 
-def _time_loop(im: Importer, cell, weights: Direction, x: ir.Value, initial: list[Value],
-               wants_sequence: bool) -> list[ir.Value]:
-    """The loop over the steps of `x` [T, B, I]: its results are the final
-    states and, with `wants_sequence`, the output sequence [T, B, H]."""
-    steps, batch, _ = im.shape(x)
-    hidden = weights.recurrent[0].shape[0]
+def time_loop(x: ir.Value, initial: list[ir.Value], step: Callable[..., list[ir.Value]],
+              reverse: bool, wants_sequence: bool) -> list[ir.Value]:
+    """The loop over the steps of `x` [T, B, I]: `step(row, *state)` gives
+    each step's new state from its input row [B, I], the first state the
+    output; the results are the final states and, with `wants_sequence`,
+    the output sequence [T, B, H] (of the first state's type)."""
+    steps = ir.RankedTensorType(x.type).shape[0]
     index = ir.IndexType.get()
-    carried = [fresh_copy(im.tensor(s)) if isinstance(s, ir.Value) else im.tensor(s)
-               for s in initial]
+    carried = list(initial)
+    output_type = ir.RankedTensorType(initial[0].type)
     if wants_sequence:
-        carried.append(bufferization.AllocTensorOp(
-            ir.RankedTensorType.get([steps, batch, hidden], ir.F32Type.get()), []).result)
+        carried.append(bufferization.AllocTensorOp(ir.RankedTensorType.get(
+            [steps, *output_type.shape], output_type.element_type), []).result)
     loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, steps),
                      arith.constant(index, 1), carried)
     with ir.InsertionPoint(loop.body):
         t = loop.induction_variable
-        if weights.reverse:
+        if reverse:
             t = arith.subi(arith.constant(index, steps - 1), t)
         state = list(loop.inner_iter_args[:len(initial)])
-        updated = cell(Step(im, (batch, hidden), _row(x, t), weights), *state)
+        updated = step(_row(x, t), *state)
         # Written over the old state: one buffer for the whole sequence.
         results = [bufferization.MaterializeInDestinationOp(old.type, new, old).result
                    for new, old in zip(updated, state)]
         if wants_sequence:
             sequence = loop.inner_iter_args[-1]
+            # The row written is the state as materialized (the value before
+            # it would need a buffer of its own beside the state's).
             results.append(tensor.InsertSliceOp(
-                updated[0], sequence, [t], [], [],
+                results[0], sequence, [t], [], [],
                 [ir.ShapedType.get_dynamic_stride_or_offset(), 0, 0],
-                [1, batch, hidden], [1, 1, 1]).result)
+                [1, *output_type.shape], [1, 1, 1]).result)
         scf.YieldOp(results)
     return list(loop.results)
 
@@ -286,8 +299,9 @@ def fresh_copy(state: ir.Value) -> ir.Value:
 
 def _row(sequence: ir.Value, t: ir.Value) -> ir.Value:
     """sequence[t], [B, N] of a [T, B, N] sequence."""
-    _, batch, width = ir.RankedTensorType(sequence.type).shape
-    row_type = ir.RankedTensorType.get([batch, width], ir.F32Type.get())
+    sequence_type = ir.RankedTensorType(sequence.type)
+    _, batch, width = sequence_type.shape
+    row_type = ir.RankedTensorType.get([batch, width], sequence_type.element_type)
     return tensor.ExtractSliceOp(row_type, sequence, [t], [], [],
                                  [ir.ShapedType.get_dynamic_stride_or_offset(), 0, 0],
                                  [1, batch, width], [1, 1, 1]).result

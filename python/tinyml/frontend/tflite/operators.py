@@ -17,6 +17,7 @@ from ..onnx.importer import Const, QuantConst, shape_text
 from ..onnx.recurrent import Direction, lstm_cell, sequence_layer
 from .constraints import DATA_INPUTS
 from .importer import TfliteImporter, handles
+from .integer_lstm import integer_cell, integer_lstm
 from .reader import Operator, dequantized
 from .shape_folding import slice_index
 
@@ -463,7 +464,7 @@ LSTM_UNSUPPORTED = {9: "peephole", 10: "peephole", 11: "peephole", 16: "projecti
 
 
 @handles("UNIDIRECTIONAL_SEQUENCE_LSTM")
-def _lstm(im: TfliteImporter, op: Operator) -> list:
+def _lstm(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]:
     """A float LSTM layer (a Keras 2 LSTM, converted): the ONNX LSTM's time
     loop, with TFLite's cell clip. Its state starts from zeros (TFLM's
     variables at the first invocation)."""
@@ -477,6 +478,8 @@ def _lstm(im: TfliteImporter, op: Operator) -> list:
     if ACTIVATIONS.get(options["FusedActivationFunction"]) != "TANH":
         raise im.fail(f"cell activation {ACTIVATIONS.get(options['FusedActivationFunction'])} "
                       "is not supported; only TANH (Keras's default)")
+    if im.tensors[op.inputs[0]].type_name == "INT8":
+        return _integer_lstm(im, op)
     x = im.tensor(im.input(0))
     if len(im.shape(x)) != 3:
         raise im.fail(f"input must be 3-D, got {shape_text(im.shape(x))}")
@@ -487,8 +490,8 @@ def _lstm(im: TfliteImporter, op: Operator) -> list:
     for w_position, r_position, b_position in LSTM_GATES:
         w, r, b = (im.input(p) for p in (w_position, r_position, b_position))
         if not all(isinstance(v, Const) for v in (w, r, b)) or w.array.ndim != 2:
-            raise im.fail("needs constant float32 weights and biases (a hybrid or int8 "
-                          "LSTM is not supported)")
+            raise im.fail("needs constant weights and biases (weights computed at run time "
+                          "are not supported)")
         gates.append((w.array, r.array, b.array))
     hidden = gates[0][1].shape[0]
     if any(w.shape != (hidden, size) or r.shape != (hidden, hidden) or b.shape != (hidden,)
@@ -504,3 +507,19 @@ def _lstm(im: TfliteImporter, op: Operator) -> list:
                                 states, wants_sequence=True)
     sequence = results[-1]
     return [sequence if options["TimeMajor"] else im.transpose(sequence, (1, 0, 2))]
+
+
+def _integer_lstm(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
+    """A fully integer LSTM layer: TFLM's integer cell (integer_lstm.py) in
+    the same time loop, on the stored int8 input; its output is the stored
+    int8 hidden states."""
+    cell = integer_cell(im.fail, im.tensors, op, LSTM_GATES, float(op.options["CellClip"]))
+    x = im.values[op.inputs[0]]
+    if len(im.shape(x)) != 3:
+        raise im.fail(f"input must be 3-D, got {shape_text(im.shape(x))}")
+    if not op.options["TimeMajor"]:
+        x = im.transpose(x, (1, 0, 2))
+    assert im.loc is not None, "set while an operator is imported"
+    with im.loc:  # the loop's ops name the layer (its kernel in the profile)
+        sequence = integer_lstm(im.tensor(x), cell)
+    return [sequence if op.options["TimeMajor"] else im.transpose(sequence, (1, 0, 2))], True
