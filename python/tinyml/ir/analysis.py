@@ -44,6 +44,12 @@ def _contraction_macs(op: ir.Operation) -> int:
     the integer LSTM's): one MAC per point of its iteration space."""
     if "reduction" not in str(op.attributes["iterator_types"]):
         return 0
+    return iteration_points(op)
+
+
+def iteration_points(op: ir.Operation) -> int:
+    """The points of a linalg.generic's iteration space (the loops' sizes,
+    read from its operands' shapes through the indexing maps)."""
     sizes: dict[int, int] = {}
     maps = ir.ArrayAttr(op.attributes["indexing_maps"])
     for operand, attr in zip(op.operands, maps):
