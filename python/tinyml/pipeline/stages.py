@@ -71,8 +71,7 @@ def fusion() -> Pipeline:
 
 def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
     """Every tinyml op (each a kernel, numbered in its location for the
-    profile) to linalg/tensor/arith/math, exp and tanh computed inline
-    (tinyml-approximate-math), then a tidy-up; the requantizing
+    profile) to linalg/tensor/arith/math, then a tidy-up; the requantizing
     `tosa.apply_scale` of the int8 kernels becomes arith with 64-bit
     products (`use-32-bit` would leave `arith.mulsi_extended`, which has no
     LLVM lowering once vectorized). Without an `fpu`, quantize and
@@ -81,7 +80,7 @@ def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
     become 32-bit multiplies of halves (tinyml-expand-wide-multiplies)."""
     return Pipeline(["tinyml-number-kernels",
                      *([] if fpu else ["tinyml-integer-conversions"]),
-                     "tinyml-lower-to-linalg", "tinyml-approximate-math",
+                     "tinyml-lower-to-linalg",
                      "func.func(tosa-to-arith{include-apply-rescale=true})",
                      *([] if wide_multiply else ["tinyml-expand-wide-multiplies"]),
                      "canonicalize", "cse"])

@@ -1,8 +1,9 @@
-"""tinyml-approximate-math (conversion/approximate_math.py): exp, sigmoid
-(through exp) and tanh computed inline, on the host and the M4, stay within
-a few float32 ulps of numpy's over their whole range: the small arguments
-where tanh(x) = x, the large ones where they saturate, exp up to where it
-overflows."""
+"""The float runtime's `expf` and `tanhf` (targets/runtime_float.ll:
+Cephes' exp, Eigen's rational tanh), which a float model's exp, sigmoid
+and tanh call on a Cortex-M, stay within a few float32 ulps of numpy's
+over their whole range: the small arguments where tanh(x) = x, the large
+ones where they saturate, exp up to where it overflows (the host, which
+calls its C library, alike)."""
 from __future__ import annotations
 
 import numpy as np
