@@ -27,6 +27,25 @@ def runtime_sources(target: Target) -> list[Path]:
             *([RUNTIME_ARMV6M] if target.armv6m else [])]
 
 
+#: Each float helper and the LLVM intrinsics that codegen makes calls to it.
+FLOAT_HELPER_INTRINSICS = {"expf": "llvm.exp.", "tanhf": "llvm.tanh."}
+
+
+def float_runtime_for(model_ir: str) -> str:
+    """runtime_float.ll with only the helpers `model_ir` calls: codegen
+    makes calls to them of the exp and tanh intrinsics after `opt` has run,
+    so they are weak (kept) where linked, and one a model never calls would
+    be dead code in its object."""
+    text = RUNTIME_FLOAT.read_text()
+    for helper, intrinsic in FLOAT_HELPER_INTRINSICS.items():
+        if f"@{intrinsic}" in model_ir or f"@{helper}(" in model_ir:
+            continue
+        # The helper's definition, with the comment block before it.
+        text = re.sub(rf"(^;[^\n]*\n)*^define weak float @{helper}\(.*?^}}\n", "", text,
+                      flags=re.M | re.S)
+    return text
+
+
 @dataclass
 class ObjectFiles:
     obj: Path
@@ -55,8 +74,14 @@ def build_object(llvm_dialect: str, target: Target, workdir: Path,
     workdir.mkdir(parents=True, exist_ok=True)
     raw, linked, optimized, obj = (f"{BUILD_STEM}.raw.ll", f"{BUILD_STEM}.bc",
                                    f"{BUILD_STEM}.ll", f"{BUILD_STEM}.o")
-    (workdir / raw).write_text(run_tool("mlir-translate", "--mlir-to-llvmir", input=llvm_dialect))
-    run_tool("llvm-link", raw, *runtime_sources(target), "-o", linked, cwd=workdir)
+    model_ir = run_tool("mlir-translate", "--mlir-to-llvmir", input=llvm_dialect)
+    (workdir / raw).write_text(model_ir)
+    sources = [str(path) for path in runtime_sources(target)]
+    if RUNTIME_FLOAT in runtime_sources(target):
+        helpers = f"{BUILD_STEM}.float_runtime.ll"
+        (workdir / helpers).write_text(float_runtime_for(model_ir))
+        sources[sources.index(str(RUNTIME_FLOAT))] = helpers
+    run_tool("llvm-link", raw, *sources, "-o", linked, cwd=workdir)
     target_flags = [f"-mtriple={target.triple}", f"-mcpu={target.cpu}"]
     # Kernels that differ only in their buffers are one function: merged
     # first, while they still are identical (at -Os, interprocedural
@@ -64,8 +89,8 @@ def build_object(llvm_dialect: str, target: Target, workdir: Path,
     pipeline = f"mergefunc,default<{opt_level}>"
     run_tool("opt", f"-passes={pipeline}", *target_flags, "-S", linked, "-o", optimized,
              cwd=workdir)
-    (workdir / raw).unlink()
-    (workdir / linked).unlink()
+    for scratch in (raw, linked, f"{BUILD_STEM}.float_runtime.ll"):
+        (workdir / scratch).unlink(missing_ok=True)
     llc = ["llc", "-O3" if opt_level == "O3" else "-O2", *target_flags, f"-float-abi={target.float_abi}",
            "-stack-size-section", optimized]
     run_tool(*llc, "-filetype=obj", "-o", obj, cwd=workdir)
