@@ -148,6 +148,27 @@ def test_two_objects_share_only_weak_runtime_symbols(two_models):
     assert {s for s in a if a[s] == "STB_GLOBAL"} == {"a"}
 
 
+@pytest.mark.parametrize("op, helpers", [("Relu", set()), ("Sigmoid", {"expf"}),
+                                         ("Tanh", {"tanhf"})])
+def test_an_object_carries_only_the_float_helpers_its_model_calls(tmp_path, op, helpers):
+    """The float runtime's expf and tanhf (weak, as every runtime symbol)
+    are in an object only when its model computes an exp or a tanh."""
+    path = tmp_path / "m.onnx"
+    onnx.save(_unary(op), path)
+    compiled = tinyml.compile(str(path), target="cortex-m4")
+    compiled.save(tmp_path / "out")
+    symbols = global_symbols(tmp_path / "out" / f"{compiled.function}.o")
+    assert {s for s in ("expf", "tanhf") if s in symbols} == helpers
+    assert all(symbols[s] == "STB_WEAK" for s in helpers)
+
+
+def _unary(op: str) -> onnx.ModelProto:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"])], "g", [x], [y])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
 @pytest.mark.parametrize("bad, reason", [
     ("1x", "'model_1x'"), ("int", "'int_'"), ("kws.v2", "'kws_v2'"), ("_Bool", "'Bool'"),
     ("a__b", "'a_b'"), ("memset", "'memset_'"), ("", "'model'"),
