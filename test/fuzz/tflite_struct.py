@@ -341,6 +341,14 @@ def _write_subgraph(b, g: SubGraphDesc) -> int:
     return tflite.SubGraphEnd(b)
 
 
+def changed(data: bytes, change: Callable[[ModelDesc], None]) -> bytes:
+    """The `.tflite` flatbuffer `data` with `change(model)` applied to its
+    objects: a model with one thing wrong, for a test."""
+    model = read_model(data)
+    change(model)
+    return write_model(model)
+
+
 def write_model(model: ModelDesc) -> bytes:
     """The objects as a `.tflite` flatbuffer (identifier TFL3)."""
     b = flatbuffers.Builder(1 << 16)

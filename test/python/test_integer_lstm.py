@@ -122,10 +122,8 @@ def _int8_cell(model) -> None:
                  "int16 cell state"),
 ], ids=["cell scale", "per-channel weights", "int64 bias", "int8 cell state"])
 def test_an_integer_lstm_tflm_cannot_compute_is_a_one_line_error(tmp_path, change, words):
-    model = tflite_struct.read_model(KERAS_INT8.read_bytes())
-    change(model)
     path = tmp_path / "lstm.tflite"
-    path.write_bytes(tflite_struct.write_model(model))
+    path.write_bytes(tflite_struct.changed(KERAS_INT8.read_bytes(), change))
     done = cli("compile", path, "-o", tmp_path / "out")
     line = assert_one_line_error(done, "compile", words)
     assert "operator 0 (UNIDIRECTIONAL_SEQUENCE_LSTM)" in line
