@@ -237,7 +237,7 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: 
     return result
 
 
-def _accumulator_init(bias_folded: np.ndarray, shape: Sequence[int]) -> ir.Value:
+def accumulator_init(bias_folded: np.ndarray, shape: Sequence[int]) -> ir.Value:
     if not np.all((bias_folded >= -2 ** 31) & (bias_folded < 2 ** 31)):
         raise ValueError("the bias with the input offset folded in overflows int32")
     return broadcast_to(int_constant(bias_folded, 32), shape, list(range(len(shape) - 1)))
@@ -279,7 +279,7 @@ def lower_quantized_conv2d(op, in_place: bool = False, channel_step: int = 1) ->
         x8 = taps_as_channels(x8, kw, strides[1], out_shape[2])
         w8 = int_constant(weights.reshape(kh, 1, kw, channels), 8)
         strides = [strides[0], 1]
-    acc = linalg.conv_2d_nhwc_hwcf(x8, w8, outs=[_accumulator_init(folded, out_shape)],
+    acc = linalg.conv_2d_nhwc_hwcf(x8, w8, outs=[accumulator_init(folded, out_shape)],
                                    strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
     return with_quantized_result(op, _requantize(
@@ -318,7 +318,7 @@ def lower_quantized_depthwise_conv2d(op, in_place: bool = False) -> ir.Value:
     stored = storage_of(x)
     x8 = pad_nhwc(stored, padding, _zero_point(x_type))
     w8 = collapse(storage_of(w), [[0], [1], [2, 3]])
-    acc = linalg.depthwise_conv_2d_nhwc_hwc(x8, w8, outs=[_accumulator_init(folded, out_shape)],
+    acc = linalg.depthwise_conv_2d_nhwc_hwc(x8, w8, outs=[accumulator_init(folded, out_shape)],
                                             strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
     return with_quantized_result(op, _requantize(
@@ -342,7 +342,7 @@ def lower_quantized_matmul(op) -> ir.Value:
         [k_, m_] if transpose_lhs else [m_, k_], [n_, k_] if transpose_rhs else [k_, n_],
         [m_, n_])]
     acc = linalg.matmul(storage_of(lhs), storage_of(rhs),
-                        outs=[_accumulator_init(folded, out_shape)], indexing_maps=maps)
+                        outs=[accumulator_init(folded, out_shape)], indexing_maps=maps)
     scales = effective_scales(x_type, w_type, y_type, channels,
                               float_product=not is_per_axis(w_type))
     bound = _accumulator_bound(folded, weights, (1,) if transpose_rhs else (0,))

@@ -299,12 +299,20 @@ def fresh_copy(state: ir.Value) -> ir.Value:
 
 def _row(sequence: ir.Value, t: ir.Value) -> ir.Value:
     """sequence[t], [B, N] of a [T, B, N] sequence."""
-    sequence_type = ir.RankedTensorType(sequence.type)
-    _, batch, width = sequence_type.shape
-    row_type = ir.RankedTensorType.get([batch, width], sequence_type.element_type)
-    return tensor.ExtractSliceOp(row_type, sequence, [t], [], [],
-                                 [ir.ShapedType.get_dynamic_stride_or_offset(), 0, 0],
-                                 [1, batch, width], [1, 1, 1]).result
+    return slice_at(sequence, 0, t)
+
+
+def slice_at(x: ir.Value, axis: int, offset: ir.Value) -> ir.Value:
+    """x[..., offset, ...]: the slice at the run-time `offset` along `axis`,
+    that axis dropped (a rank-reducing `tensor.extract_slice`)."""
+    x_type = ir.RankedTensorType(x.type)
+    sizes = [1 if a == axis else d for a, d in enumerate(x_type.shape)]
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    result = ir.RankedTensorType.get([d for a, d in enumerate(sizes) if a != axis],
+                                     x_type.element_type)
+    return tensor.ExtractSliceOp(result, x, [offset], [], [],
+                                 [dynamic if a == axis else 0 for a in range(len(sizes))],
+                                 sizes, [1] * len(sizes)).result
 
 
 def _stack(im: Importer, values: list[Value], axis: int) -> Value:

@@ -33,8 +33,9 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, bufferization, scf, tensor
 
+from ...conversion.linalg_builders import int_constant
 from ..onnx.importer import Const, shape_text
-from ..onnx.recurrent import fresh_copy
+from ..onnx.recurrent import fresh_copy, slice_at
 from .importer import TfliteImporter, handles
 from .operators import moved_as_stored
 from .reader import Operator, Subgraph
@@ -78,9 +79,6 @@ class Affine:
     def __eq__(self, other) -> bool:
         return isinstance(other, Affine) and np.array_equal(self.base, other.base) \
             and np.array_equal(self.coef, other.coef)
-
-    def __hash__(self) -> int:
-        return hash((self.base.tobytes(), self.coef.tobytes()))
 
 
 @dataclass
@@ -245,8 +243,7 @@ def _initial_state(im: TfliteImporter, index: int) -> ir.Value:
         return fresh_copy(im.values[index])
     if source.type_name == "FLOAT32":
         return im.tensor(Const(source.data.astype(np.float32)))
-    attr = ir.DenseElementsAttr.get(np.ascontiguousarray(source.data))
-    return arith.ConstantOp(attr.type, attr, loc=im.loc).result
+    return int_constant(source.data, 8)
 
 
 class LoopBody(TfliteImporter):
@@ -369,9 +366,10 @@ class LoopBody(TfliteImporter):
                             f"does not gather from {shape_text(shape)}")
         axis %= len(shape)
         offset = self._offset(self.affine[op.inputs[1]], "its index", 0, shape[axis] - 1)
-        sizes = [1 if a == axis else d for a, d in enumerate(shape)]
-        row = self._slice_at(x, axis, offset, sizes)
-        self.store(op.outputs[0], self.reshape(row, self.tensors[op.outputs[0]].shape), stored)
+        assert self.loc is not None, "set while an operator is imported"
+        with self.loc:
+            row = slice_at(x, axis, offset)
+        self.store(op.outputs[0], row, stored)
 
     def _window(self, op: Operator) -> None:
         begin, size = self._affine(op.inputs[1]), self._affine(op.inputs[2])
@@ -426,15 +424,6 @@ class LoopBody(TfliteImporter):
             row, target_value, [at], [], [], [dynamic if a == axis else 0 for a in range(rank)],
             row_shape, [1] * rank, loc=self.loc).result
         self.store(op.outputs[0], written, stored=True)
-
-    def _slice_at(self, x: ir.Value, axis: int, offset: ir.Value, sizes: list[int]) -> ir.Value:
-        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
-        element = ir.RankedTensorType(x.type).element_type
-        return tensor.ExtractSliceOp(
-            ir.RankedTensorType.get(sizes, element), x, [offset], [], [],
-            [dynamic if a == axis else 0 for a in range(len(sizes))], sizes,
-            [1] * len(sizes), loc=self.loc).result
-
 
 def _component(value: Affine, axis: int) -> Affine:
     """Element `axis` of a vector."""

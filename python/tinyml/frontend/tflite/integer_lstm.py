@@ -26,9 +26,9 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, tensor
 
-from ...conversion.linalg_builders import (broadcast_to, build_generic, empty, identity_map,
-                                           int_constant, int_scalar, int_type)
-from ...conversion.quantized_lowering import apply_scale
+from ...conversion.linalg_builders import (build_generic, empty, identity_map, int_constant,
+                                           int_scalar, int_type)
+from ...conversion.quantized_lowering import accumulator_init, apply_scale
 from ..onnx.recurrent import time_loop
 from .reader import Operator, Tensor
 
@@ -182,18 +182,20 @@ def _i32(value: ir.Value) -> ir.Value:
     return arith.extsi(int_type(32), value)
 
 
+def _clamped(value: ir.Value, low: int, high: int) -> ir.Value:
+    """An int32 within [low, high]."""
+    return arith.minsi(arith.maxsi(value, int_scalar(low, 32)), int_scalar(high, 32))
+
+
 def _saturate(value: ir.Value, low: int, high: int, bits: int) -> ir.Value:
-    clamped = arith.minsi(arith.maxsi(value, int_scalar(low, 32)), int_scalar(high, 32))
-    return arith.trunci(int_type(bits), clamped)
+    """An int32 within [low, high], narrowed to `bits`."""
+    return arith.trunci(int_type(bits), _clamped(value, low, high))
 
 
 def _product(row: ir.Value, weights: np.ndarray, bias: np.ndarray) -> ir.Value:
     """int32 [B, H]: bias + row @ weights, int8 operands."""
     batch = ir.RankedTensorType(row.type).shape[0]
-    width = weights.shape[1]
-    if not np.all((bias >= -2 ** 31) & (bias < 2 ** 31)):
-        raise ValueError("an LSTM bias with the input offset folded in overflows int32")
-    init = broadcast_to(int_constant(bias, 32), [batch, width], [0])
+    init = accumulator_init(bias, [batch, weights.shape[1]])
     maps = [ir.AffineMap.get(3, 0, [ir.AffineDimExpr.get(d) for d in dims])
             for dims in ((0, 2), (2, 1), (0, 1))]
     (acc,) = build_generic([(row, maps[0]), (int_constant(weights, 8), maps[1])],
@@ -209,15 +211,11 @@ def _gate_input(row: ir.Value, h: ir.Value, gate: Gate) -> ir.Value:
     from_hidden = _product(h, gate.recurrent_weights, gate.recurrent_bias)
 
     def body(a: ir.Value, r: ir.Value) -> ir.Value:
-        a16 = _widened16(apply_scale(a, gate.input_scale))
-        r16 = _widened16(apply_scale(r, gate.recurrent_scale))
+        # Each product saturated to int16 (kept int32 for the add), then the sum.
+        a16 = _clamped(apply_scale(a, gate.input_scale), INT16_MIN, INT16_MAX)
+        r16 = _clamped(apply_scale(r, gate.recurrent_scale), INT16_MIN, INT16_MAX)
         return _saturate(arith.addi(a16, r16), INT16_MIN, INT16_MAX, 16)
     return _elementwise([from_input, from_hidden], 16, body)
-
-
-def _widened16(value: ir.Value) -> ir.Value:
-    """An int32 saturated to int16's range, kept int32."""
-    return arith.minsi(arith.maxsi(value, int_scalar(INT16_MIN, 32)), int_scalar(INT16_MAX, 32))
 
 
 def _lookup(table: ir.Value, index: ir.Value) -> ir.Value:
