@@ -320,6 +320,14 @@ def _bad_models() -> dict[str, tuple[bytes, str]]:
         m.operator("EXPAND_DIMS", [parts[0], m.tensor("at", [], np.int32, data=expand_axis)],
                    [y])
         cases[case] = (m.build([x], [y]), message)
+    m = TfliteModel()
+    x = m.tensor("input", [1, 6])
+    parts = [m.tensor(f"part{n}", [1, 3], np.int8, quantization=([0.1], [0], 0))
+             for n in range(2)]
+    m.operator("SPLIT", [m.tensor("axis", [], np.int32, data=1), x], parts, split_options(2))
+    cases["split of another type"] = (m.build([x], parts[:1]), r"operator 0 \(SPLIT\): input "
+                                      r"'input' is FLOAT32 and output 'part0' INT8; SPLIT "
+                                      r"computes in its input's type")
     kws = (INT8_ZOO / "kws_dscnn.tflite").read_bytes()
     cases["truncated file"] = (kws[:len(kws) // 3], r"corrupt or truncated flatbuffer")
     return cases

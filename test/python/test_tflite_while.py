@@ -66,6 +66,28 @@ def _as_if(model) -> None:
         .deprecated_builtin_code = 118
 
 
+def _condition_not_boolean(model) -> None:
+    cond = model.subgraphs[COND]
+    cond.tensors[int(cond.outputs[0])].type = 2  # INT32
+
+
+def _state_reshaped(model) -> None:
+    """The body's h input [1, 8] where the loop carries [1, 16]."""
+    body = model.subgraphs[BODY]
+    body.tensors[int(body.inputs[3])].shape = np.array([1, 8], np.int32)
+
+
+def _condition_takes_logistic(model) -> None:
+    """The condition's LOGICAL_AND becomes a LOGISTIC, not a condition."""
+    logistic = next(n for n, c in enumerate(model.operator_codes) if c.builtin_code == 14)
+    model.subgraphs[COND].operators[-1].opcode_index = logistic
+
+
+def _counter_as_data(model) -> None:
+    """The body's first LOGISTIC reads the time index itself."""
+    _operator(model, BODY, "LOGISTIC").inputs[0] = model.subgraphs[BODY].inputs[1]
+
+
 CASES = {
     "condition reads state": (_reads_state, "operator 1 (WHILE): its condition reads "
                               "'sequential_1_1/gru_1/while_cond", "which the loop computes"),
@@ -80,6 +102,16 @@ CASES = {
                                   "not another of the model's 3 subgraphs", ""),
     "outputs missing": (_one_output_less, "operator 1 (WHILE): 5 inputs and 4 outputs; a "
                         "WHILE takes as many", ""),
+    "condition not boolean": (_condition_not_boolean, "operator 1 (WHILE): its condition "
+                              "subgraph 1 must compute one boolean", ""),
+    "state reshaped": (_state_reshaped, "operator 1 (WHILE): loop value 3 is FLOAT32 [1, 16] "
+                       "and ", "FLOAT32 [1, 8]; each loop value keeps one shape and type"),
+    "logistic condition": (_condition_takes_logistic, "operator 1 (WHILE): its condition "
+                           "subgraph 1, operator 2 (LOGISTIC): is not supported in a loop "
+                           "condition", ""),
+    "counter as data": (_counter_as_data, "subgraph 2 ('sequential_1_1/gru_1/while_body'): "
+                        "operator 10 (LOGISTIC): reads ", "computed from the loop's counters, "
+                        "in a way tinyml does not compute"),
     "if": (_as_if, "operator 1 (IF): control flow over the model's 3 subgraphs is not "
            "supported (only WHILE is)", ""),
 }
