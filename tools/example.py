@@ -36,7 +36,7 @@ def main() -> int:
 
     if is_tflite(Path(args.model).read_bytes()[:8]):
         inputs = tflite_inputs(args.model)
-        int8 = all(x.dtype == np.int8 for x in inputs.values())
+        int8 = all(x.dtype.kind == "i" for x in inputs.values())
         reference = tflite_micro_reference(args.model, inputs)
         reference_name = "tflite-micro"
     else:
@@ -81,7 +81,7 @@ def main() -> int:
         f"cycles estimate  {result.cycles_estimate:,} (llvm-mca per block x executed count)"
         if result.cycles_estimate else "cycles estimate  n/a",
         f"stack            {result.stack_bytes} B",
-        f"mismatches       {mismatches} of {sum(o.size for o in result.outputs)} int8 outputs vs "
+        f"mismatches       {mismatches} of {sum(o.size for o in result.outputs)} integer outputs vs "
         f"tflite-micro, argmax {'equal' if same_class else 'DIFFERENT'}" if int8 else
         f"max abs error    {error:.3g} vs {reference_name}, argmax "
         f"{'equal' if same_class else 'DIFFERENT'}",
@@ -104,8 +104,8 @@ def main() -> int:
 
 
 def tflite_inputs(tflite_path: str) -> dict[str, np.ndarray]:
-    """Inputs of a .tflite model: standard normal for float, uniform int8
-    values for int8 (zoo.random_inputs' convention)."""
+    """Inputs of a .tflite model: standard normal for float, uniform over
+    the type's values for an integer one (zoo.random_inputs' convention)."""
     import tflite
     from tflite_micro.python.tflite_micro import runtime
     data = Path(tflite_path).read_bytes()
@@ -115,8 +115,10 @@ def tflite_inputs(tflite_path: str) -> dict[str, np.ndarray]:
     for index in range(tflite.Model.GetRootAsModel(data, 0).Subgraphs(0).InputsLength()):
         details = interpreter.get_input_details(index)
         shape = tuple(details["shape"])
-        inputs[f"input{index}"] = rng.integers(-128, 128, shape).astype(np.int8) \
-            if details["dtype"] == np.int8 else rng.standard_normal(shape).astype(np.float32)
+        dtype = np.dtype(details["dtype"])
+        inputs[f"input{index}"] = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max + 1,
+                                               shape).astype(dtype) \
+            if dtype.kind == "i" else rng.standard_normal(shape).astype(np.float32)
     return inputs
 
 

@@ -41,7 +41,7 @@ void TinymlDialect::initialize() {
 
 namespace {
 /// The kind of value a discardable attribute holds; None: not one of ours.
-enum class AttrKind { None, Integer, String, Unit, Array, Dictionary };
+enum class AttrKind { None, Integer, Float, String, Unit, Array, Dictionary };
 
 /// Attributes on ops: what the passes record on a function (the report is
 /// read from them: python/tinyml/report_attributes.py and the passes), and
@@ -63,11 +63,14 @@ AttrKind operationAttrKind(StringRef name) {
       .Default(AttrKind::None);
 }
 
-/// Attributes of a function's arguments and results: the model's name and
-/// layout of an input or output, and the arena argument's mark.
+/// Attributes of a function's arguments and results: the model's name,
+/// layout and quantization of an input or output, and the arena argument's
+/// mark.
 AttrKind interfaceAttrKind(StringRef name, bool argument) {
   return llvm::StringSwitch<AttrKind>(name)
       .Cases({"tinyml.name", "tinyml.layout"}, AttrKind::String)
+      .Case("tinyml.scale", AttrKind::Float)
+      .Case("tinyml.zero_point", AttrKind::Integer)
       .Case("tinyml.arena", argument ? AttrKind::Unit : AttrKind::None)
       .Default(AttrKind::None);
 }
@@ -76,6 +79,8 @@ bool holds(AttrKind kind, Attribute value) {
   switch (kind) {
   case AttrKind::Integer:
     return isa<IntegerAttr>(value);
+  case AttrKind::Float:
+    return isa<FloatAttr>(value);
   case AttrKind::String:
     return isa<StringAttr>(value);
   case AttrKind::Unit:
@@ -94,6 +99,8 @@ StringRef kindName(AttrKind kind) {
   switch (kind) {
   case AttrKind::Integer:
     return "an integer";
+  case AttrKind::Float:
+    return "a float";
   case AttrKind::String:
     return "a string";
   case AttrKind::Unit:

@@ -338,18 +338,62 @@ LogicalResult SoftmaxOp::verify() {
   return success();
 }
 
-LogicalResult SoftmaxOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
-    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
-  auto input = cast<RankedTensorType>(operands[0].getType());
+/// The input's type; for a quantized input TFLite's int8 softmax output:
+/// probabilities in steps of 1/256 from -128.
+static Type softmaxResultType(Type inputType) {
+  auto input = cast<RankedTensorType>(inputType);
   Type element = input.getElementType();
-  // TFLite's int8 softmax output: probabilities in steps of 1/256 from -128.
   if (auto q = dyn_cast<quant::UniformQuantizedType>(element))
     element = quant::UniformQuantizedType::get(
         q.getFlags(), q.getStorageType(), q.getExpressedType(), 1.0 / 256, -128,
         q.getStorageTypeMin(), q.getStorageTypeMax());
-  inferred.push_back(input.clone(element));
+  return input.clone(element);
+}
+
+/// `input-type` or `input-type -> result-type`: the result's type only
+/// where it is not the inferred one.
+static ParseResult parseSoftmaxTypes(OpAsmParser &parser, Type &input,
+                                     Type &result) {
+  RankedTensorType inputType;
+  if (parser.parseType(inputType))
+    return failure();
+  input = inputType;
+  if (succeeded(parser.parseOptionalArrow()))
+    return parser.parseType(result);
+  result = softmaxResultType(input);
   return success();
+}
+
+static void printSoftmaxTypes(OpAsmPrinter &printer, Operation *, Type input,
+                              Type result) {
+  printer << input;
+  if (result != softmaxResultType(input))
+    printer << " -> " << result;
+}
+
+LogicalResult SoftmaxOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
+  inferred.push_back(softmaxResultType(operands[0].getType()));
+  return success();
+}
+
+bool SoftmaxOp::isCompatibleReturnTypes(TypeRange inferred, TypeRange actual) {
+  if (inferred == actual)
+    return true;
+  if (inferred.size() != 1 || actual.size() != 1)
+    return false;
+  auto expected = dyn_cast<RankedTensorType>(inferred[0]);
+  auto result = dyn_cast<RankedTensorType>(actual[0]);
+  if (!expected || !result || expected.getShape() != result.getShape() ||
+      !isa<quant::UniformQuantizedType>(expected.getElementType()))
+    return false;
+  // TFLite's int8 softmax to int16: probabilities in steps of 1/65536 from
+  // -32768.
+  auto q = dyn_cast<quant::UniformQuantizedType>(result.getElementType());
+  return q && q.getStorageTypeIntegralWidth() == 16 && q.isSigned() &&
+         q.getZeroPoint() == -32768 &&
+         std::abs(q.getScale() - 1.0 / 65536) <= 0.001 / 65536;
 }
 
 //===----------------------------------------------------------------------===//

@@ -22,18 +22,18 @@ from .dialects import tinyml as tm
 from .errors import CompileError
 from .ir.ops import op_names
 from .ir.values import producer
-from .report_attributes import LAYOUT, NAME
+from .report_attributes import LAYOUT, NAME, SCALE, ZERO_POINT
 from .targets.cortexm import c_identifier
 
 #: The element types a compiled function takes and returns.
-TENSOR_DTYPES = ("float32", "int8")
+TENSOR_DTYPES = ("float32", "int8", "int16", "int32")
 #: The layouts a 4-D input or output is declared or inferred in.
 LAYOUTS = ("NCHW", "NHWC")
 #: The largest buffer a 32-bit target can index.
 MAX_TENSOR_BYTES = (1 << 31) - 1
 
 _DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "i32": "int32",
-           "i64": "int64", "i8": "int8", "i1": "bool"}
+           "i64": "int64", "i16": "int16", "i8": "int8", "i1": "bool"}
 
 
 @dataclass
@@ -44,7 +44,7 @@ class TensorInfo:
     shape: list[int]
     dtype: str = "float32"
     layout: str | None = None
-    # An int8 tensor's real value is scale * (q - zero_point).
+    # An integer tensor's real value is scale * (q - zero_point).
     scale: float | None = None
     zero_point: int | None = None
 
@@ -65,7 +65,7 @@ def signature(func: ir.Operation) -> tuple[str, list[TensorInfo], list[TensorInf
     for info in inputs + outputs:
         if info.dtype not in TENSOR_DTYPES:
             raise CompileError(f"'{info.name}' has element type {info.dtype}: "
-                               f"only {' and '.join(TENSOR_DTYPES)} are supported")
+                               f"only {', '.join(TENSOR_DTYPES)} are supported")
     return name, inputs, outputs
 
 
@@ -134,7 +134,11 @@ def _tensor_infos(func: ir.Operation, types: Sequence[ir.Type], attr_name: str,
         name = ir.StringAttr(entry[NAME]).value if NAME in entry else f"{prefix}{i}"
         layout = ir.StringAttr(entry[LAYOUT]).value if LAYOUT in entry else None
         dtype = _DTYPES.get(str(tensor.element_type), str(tensor.element_type))
-        infos.append(TensorInfo(name, list(tensor.shape), dtype, layout))
+        info = TensorInfo(name, list(tensor.shape), dtype, layout)
+        if SCALE in entry and ZERO_POINT in entry:
+            info.scale = ir.FloatAttr(entry[SCALE]).value
+            info.zero_point = ir.IntegerAttr(entry[ZERO_POINT]).value
+        infos.append(info)
     return infos
 
 
@@ -220,11 +224,13 @@ def _quantized_type_of(value: ir.Value, forward: bool) -> Any:
 
 def _read_quantization(func: ir.Operation, inputs: list[TensorInfo],
                        outputs: list[TensorInfo]) -> None:
-    """The scale and zero point of int8 inputs and outputs."""
+    """The scale and zero point of int8 inputs and outputs the model does
+    not declare."""
     block = func.regions[0].blocks[0]
     terminator = list(block.operations)[-1].operation
     for info, value, forward in [(i, a, True) for i, a in zip(inputs, block.arguments)] + \
             [(o, v, False) for o, v in zip(outputs, terminator.operands)]:
-        element = _quantized_type_of(value, forward) if info.dtype == "int8" else None
+        element = _quantized_type_of(value, forward) \
+            if info.dtype == "int8" and info.scale is None else None
         if element is not None:
             info.scale, info.zero_point = float(element.scale), int(element.zero_point)

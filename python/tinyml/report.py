@@ -321,6 +321,9 @@ def _check_tensor_list(tensors: Any, key: str) -> None:
         first_index[data["name"]] = i
 
 
+_INTEGER_BITS = {"int8": 8, "int16": 16, "int32": 32}
+
+
 def _check_tensor(data: Any, where: str) -> None:
     """A tensor tinyml could have compiled: a non-empty name, a static shape
     of positive sizes whose buffer has a 32-bit size, a dtype a compiled
@@ -349,8 +352,10 @@ def _check_tensor(data: Any, where: str) -> None:
                                   and scale > 0):
         raise FolderDamage(f"{where}.scale", f"must be null or a positive number, got "
                                              f"{shown(scale)}")
-    if zero_point is not None and not (is_int(zero_point) and -128 <= zero_point <= 127):
-        raise FolderDamage(f"{where}.zero_point", f"must be null or an int8, got "
+    bits = _INTEGER_BITS.get(dtype)
+    if zero_point is not None and not (bits is not None and is_int(zero_point)
+                                       and -2 ** (bits - 1) <= zero_point < 2 ** (bits - 1)):
+        raise FolderDamage(f"{where}.zero_point", f"must be null or a {dtype} value, got "
                                                   f"{shown(zero_point)}")
 
 

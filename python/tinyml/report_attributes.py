@@ -19,6 +19,10 @@ from mlir import ir
 NAME = "tinyml.name"
 #: A 4-D input's or output's declared layout, NCHW or NHWC.
 LAYOUT = "tinyml.layout"
+#: An integer input's or output's declared quantization (a TFLite model
+#: declares it; an ONNX model's is read off its quant.scast).
+SCALE = "tinyml.scale"
+ZERO_POINT = "tinyml.zero_point"
 
 # -- function attributes --------------------------------------------------------
 

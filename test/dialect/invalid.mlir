@@ -585,8 +585,26 @@ func.func @function_attribute_of_another_kind() attributes {tinyml.arena_bytes =
 
 // -----
 
-// expected-error @+1 {{unknown tinyml argument attribute 'tinyml.scale'}}
-func.func @unknown_argument_attribute(%a: tensor<4xf32> {tinyml.scale = 1.0 : f32}) {
+// An int8 softmax writes int8 of 1/256 or int16 of 1/65536 from their lowest
+// value, nothing else.
+func.func @softmax_to_another_type(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:3>>) {
+  // expected-error @+2 {{'tinyml.softmax' op inferred type(s) 'tensor<1x4x!quant.uniform<i8:f32, 3.906250e-03:-128>>' are incompatible with return type(s) of operation 'tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5>>'}}
+  // expected-error @+1 {{'tinyml.softmax' op failed to infer returned types}}
+  %0 = tinyml.softmax %x {axis = 1} : tensor<1x4x!quant.uniform<i8:f32, 0.5:3>> -> tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5>>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown tinyml argument attribute 'tinyml.offset'}}
+func.func @unknown_argument_attribute(%a: tensor<4xf32> {tinyml.offset = 1.0 : f32}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tinyml.scale' must be a float, got 1 : i64}}
+func.func @scale_of_another_kind(%a: tensor<4xi16> {tinyml.scale = 1 : i64}) {
   return
 }
 

@@ -87,6 +87,19 @@ func.func @reductions(%x: tensor<2x3x4xf32>) -> (tensor<2x1x4xf32>, tensor<2xf32
   return %0, %1, %2, %3 : tensor<2x1x4xf32>, tensor<2xf32>, tensor<3x4xf32>, tensor<2x3x4xf32>
 }
 
+// An int8 softmax's result type is TFLite's int8 one unless written: the
+// int16 one prints after an arrow.
+// CHECK-LABEL: func.func @quantized_softmax
+func.func @quantized_softmax(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:3>>)
+    -> (tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>>,
+        tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>) {
+  // CHECK: tinyml.softmax %{{.*}} {axis = 1 : i64} : tensor<1x4x!quant.uniform<i8:f32, 5.000000e-01:3>>{{$}}
+  %0 = tinyml.softmax %x {axis = 1} : tensor<1x4x!quant.uniform<i8:f32, 0.5:3>>
+  // CHECK: tinyml.softmax %{{.*}} {axis = 1 : i64} : tensor<1x4x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>
+  %1 = tinyml.softmax %x {axis = 1} : tensor<1x4x!quant.uniform<i8:f32, 0.5:3>> -> tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>
+  return %0, %1 : tensor<1x4x!quant.uniform<i8:f32, 0.00390625:-128>>, tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>
+}
+
 // CHECK-LABEL: func.func @data_movement
 func.func @data_movement(%x: tensor<2x3xf32>, %y: tensor<2x5xf32>)
     -> (tensor<6xf32>, tensor<3x2xf32>, tensor<4x4xf32>, tensor<2x8xf32>) {

@@ -305,3 +305,12 @@ def lstm_options(cell_clip: float = 0.0, time_major: bool = False, activation: s
         tflite.UnidirectionalSequenceLSTMOptionsAddTimeMajor(b, time_major)
         return tflite.UnidirectionalSequenceLSTMOptionsEnd(b)
     return tflite.BuiltinOptions.UnidirectionalSequenceLSTMOptions, table
+
+
+def svdf_options(rank: int, activation: str = "NONE"):
+    def table(b):
+        tflite.SVDFOptionsStart(b)
+        tflite.SVDFOptionsAddRank(b, rank)
+        tflite.SVDFOptionsAddFusedActivationFunction(b, _activation(activation))
+        return tflite.SVDFOptionsEnd(b)
+    return tflite.BuiltinOptions.SVDFOptions, table

@@ -330,12 +330,22 @@ def Tinyml_SoftmaxOp : Tinyml_Op<"softmax", [Pure, SameOperandsAndResultShape,
 
     Quantized form (int8 per tensor, along the last axis): TFLite's integer
     softmax in gemmlowp fixed point (reference/softmax.h); the result's
-    type is TFLite's for it, scale 1/256 and zero point -128.
+    type is TFLite's for it, int8 of scale 1/256 and zero point -128, or
+    int16 of scale 1/65536 (within 0.1%, as TFLM checks) and zero point
+    -32768, written `: type -> result type`.
   }];
   let arguments = (ins Tinyml_NumericTensor:$input, I64Attr:$axis);
   let results = (outs Tinyml_NumericTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` type($input)";
+  // The result's type is printed only where it is not the inferred one
+  // (an int16 result of an int8 softmax).
+  let assemblyFormat = [{
+    $input attr-dict `:` custom<SoftmaxTypes>(type($input), type($result))
+  }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    static bool isCompatibleReturnTypes(::mlir::TypeRange inferred,
+                                        ::mlir::TypeRange actual);
+  }];
 }
 
 //===----------------------------------------------------------------------===//

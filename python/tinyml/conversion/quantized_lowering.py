@@ -181,14 +181,15 @@ def _accumulator_bound(folded: np.ndarray, weights: np.ndarray, axes: tuple[int,
 
 
 def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
-    """int32 -> int8, saturated to the stored range of `element` (a fused
-    activation narrows it; default: all of int8)."""
-    low, high = INT8_MIN, INT8_MAX
+    """int32 -> the storage of `element`, saturated to its stored range (a
+    fused activation narrows it; default: all of int8)."""
+    low, high, bits = INT8_MIN, INT8_MAX, 8
     if element is not None:
         params = quant.UniformQuantizedType(element)
         low, high = params.storage_type_min, params.storage_type_max
+        bits = params.storage_type.width
     clamped = arith.minsi(arith.maxsi(value, int_scalar(low, 32)), int_scalar(high, 32))
-    return arith.trunci(int_type(8), clamped)
+    return arith.trunci(int_type(bits), clamped)
 
 
 def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: int,
@@ -446,8 +447,12 @@ def lower_quantized_max_pool2d(op) -> ir.Value:
 
 
 def lower_quantized_softmax(op) -> ir.Value:
-    """TFLite's int8 softmax along the last axis (reference/softmax.h)."""
+    """TFLite's int8 softmax along the last axis (reference/softmax.h), to
+    int8 or int16 (the same exps; the output's width sets the last shift
+    and its offset)."""
     x = op.operands[0]
+    y_type = element_of(op.results[0])
+    bits = quant.UniformQuantizedType(y_type).storage_type.width
     shape = shape_of(x)
     rank = len(shape)
     rows = shape[:-1]
@@ -479,7 +484,7 @@ def lower_quantized_softmax(op) -> ir.Value:
         shifted_minus_one = arith.subi(arith.shli(total, headroom), int_scalar(INT32_MIN, 32))
         bits_over_unit = arith.subi(int_scalar(ACCUMULATION_INTEGER_BITS, 32), headroom)
         return [reciprocal_of_one_plus(shifted_minus_one),
-                arith.addi(bits_over_unit, int_scalar(31 - 8, 32))]
+                arith.addi(bits_over_unit, int_scalar(31 - bits, 32))]
 
     row_identity = identity_map(rank - 1)
     scales, shifts = build_generic([(sums, row_identity)],
@@ -491,11 +496,11 @@ def lower_quantized_softmax(op) -> ir.Value:
         value, row_max, scale, shift = args[:4]
         scaled = doubling_high_mul(scale, lookup(exp_table, value, row_max))
         return _saturate(arith.addi(rounding_shift_right(scaled, shift),
-                                            int_scalar(INT8_MIN, 32)))
+                                    int_scalar(-(1 << (bits - 1)), 32)), y_type)
 
     (stored,) = build_generic(
         [(x8, identity_map(rank)), (row_max, row_map), (scales, row_map), (shifts, row_map)],
-        [(empty(shape, int_type(8)), identity_map(rank))], ["parallel"] * rank, output)
+        [(empty(shape, int_type(bits)), identity_map(rank))], ["parallel"] * rank, output)
     return with_quantized_result(op, stored)
 
 
@@ -554,7 +559,9 @@ def lower_quantize(op) -> ir.Value:
     TFLite's QUANTIZE rounds halves away from zero."""
     element = element_of(op.results[0])
     scale, zero_point = float(_scales(element)[0]), _zero_point(element)
-    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(8))
+    params = quant.UniformQuantizedType(element)
+    bits = params.storage_type.width
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(bits))
     round_to_integer = _round_half_away if "ties_away_from_zero" in op.attributes \
         else _round_half_even
 
@@ -563,11 +570,12 @@ def lower_quantize(op) -> ir.Value:
         scaled = b.div(args[0], b.const(scale))
         # Saturate first: the float-to-int conversion of an out-of-range
         # value is poison.
-        low, high = b.const(INT8_MIN - zero_point), b.const(INT8_MAX - zero_point)
+        low = b.const(float(params.storage_type_min - zero_point))
+        high = b.const(float(params.storage_type_max - zero_point))
         bounded = b.select(b.cmp("olt", scaled, low), low,
                            b.select(b.cmp("ogt", scaled, high), high, scaled))
         rounded = arith.fptosi(int_type(32), round_to_integer(b, bounded))
-        return arith.trunci(int_type(8), arith.addi(rounded, int_scalar(zero_point, 32)))
+        return arith.trunci(int_type(bits), arith.addi(rounded, int_scalar(zero_point, 32)))
 
     return with_quantized_result(op, build_elementwise(result_type, [op.operands[0]], body))
 

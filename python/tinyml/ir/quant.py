@@ -25,8 +25,9 @@ from mlir.dialects import quant
 from ..dialects import tinyml as tm
 from .builders import build
 
-#: Storage types tinyml reads: int8 data and weights, int32 biases.
-STORAGE_BITS = {np.dtype(np.int8): 8, np.dtype(np.int32): 32}
+#: Storage types tinyml reads: int8 data and weights, int32 biases, and
+#: the int16 result of an int8 softmax (TFLite's keyword models).
+STORAGE_BITS = {np.dtype(np.int8): 8, np.dtype(np.int16): 16, np.dtype(np.int32): 32}
 
 
 def _storage_type(dtype) -> ir.IntegerType:

@@ -185,8 +185,8 @@ RUNTIME_SYMBOLS = frozenset(re.findall(
     "".join(path.read_text() for path in (RUNTIME, RUNTIME_FLOAT, RUNTIME_ARMV6M)), re.M))
 ARENA_PARAMETER = "arena"
 #: The C element type of each tensor dtype tinyml compiles.
-C_TYPES = {"float32": "float", "int8": "int8_t"}
-C_BYTES = {"float32": 4, "int8": 1}
+C_TYPES = {"float32": "float", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t"}
+C_BYTES = {"float32": 4, "int8": 1, "int16": 2, "int32": 4}
 
 
 def _reserved(name: str) -> bool:

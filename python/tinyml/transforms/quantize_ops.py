@@ -25,9 +25,9 @@ quantization TFLite uses: int8 data per tensor; for a contraction int8
 weights per tensor or per output channel and an int32 bias with zero
 point 0; for a pool, and a pad whose value the type stores exactly, one
 type in and out; for softmax the last axis and TFLite's output type
-(scale 1/256, zero point -128). A pattern that does
-not fit leaves the dequantize and quantize ops: they stay explicit,
-computed in float on the target.
+(int8 of scale 1/256 and zero point -128, or int16 of 1/65536 and
+-32768). A pattern that does not fit leaves the dequantize and quantize
+ops: they stay explicit, computed in float on the target.
 
 A reshape or transpose between a cast and the op first moves above the
 cast (tf2onnx writes the transpose of a one-channel input as a reshape,
@@ -151,9 +151,18 @@ def _softmax_operands(op: ir.Operation, result: ir.Type) -> list[ir.Value] | Non
     rank = len(shape_of(op.operands[0]))
     params = quant.UniformQuantizedType(result)
     if ir.IntegerAttr(op.attributes["axis"]).value != rank - 1 \
-            or params.scale != 1.0 / 256 or params.zero_point != -128:
+            or not _softmax_output(params.storage_type.width, params.scale, params.zero_point):
         return None
     return sources
+
+
+def _softmax_output(bits: int, scale: float, zero_point: int) -> bool:
+    """TFLite's int8 softmax writes int8 of scale 1/256 exactly, or int16 of
+    scale 1/65536 within 0.1% (TFLM checks both so), at the lowest value
+    for 0."""
+    if bits == 8:
+        return scale == 1.0 / 256 and zero_point == -128
+    return bits == 16 and abs(scale - 1.0 / 65536) <= 0.001 / 65536 and zero_point == -32768
 
 
 #: The ops with a quantized form, and the quantized operands of a float op
@@ -179,11 +188,14 @@ def quantize_op(op, rewriter):
     all quantized"""
     op = op.operation
     element = element_of(op.results[0])
-    if not is_int8_per_tensor(element):
-        return NO_MATCH
     result, bounds = _activation(op.operands[0])
     float_op = producer(result)
     if float_op is None or float_op.name not in QUANTIZED_OPERANDS or not _only_use(result):
+        return NO_MATCH
+    # int8 results; and the int16 one of TFLite's int8 softmax.
+    if not is_int8_per_tensor(element) and not (
+            float_op.name == tm.SoftmaxOp.OPERATION_NAME and not is_per_axis(element)
+            and _storage_bits(element) == 16):
         return NO_MATCH
     operands = QUANTIZED_OPERANDS[float_op.name](float_op, element)
     if operands is None:

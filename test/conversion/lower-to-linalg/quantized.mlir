@@ -260,6 +260,26 @@ func.func @softmax(%x: tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>)
 
 // -----
 
+// To int16 the same exps and reciprocal; the last shift is 16 bits shorter
+// (31 - 16 over the sum's bits) and the offset -32768, saturated to int16.
+// CHECK-LABEL: func.func @softmax_to_int16
+// CHECK:         %[[RECIPROCAL:.*]]:2 = linalg.generic {{.*}} ins(%{{.*}} : tensor<1xi32>)
+// CHECK:           %[[SHORTER:.*]] = arith.constant 15 : i32
+// CHECK-NEXT:      arith.addi %{{.*}}, %[[SHORTER]] : i32
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<1x10xi16>)
+// CHECK:           tosa.apply_scale
+// CHECK:           %[[OFFSET:.*]] = arith.constant -32768 : i32
+// CHECK-NEXT:      arith.addi %{{.*}}, %[[OFFSET]] : i32
+// CHECK:           arith.trunci %{{.*}} : i32 to i16
+// CHECK:         quant.scast %{{.*}} : tensor<1x10xi16> to tensor<1x10x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>
+func.func @softmax_to_int16(%x: tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>>)
+    -> tensor<1x10x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>> {
+  %y = tinyml.softmax %x {axis = 1 : i64} : tensor<1x10x!quant.uniform<i8:f32, 0.0285612:13>> -> tensor<1x10x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>
+  return %y : tensor<1x10x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>
+}
+
+// -----
+
 // A result type with a narrowed stored range (a fused activation) is what
 // the requantization saturates to; the zero point (-10) is in its
 // rounding (1 + 2 * -10). That range starts at the zero point, so the

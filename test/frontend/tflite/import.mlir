@@ -7,7 +7,9 @@
 // A conv's OHWI weights become HWCF, their per-channel scales along axis
 // 3; the fused RELU is the relu before the quantize; SAME padding is
 // explicit; the quantize rounds halves away from zero, as TFLite does.
-// CONV-LABEL: func.func @op_conv_relu(%arg0: tensor<1x9x9x3xi8> {tinyml.name = "serving_default_keras_tensor_180:0"})
+// The int8 input and output carry the scale and zero point the file
+// declares, which the report and the header give the caller.
+// CONV-LABEL: func.func @op_conv_relu(%arg0: tensor<1x9x9x3xi8> {tinyml.name = "serving_default_keras_tensor_180:0", tinyml.scale = 0.029949897900223732 : f64, tinyml.zero_point = 12 : i64}) -> (tensor<1x9x9x8xi8> {tinyml.name = "StatefulPartitionedCall_1:0", tinyml.scale = 0.021846350282430649 : f64, tinyml.zero_point = -128 : i64})
 // CONV-NOT:     tinyml.transpose
 // CONV:         %[[X:.*]] = quant.scast %arg0 : tensor<1x9x9x3xi8> to tensor<1x9x9x3x!quant.uniform<i8:f32, {{.*}}:12>>
 // CONV:         %[[XF:.*]] = tinyml.dequantize %[[X]]

@@ -238,6 +238,37 @@ func.func @softmax(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:3>>)
 
 // -----
 
+// TFLite's int8 softmax may write int16 (1/65536, -32768): the quantized
+// softmax with that result type, printed after an arrow.
+// CHECK-LABEL: func.func @softmax_to_int16
+// CHECK-NEXT:    %[[S:.*]] = tinyml.softmax %arg0 {axis = 1 : i64} : tensor<1x4x!quant.uniform<i8:f32, 5.000000e-01:3>> -> tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>
+// CHECK-NEXT:    return %[[S]]
+func.func @softmax_to_int16(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:3>>)
+    -> tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>> {
+  %f = tinyml.dequantize %x : tensor<1x4x!quant.uniform<i8:f32, 0.5:3>> to tensor<1x4xf32>
+  %s = tinyml.softmax %f {axis = 1 : i64} : tensor<1x4xf32>
+  %q = tinyml.quantize %s : tensor<1x4xf32> to tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>
+  return %q : tensor<1x4x!quant.uniform<i16:f32, 1.52587890625E-5:-32768>>
+}
+
+// -----
+
+// An int16 result TFLite's softmax does not write (zero point 0) stays a
+// float softmax between the casts.
+// CHECK-LABEL: func.func @softmax_to_other_int16
+// CHECK:         tinyml.dequantize
+// CHECK-NEXT:    tinyml.softmax %{{.*}} {axis = 1 : i64} : tensor<1x4xf32>
+// CHECK-NEXT:    tinyml.quantize
+func.func @softmax_to_other_int16(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:3>>)
+    -> tensor<1x4x!quant.uniform<i16:f32, 3.0517578125E-5>> {
+  %f = tinyml.dequantize %x : tensor<1x4x!quant.uniform<i8:f32, 0.5:3>> to tensor<1x4xf32>
+  %s = tinyml.softmax %f {axis = 1 : i64} : tensor<1x4xf32>
+  %q = tinyml.quantize %s : tensor<1x4xf32> to tensor<1x4x!quant.uniform<i16:f32, 3.0517578125E-5>>
+  return %q : tensor<1x4x!quant.uniform<i16:f32, 3.0517578125E-5>>
+}
+
+// -----
+
 // A mean over axes is TFLite's integer mean.
 // CHECK-LABEL: func.func @mean
 // CHECK-NEXT:    %[[M:.*]] = tinyml.reduce_mean %arg0 {axes = array<i64: 1, 2>} : (tensor<1x3x3x2x!quant.uniform<i8:f32, 5.000000e-01:3>>) -> tensor<1x2x!quant.uniform<i8:f32, 2.500000e-01:-1>>

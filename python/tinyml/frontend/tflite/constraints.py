@@ -24,12 +24,14 @@ ARITY: dict[str, tuple[int, int | None, int]] = {
     "PACK": (1, None, 1),
     "STRIDED_SLICE": (4, 4, 1),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": (20, 24, 1),
+    "SVDF": (5, 5, 1),
 }
 
 #: The inputs an operator with optional inputs among its first ones needs
 #: (the others may be omitted, -1): an LSTM's input, the weights and biases
 #: of its forget, cell and output gates and its two states.
-REQUIRED_INPUTS = {"UNIDIRECTIONAL_SEQUENCE_LSTM": (0, 2, 3, 4, 6, 7, 8, 13, 14, 15, 18, 19)}
+REQUIRED_INPUTS = {"UNIDIRECTIONAL_SEQUENCE_LSTM": (0, 2, 3, 4, 6, 7, 8, 13, 14, 15, 18, 19),
+                   "SVDF": (0, 1, 2, 4)}
 
 CONTRACTIONS = ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED")
 
@@ -80,18 +82,28 @@ def check_operands(im, op) -> None:
             raise im.fail(f"input '{im.tensors[index].name}' is not computed before it is used")
 
 
+#: The operators whose output type differs from their input's: for each
+#: input type, the output types TFLM's kernel computes (and tinyml does).
+CONVERSIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "QUANTIZE": {"FLOAT32": ("INT8",), "INT8": ("INT8", "INT16", "INT32"),
+                 "INT16": ("INT8", "INT16", "INT32"), "INT32": ("INT8", "INT16")},
+    "DEQUANTIZE": {"INT8": ("FLOAT32",)},
+    "SOFTMAX": {"FLOAT32": ("FLOAT32",), "INT8": ("INT8", "INT16")},
+}
+
+
 def check_types(im, op) -> None:
     """The operand types the operator's TFLM kernel accepts."""
     out = im.tensors[op.outputs[0]]
     # None: an omitted optional input (check_operands refused a required one).
     inputs: list[Any] = [im.tensors[i] if i >= 0 else None for i in op.inputs]
-    if op.kind in ("QUANTIZE", "DEQUANTIZE"):
-        allowed = ("FLOAT32", "INT8") if op.kind == "QUANTIZE" else ("INT8",)
-        result = "INT8" if op.kind == "QUANTIZE" else "FLOAT32"
-        if inputs[0].type_name not in allowed or out.type_name != result:
+    conversion = CONVERSIONS.get(op.kind)
+    if conversion is not None:
+        if out.type_name not in conversion.get(inputs[0].type_name, ()):
+            pairs = "; ".join(f"{source} to {' or '.join(results)}"
+                              for source, results in conversion.items())
             raise im.fail(f"input '{inputs[0].name}' is {inputs[0].type_name} and output "
-                          f"'{out.name}' {out.type_name}; {op.kind} takes "
-                          f"{' or '.join(allowed)} to {result}")
+                          f"'{out.name}' {out.type_name}; {op.kind} takes {pairs}")
         return
     for tensor in inputs[:DATA_INPUTS.get(op.kind, 1)]:
         if tensor is not None and tensor.type_name != out.type_name:
@@ -124,8 +136,10 @@ def check_types(im, op) -> None:
 LARGEST_MULTIPLIER = 2.0 ** 30
 
 #: int8 operators that do not rescale by a fixed-point multiplier: tables
-#: computed at compile time, and SOFTMAX, whose TFLM kernel clamps its own.
-UNSCALED = ("LOGISTIC", "TANH", "HARD_SWISH", "SOFTMAX")
+#: computed at compile time, and SOFTMAX, whose TFLM kernel clamps its own;
+#: and those whose handler checks their multipliers (QUANTIZE of integers,
+#: SVDF, which rescales twice).
+UNSCALED = ("LOGISTIC", "TANH", "HARD_SWISH", "SOFTMAX", "QUANTIZE", "SVDF")
 
 
 def check_rescaling(im, op) -> None:

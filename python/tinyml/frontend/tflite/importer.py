@@ -20,10 +20,11 @@ from onnx import TensorProto
 
 from ...ir.context import make_context
 from ...ir.quant import dequantize, quantize, storage_cast, uniform_type
+from ...report_attributes import NAME, SCALE, ZERO_POINT
 from .. import FrontendError, function_name, mark_batch
 from ..onnx.importer import Const, Importer, QuantConst, shape_text
 from .constraints import check_operands, check_rescaling, check_types
-from .reader import Operator, Subgraph, Tensor, dequantized, read_model
+from .reader import DTYPES, Operator, Subgraph, Tensor, dequantized, read_model
 from .shape_folding import fold_shape_computation
 
 
@@ -109,11 +110,9 @@ class TfliteImporter(Importer):
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             arg_types, [r.type for r in results]))
         fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"tinyml.name": ir.StringAttr.get(self.tensors[i].name)})
-             for i in self.inputs])
+            [_io_attributes(self.tensors[i]) for i in self.inputs])
         fn.attributes["res_attrs"] = ir.ArrayAttr.get(
-            [ir.DictAttr.get({"tinyml.name": ir.StringAttr.get(self.tensors[i].name)})
-             for i in self.outputs])
+            [_io_attributes(self.tensors[i]) for i in self.outputs])
         fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         if self.has_dynamic_batch:
             mark_batch(fn, self.batch)
@@ -123,22 +122,21 @@ class TfliteImporter(Importer):
         self.where = f"{what} '{tensor.name}'"
         if tensor.dynamic:
             raise self.fail(self.dynamic_dimension(tensor))
-        if tensor.type_name not in ("FLOAT32", "INT8"):
-            raise self.fail(f"has element type {tensor.type_name}; only float32 and int8 "
-                            "inputs and outputs are supported")
+        if tensor.type_name not in IO_ELEMENTS:
+            raise self.fail(f"has element type {tensor.type_name}; only float32, int8, int16 "
+                            "and int32 inputs and outputs are supported")
         q = tensor.quantization
-        if tensor.type_name == "INT8" and q is None:
-            raise self.fail("is int8 without quantization parameters")
-        if tensor.type_name == "INT8" and q is not None and q.axis is not None:
+        integer = tensor.type_name != "FLOAT32"
+        if integer and q is None:
+            raise self.fail(f"is {tensor.type_name.lower()} without quantization parameters")
+        if integer and q is not None and q.axis is not None:
             # TFLM's kernels read one scale of an activation; only weights
             # are quantized per channel.
             raise self.fail(f"is quantized per axis ({q.scales.size} scales "
                             f"along dimension {q.axis}); a graph "
                             f"{what} takes one scale and zero point")
         self.check_size(tensor.shape, TensorProto.FLOAT, what)
-        element = ir.F32Type.get() if tensor.type_name == "FLOAT32" \
-            else ir.IntegerType.get_signless(8)
-        return ir.RankedTensorType.get(list(tensor.shape), element)
+        return ir.RankedTensorType.get(list(tensor.shape), IO_ELEMENTS[tensor.type_name]())
 
     @staticmethod
     def dynamic_dimension(tensor: Tensor) -> str:
@@ -284,16 +282,37 @@ class TfliteImporter(Importer):
                 self.float_values[index] = value
             return
         q = tensor.quantization
-        if tensor.type_name != "INT8" or q is None or q.axis is not None:
+        # int16: an int8 softmax's result (check_types allows no other).
+        if tensor.type_name not in ("INT8", "INT16") or q is None or q.axis is not None:
             per_axis = " quantized per axis" if q is not None and q.axis is not None else ""
             raise self.fail(f"output '{tensor.name}' has element type {tensor.type_name}"
                             f"{per_axis}; only float32 and per-tensor int8 results are "
                             "supported")
-        element = uniform_type(list(q.scales), list(q.zero_points), np.int8, None)
+        dtype = DTYPES[tensor.type_name]
+        element = uniform_type(list(q.scales), list(q.zero_points), dtype, None)
         quantized = quantize(value, element, self.loc)
         # TFLite rounds halves away from zero where it quantizes float values.
         quantized.owner.attributes["ties_away_from_zero"] = ir.UnitAttr.get()
-        self.values[index] = storage_cast(quantized, ir.IntegerType.get_signless(8), self.loc)
+        self.values[index] = storage_cast(
+            quantized, ir.IntegerType.get_signless(np.dtype(dtype).itemsize * 8), self.loc)
+
+
+#: The element types of a graph input or output (the compiled function's).
+IO_ELEMENTS = {"FLOAT32": ir.F32Type.get, "INT8": lambda: ir.IntegerType.get_signless(8),
+               "INT16": lambda: ir.IntegerType.get_signless(16),
+               "INT32": lambda: ir.IntegerType.get_signless(32)}
+
+
+def _io_attributes(tensor: Tensor) -> ir.Attribute:
+    """A graph input's or output's name, and an integer one's scale and
+    zero point, which a caller quantizes and dequantizes with."""
+    attributes = {NAME: ir.StringAttr.get(tensor.name)}
+    q = tensor.quantization
+    if tensor.type_name != "FLOAT32" and q is not None:
+        attributes[SCALE] = ir.FloatAttr.get_f64(float(q.scales[0]))
+        attributes[ZERO_POINT] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
+                                                    int(q.zero_points[0]))
+    return ir.DictAttr.get(attributes)
 
 
 def import_tflite(model, context: ir.Context | None = None,

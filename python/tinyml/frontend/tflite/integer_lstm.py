@@ -26,10 +26,10 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, tensor
 
-from ...conversion.linalg_builders import (build_generic, empty, identity_map, int_constant,
-                                           int_scalar, int_type)
-from ...conversion.quantized_lowering import accumulator_init, apply_scale
+from ...conversion.linalg_builders import int_constant, int_scalar, int_type
+from ...conversion.quantized_lowering import apply_scale
 from ..onnx.recurrent import time_loop
+from .integer_kernels import clamped, elementwise, product, saturated, widened
 from .reader import Operator, Tensor
 
 #: Q3.12, the scale of a gate's input to its sigmoid or tanh, and Q0.15,
@@ -169,53 +169,18 @@ def integer_lstm(x: ir.Value, cell: Cell) -> ir.Value:
 
 # -- the step's integer kernels ------------------------------------------------
 
-def _elementwise(operands: list[ir.Value], bits: int, body) -> ir.Value:
-    shape = ir.RankedTensorType(operands[0].type).shape
-    rank = len(shape)
-    (result,) = build_generic([(v, identity_map(rank)) for v in operands],
-                              [(empty(shape, int_type(bits)), identity_map(rank))],
-                              ["parallel"] * rank, lambda b, args: body(*args[:-1]))
-    return result
-
-
-def _i32(value: ir.Value) -> ir.Value:
-    return arith.extsi(int_type(32), value)
-
-
-def _clamped(value: ir.Value, low: int, high: int) -> ir.Value:
-    """An int32 within [low, high]."""
-    return arith.minsi(arith.maxsi(value, int_scalar(low, 32)), int_scalar(high, 32))
-
-
-def _saturate(value: ir.Value, low: int, high: int, bits: int) -> ir.Value:
-    """An int32 within [low, high], narrowed to `bits`."""
-    return arith.trunci(int_type(bits), _clamped(value, low, high))
-
-
-def _product(row: ir.Value, weights: np.ndarray, bias: np.ndarray) -> ir.Value:
-    """int32 [B, H]: bias + row @ weights, int8 operands."""
-    batch = ir.RankedTensorType(row.type).shape[0]
-    init = accumulator_init(bias, [batch, weights.shape[1]])
-    maps = [ir.AffineMap.get(3, 0, [ir.AffineDimExpr.get(d) for d in dims])
-            for dims in ((0, 2), (2, 1), (0, 1))]
-    (acc,) = build_generic([(row, maps[0]), (int_constant(weights, 8), maps[1])],
-                           [(init, maps[2])], ["parallel", "parallel", "reduction"],
-                           lambda b, a: arith.addi(a[2], arith.muli(_i32(a[0]), _i32(a[1]))))
-    return acc
-
-
 def _gate_input(row: ir.Value, h: ir.Value, gate: Gate) -> ir.Value:
     """int16 [B, H] in Q3.12: the two products requantized, added with
     saturation (lstm_eval.h CalculateLstmGate, before the activation)."""
-    from_input = _product(row, gate.input_weights, gate.input_bias)
-    from_hidden = _product(h, gate.recurrent_weights, gate.recurrent_bias)
+    from_input = product(row, gate.input_weights, gate.input_bias)
+    from_hidden = product(h, gate.recurrent_weights, gate.recurrent_bias)
 
     def body(a: ir.Value, r: ir.Value) -> ir.Value:
         # Each product saturated to int16 (kept int32 for the add), then the sum.
-        a16 = _clamped(apply_scale(a, gate.input_scale), INT16_MIN, INT16_MAX)
-        r16 = _clamped(apply_scale(r, gate.recurrent_scale), INT16_MIN, INT16_MAX)
-        return _saturate(arith.addi(a16, r16), INT16_MIN, INT16_MAX, 16)
-    return _elementwise([from_input, from_hidden], 16, body)
+        a16 = clamped(apply_scale(a, gate.input_scale), INT16_MIN, INT16_MAX)
+        r16 = clamped(apply_scale(r, gate.recurrent_scale), INT16_MIN, INT16_MAX)
+        return saturated(arith.addi(a16, r16), 16)
+    return elementwise([from_input, from_hidden], 16, body)
 
 
 def _lookup(table: ir.Value, index: ir.Value) -> ir.Value:
@@ -240,14 +205,14 @@ def _sigmoid(x: ir.Value, table: ir.Value) -> ir.Value:
     """reference_integer_ops::Logistic on int16 Q3.12 -> Q0.15, its input
     multiplier 3 (the table's scale of 3/4)."""
     def body(v: ir.Value) -> ir.Value:
-        scaled = arith.muli(_i32(v), int_scalar(3, 32))
+        scaled = arith.muli(widened(v), int_scalar(3, 32))
         result = _interpolated(table, _abs(scaled), 9, 0x7FFF << 10)
         negative = arith.cmpi(arith.CmpIPredicate.slt, scaled, int_scalar(0, 32))
         result = arith.select(negative,
                               arith.subi(int_scalar((1 << 25) + (1 << 9) - 1, 32), result),
                               arith.addi(result, int_scalar(1 << 9, 32)))
         return arith.trunci(int_type(16), arith.shrui(result, int_scalar(10, 32)))
-    return _elementwise([x], 16, body)
+    return elementwise([x], 16, body)
 
 
 def _tanh(x: ir.Value, input_power: int, table: ir.Value) -> ir.Value:
@@ -258,7 +223,7 @@ def _tanh(x: ir.Value, input_power: int, table: ir.Value) -> ir.Value:
     rounding = 1 << (right - 1) if right > 0 else 0
 
     def body(v: ir.Value) -> ir.Value:
-        scaled = arith.shrsi(arith.addi(arith.muli(_i32(v), int_scalar(multiplier, 32)),
+        scaled = arith.shrsi(arith.addi(arith.muli(widened(v), int_scalar(multiplier, 32)),
                                         int_scalar(rounding, 32)), int_scalar(right, 32))
         result = _interpolated(table, _abs(scaled), 8, 0xFFFF << 8)
         negative = arith.cmpi(arith.CmpIPredicate.slt, scaled, int_scalar(0, 32))
@@ -267,7 +232,7 @@ def _tanh(x: ir.Value, input_power: int, table: ir.Value) -> ir.Value:
                               arith.subi(int_scalar((1 << 23) + (1 << 7) - 1, 32), result),
                               arith.addi(result, int_scalar(offset, 32)))
         return arith.trunci(int_type(16), arith.shrsi(result, int_scalar(8, 32)))
-    return _elementwise([x], 16, body)
+    return elementwise([x], 16, body)
 
 
 def _abs(value: ir.Value) -> ir.Value:
@@ -279,17 +244,17 @@ def _multiply(a: ir.Value, b: ir.Value, real: float, zero_point: int | None = No
     """MulElementwise of two int16: the product requantized by `real`, to
     int16, or with `zero_point` to int8."""
     def body(x: ir.Value, y: ir.Value) -> ir.Value:
-        scaled = apply_scale(arith.muli(_i32(x), _i32(y)), real)
+        scaled = apply_scale(arith.muli(widened(x), widened(y)), real)
         if zero_point is None:
-            return _saturate(scaled, INT16_MIN, INT16_MAX, 16)
-        return _saturate(arith.addi(scaled, int_scalar(zero_point, 32)), -128, 127, 8)
-    return _elementwise([a, b], 16 if zero_point is None else 8, body)
+            return saturated(scaled, 16)
+        return saturated(arith.addi(scaled, int_scalar(zero_point, 32)), 8)
+    return elementwise([a, b], 16 if zero_point is None else 8, body)
 
 
 def _saturating_add(a: ir.Value, b: ir.Value) -> ir.Value:
-    return _elementwise([a, b], 16, lambda x, y: _saturate(arith.addi(_i32(x), _i32(y)),
-                                                           INT16_MIN, INT16_MAX, 16))
+    return elementwise([a, b], 16, lambda x, y: saturated(arith.addi(widened(x), widened(y)), 16))
 
 
 def _clip(c: ir.Value, bound: int) -> ir.Value:
-    return _elementwise([c], 16, lambda v: _saturate(_i32(v), -bound, bound, 16))
+    return elementwise([c], 16, lambda v: arith.trunci(int_type(16),
+                                                       clamped(widened(v), -bound, bound)))

@@ -285,10 +285,10 @@ def _relu6(im: TfliteImporter, op: Operator) -> list:
     return [activation(im, im.tensor(im.input(0)), 3)]
 
 
-@handles("QUANTIZE", "DEQUANTIZE")
-def _requantize(im: TfliteImporter, op: Operator) -> list:
-    # The input reads as float and the result is stored as the output
-    # tensor's type: a dequantize, a quantize, or both (a requantization).
+@handles("DEQUANTIZE")
+def through_float(im: TfliteImporter, op: Operator) -> list:
+    """A DEQUANTIZE, or a QUANTIZE of float: the input reads as float and
+    the result is stored as the output tensor's type."""
     source = im.tensors[op.inputs[0]] if op.inputs and op.inputs[0] >= 0 else None
     if op.kind == "DEQUANTIZE" and source is not None and source.data is not None \
             and source.type_name == "INT8" and source.quantization is not None:

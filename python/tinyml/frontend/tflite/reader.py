@@ -16,7 +16,8 @@ from ..onnx.importer import shape_text
 from .verifier import verify
 
 #: TFLite tensor types tinyml reads, as numpy dtypes.
-DTYPES = {"FLOAT32": np.float32, "INT8": np.int8, "INT32": np.int32, "INT64": np.int64}
+DTYPES = {"FLOAT32": np.float32, "INT8": np.int8, "INT16": np.int16, "INT32": np.int32,
+          "INT64": np.int64}
 
 
 @dataclass
@@ -91,6 +92,7 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
     "UNIDIRECTIONAL_SEQUENCE_LSTM": ("UnidirectionalSequenceLSTMOptions", (
         "FusedActivationFunction", "CellClip", "ProjClip", "TimeMajor",
         "AsymmetricQuantizeInputs", "DiagonalRecurrentTensors")),
+    "SVDF": ("SVDFOptions", ("Rank", "FusedActivationFunction", "AsymmetricQuantizeInputs")),
 }
 
 
@@ -156,8 +158,8 @@ def dequantized(tensor: Tensor) -> np.ndarray:
 
 #: Operators whose recurrent state TFLite keeps in variable tensors: the
 #: positions of those inputs (UNIDIRECTIONAL_SEQUENCE_LSTM's output and
-#: cell states).
-STATE_INPUTS = {"UNIDIRECTIONAL_SEQUENCE_LSTM": (18, 19)}
+#: cell states, SVDF's activation history).
+STATE_INPUTS = {"UNIDIRECTIONAL_SEQUENCE_LSTM": (18, 19), "SVDF": (4,)}
 
 
 def _check_variables(tensors: list[Tensor], operators: list[Operator], filename: str) -> None:
@@ -195,7 +197,8 @@ def _quantization_problem(tensor: Tensor) -> str | None:
                                    and tensor.shape[q.axis] == q.scales.size):
         return (f"{q.scales.size} scales along dimension {q.axis} of shape "
                 f"{shape_text(tensor.shape)}")
-    low, high = (-128, 127) if tensor.type_name == "INT8" else (-2 ** 31, 2 ** 31 - 1)
+    bits = {"INT8": 8, "INT16": 16}.get(tensor.type_name, 32)
+    low, high = -2 ** (bits - 1), 2 ** (bits - 1) - 1
     if np.any(q.zero_points < low) or np.any(q.zero_points > high):
         return f"zero points outside [{low}, {high}]"
     return None
