@@ -7,7 +7,9 @@ math library (the gates' sigmoid and tanh), arena against TFLM's for the
 (onnxruntime, tflite-micro, or TensorFlow Lite's output committed beside a
 model TFLM miscomputes) relative to the output's largest value.
 
-    tools/benchmark_recurrent.py [--targets cortex-m4,cortex-m7]
+    tools/benchmark_recurrent.py [--targets cortex-m4,cortex-m7] [model ...]
+
+(the models given, e.g. TFLM's keyword_scrambled.tflite, else the corpus)
 
 Prints the Markdown table in BENCHMARKS.md ("Recurrent models")."""
 from __future__ import annotations
@@ -32,8 +34,8 @@ def given_input(path: Path, compiled) -> np.ndarray:
         return np.load(committed)["input"]
     rng = np.random.default_rng(1)
     shape, dtype = compiled.inputs[0].shape, np.dtype(compiled.inputs[0].dtype)
-    return rng.integers(-128, 128, shape).astype(np.int8) if dtype == np.int8 \
-        else rng.standard_normal(shape).astype(np.float32)
+    return rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max + 1, shape).astype(dtype) \
+        if dtype.kind == "i" else rng.standard_normal(shape).astype(np.float32)
 
 
 def reference(path: Path, x: np.ndarray) -> np.ndarray:
@@ -70,11 +72,13 @@ def tflm_arena(path: Path, x: np.ndarray) -> int | None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--targets", default="cortex-m4,cortex-m7")
+    parser.add_argument("models", nargs="*", type=Path)
     args = parser.parse_args(argv)
     print("| model | target | MACs | instructions | instr/MAC | in expf/tanhf | arena B "
           "| TFLM arena B | text B | max error / max output |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for path in sorted(RECURRENT.glob("*.onnx")) + sorted(RECURRENT.glob("*.tflite")):
+    corpus = sorted(RECURRENT.glob("*.onnx")) + sorted(RECURRENT.glob("*.tflite"))
+    for path in args.models or corpus:
         for target in args.targets.split(","):
             try:
                 compiled = tinyml.compile(str(path), target=target)

@@ -8,15 +8,13 @@ dtype (`abi`). The host runs it with the MLIR ExecutionEngine (JIT); a
 Cortex-M target builds one Thumb object and a C header, and runs in the
 emulator.
 
-The driver runs the stages and reads what they found off the IR alone:
-each stage's `measure`, and the attributes the passes leave on the model's
-function (`report_attributes`: the kernels, the memory plan), so that the
-report built here is the one a stage run alone would give.
+The driver runs the stages and reads what they found off the IR alone
+(each stage's `measure`, the attributes the passes leave on the function:
+`report_attributes`): the report is the one a stage run alone would give.
 
     model = tinyml.compile("kws.onnx")
     (scores,) = model(x)              # numpy in, list of numpy out
-    model.save("out/")                # out/<name>.o, .h, ... + out/report.json
-    again = tinyml.load("out/")
+    model.save("out/")                # out/<name>.o, .h, ... + out/report.json; tinyml.load
 """
 from __future__ import annotations
 
@@ -53,13 +51,15 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
             memory_plan: str | None = None, sram_budget: int | None = None,
             flash_budget: int | None = None, memory: dict[str, Any] | None = None,
             opt_level: str = "Os", emit_stages: bool = False, emit_assembly: bool = False,
-            name: str | None = None, warm_up: bool = True) -> CompiledModel:
+            name: str | None = None, warm_up: bool = True, streaming: bool = False
+            ) -> CompiledModel:
     """Compiles `model` (an .onnx, .tflite or .mlir path, an onnx.ModelProto or an
     ir.Module in the tinyml dialect) for `target` (see `targets.TARGETS`).
 
-    `batch` fixes a symbolic batch dimension of an ONNX model; `entry`
-    picks the function of a multi-function module; `fuse=False` turns all
-    fusion off. The memory plan (`MEMORY_PLANS`: which layers compute over
+    `batch` fixes a symbolic batch dimension of an ONNX model; `streaming`
+    makes a TFLite model's variables (the state TFLM keeps between calls)
+    state inputs and next-state outputs; `entry` picks the function of a
+    multi-function module; `fuse=False` turns all fusion off. The memory plan (`MEMORY_PLANS`: which layers compute over
     their input or inside their consumer's loop over rows, for less arena
     and more code) is `memory_plan`, or chosen (`memory_choice`): the least
     code whose arena fits `sram_budget` (bytes), the least arena whose
@@ -80,7 +80,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
                             flash_budget)
     start = time.perf_counter()
     context = make_context()
-    module, default_name = load_model(model, context, batch)
+    module, default_name = load_model(model, context, batch, streaming)
     with context, ir.Location.unknown(context):
         func = entry_function(module, entry)
         function, inputs, outputs = signature(func)
@@ -124,11 +124,11 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
         fusion=fuse, dynamic_batch=dynamic_batch, **chosen.measured,
         memory_plans=[candidate.entry(candidate is chosen) for candidate in built],
         options={"batch": batch, "fusion": fuse, "in_place": chosen.plan != "none",
-                 "memory_plan": chosen.plan,
-                 **({} if spec.is_host else {"opt_level": opt_level}),
-                 **({"entry": entry} if entry else {}),
-                 **({"sram_budget": sram_budget} if sram_budget is not None else {}),
-                 **({"flash_budget": flash_budget} if flash_budget is not None else {})},
+                 "memory_plan": chosen.plan, **{key: value for key, value in (
+                     ("opt_level", None if spec.is_host else opt_level),
+                     ("streaming", streaming or None), ("entry", entry or None),
+                     ("sram_budget", sram_budget), ("flash_budget", flash_budget))
+                     if value is not None}},
         stages=[stage_file(i, stage) for i, stage in enumerate(chosen.stages)])
     compiled = CompiledModel(report, chosen.artefacts, chosen.stages, module=chosen.module)
     if spec.is_host and warm_up:

@@ -347,6 +347,10 @@ def _check_tensor(data: Any, where: str) -> None:
     if layout is not None and layout not in LAYOUTS:
         raise FolderDamage(f"{where}.layout",
                            f"must be null, NCHW or NHWC, got {shown(layout)}")
+    state = data.get("state")
+    if state is not None and not (isinstance(state, str) and state):
+        raise FolderDamage(f"{where}.state", f"must be null or a non-empty string, got "
+                                             f"{shown(state)}")
     scale, zero_point = data.get("scale"), data.get("zero_point")
     if scale is not None and not (isinstance(scale, float) and math.isfinite(scale)
                                   and scale > 0):

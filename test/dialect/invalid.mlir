@@ -603,6 +603,13 @@ func.func @unknown_argument_attribute(%a: tensor<4xf32> {tinyml.offset = 1.0 : f
 
 // -----
 
+// expected-error @+1 {{'tinyml.state' must be a string, got 1 : i64}}
+func.func @state_of_another_kind(%a: tensor<4xi16> {tinyml.state = 1 : i64}) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'tinyml.scale' must be a float, got 1 : i64}}
 func.func @scale_of_another_kind(%a: tensor<4xi16> {tinyml.scale = 1 : i64}) {
   return

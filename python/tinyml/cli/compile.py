@@ -85,6 +85,10 @@ def make_parser() -> argparse.ArgumentParser:
                         help="the value of a symbolic batch dimension (default: 1)")
     parser.add_argument("--name", help="the artefact name and C symbol (default: the model "
                                        "file name up to its first dot)")
+    parser.add_argument("--streaming", action="store_true",
+                        help="a TFLite model's variable tensors (SVDF, LSTM state) become state "
+                             "inputs and next-state outputs the caller keeps between calls "
+                             "(default: each call starts from their reset value)")
     return parser
 
 
@@ -115,7 +119,7 @@ def compile_command(argv: Sequence[str]) -> int:
                            memory_plan=args.memory_plan, sram_budget=args.sram_budget,
                            flash_budget=args.flash_budget, opt_level=args.opt_level,
                            emit_stages=args.emit_stages, emit_assembly=args.emit_assembly,
-                           name=args.name, warm_up=False)
+                           name=args.name, warm_up=False, streaming=args.streaming)
         compiled.save(args.output, [args.model])
     except (CompileError, FrontendError, PassError, PipelineError, OutputError) as error:
         lines = str(error).strip().splitlines() or [type(error).__name__]

@@ -62,6 +62,7 @@ class Options:
     debug_info: bool = False
     import_onnx: bool = False
     import_tflite: bool = False
+    tflite_streaming: bool = False  # a TFLite model's variables as state inputs and outputs
 
     @property
     def model_reader(self) -> str | None:
@@ -125,6 +126,8 @@ def parse_args(argv: Sequence[str]) -> Options | None:
             options.debug_info = True
         elif arg == "--import-onnx":
             options.import_onnx = True
+        elif arg == "--tflite-streaming":
+            options.tflite_streaming = True
         elif name == "--mlir-elide-elementsattrs-if-larger":
             try:
                 options.elide_limit = int(value)
@@ -186,7 +189,8 @@ def load_module(chunk: str | bytes, filename: str, context: ir.Context,
     if options.import_tflite:
         from ..frontend.tflite import import_tflite_bytes
         assert isinstance(chunk, bytes)
-        return import_tflite_bytes(chunk, filename, context).operation
+        return import_tflite_bytes(chunk, filename, context,
+                                   streaming=options.tflite_streaming).operation
     # Module.parse wraps top-level ops in an implicit module, as mlir-opt
     # does, but names the buffer "-"; diagnostics put the file name back.
     return ir.Module.parse(chunk, context).operation

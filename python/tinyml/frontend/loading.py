@@ -21,16 +21,23 @@ from ..safe_io import unreadable_reason
 from . import FrontendError, import_onnx, is_tflite
 
 
-def load_model(model: Any, context: ir.Context,
-               batch: int = 1) -> tuple[ir.Module, str | None]:
+def load_model(model: Any, context: ir.Context, batch: int = 1,
+               streaming: bool = False) -> tuple[ir.Module, str | None]:
     """The model as a tinyml module in `context` (a fresh copy: the caller's
-    module is never modified) and a name for it (None: use the function's)."""
+    module is never modified) and a name for it (None: use the function's).
+    `streaming` (TFLite only) makes its variables state inputs and outputs."""
     try:
         import onnx
     except ImportError:  # pragma: no cover - onnx is a dependency
         onnx_model = False
     else:
         onnx_model = isinstance(model, onnx.ModelProto)
+    path_given = isinstance(model, (str, os.PathLike))
+    # An unreadable file is said so below.
+    if streaming and not (path_given and (unreadable_reason(Path(model))
+                                          or _is_tflite_file(Path(model)))):
+        raise CompileError("streaming applies to a TFLite model's variable tensors; an ONNX or "
+                           "MLIR model carries its state as inputs and outputs already")
     if onnx_model:
         return _import_onnx(model, context, batch), model_name(model.graph.name)
     if isinstance(model, ir.Module):
@@ -49,7 +56,7 @@ def load_model(model: Any, context: ir.Context,
         if path.suffix == ".mlir":
             return _parse_mlir(path, context), name
         if _is_tflite_file(path):
-            return _import_tflite(path, context, batch), name
+            return _import_tflite(path, context, batch, streaming), name
         return _import_onnx(str(path), context, batch), name
     raise CompileError(f"cannot compile a {type(model).__name__}: expected a path, "
                        "an onnx.ModelProto or an ir.Module")
@@ -107,9 +114,11 @@ def _import_onnx(model: Any, context: ir.Context, batch: int) -> ir.Module:
     return _imported(lambda: import_onnx(model, batch=batch, context=context), context)
 
 
-def _import_tflite(path: Path, context: ir.Context, batch: int) -> ir.Module:
+def _import_tflite(path: Path, context: ir.Context, batch: int,
+                   streaming: bool) -> ir.Module:
     from .tflite import import_tflite  # the flatbuffers reader, for TFLite files only
-    return _imported(lambda: import_tflite(str(path), context=context, batch=batch), context)
+    return _imported(lambda: import_tflite(str(path), context=context, batch=batch,
+                                           streaming=streaming), context)
 
 
 def _imported(run_frontend: Callable[[], ir.Module], context: ir.Context) -> ir.Module:

@@ -245,8 +245,13 @@ def header(name: str, inputs, outputs, arena_bytes: int, alignment: int,
             c_name = c_identifier(tensor.name, f"{kind}{k}", taken)
             taken.add(c_name)
             onnx_name = "" if c_name == tensor.name else f"{_comment_text(tensor.name)}, "
+            # A streaming model's state: the caller keeps it between calls.
+            state = "" if tensor.state is None else \
+                f", state {_comment_text(tensor.state)}" + (
+                    ": pass the last call's next value (reset value at the first)"
+                    if kind == "input" else ": its next value")
             params.append(f"{const}{C_TYPES[tensor.dtype]} *{c_name} "
-                          f"/* {onnx_name}{_dims(tensor.shape)} */")
+                          f"/* {onnx_name}{_dims(tensor.shape)}{state} */")
     params.append(f"uint8_t *{ARENA_PARAMETER} /* {macro}_ARENA_BYTES, "
                   f"aligned to {macro}_ARENA_ALIGN */")
     casts = [f"({const}{C_TYPES[tensor.dtype]} *)({kind}s)[{k}]"

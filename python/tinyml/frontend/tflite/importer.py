@@ -20,7 +20,7 @@ from onnx import TensorProto
 
 from ...ir.context import make_context
 from ...ir.quant import dequantize, quantize, storage_cast, uniform_type
-from ...report_attributes import NAME, SCALE, ZERO_POINT
+from ...report_attributes import NAME, NEXT_STATE, SCALE, STATE, ZERO_POINT
 from .. import FrontendError, function_name, mark_batch
 from ..onnx.importer import Const, Importer, QuantConst, shape_text
 from .constraints import check_operands, check_rescaling, check_types
@@ -46,8 +46,15 @@ class TfliteImporter(Importer):
     by index, int8 ones through dequantize, results quantized back."""
 
     def __init__(self, filename: str, name: str, subgraphs: list[Subgraph], batch: int = 1,
-                 index: int = 0):
+                 index: int = 0, streaming: bool = False):
         self.filename = filename
+        # Streaming: each variable tensor (a recurrent operator's state, which
+        # TFLM keeps from one invocation to the next) is an input after the
+        # model's, and the value its operator leaves an output after the
+        # model's; else it starts from TFLM's reset value at every call.
+        self.streaming = streaming
+        self.states: dict[int, ir.Value] = {}
+        self.next_states: dict[int, ir.Value] = {}
         self.func_name = function_name(name)
         self.subgraphs = subgraphs
         self.subgraph = subgraphs[index]
@@ -89,12 +96,15 @@ class TfliteImporter(Importer):
                                 "input is given at run time, not stored in the file")
         file_loc = ir.Location.file(self.filename, 0, 0)
         module = ir.Module.create(file_loc)
-        arg_types = [self._io_type(self.tensors[i], "input") for i in self.inputs]
+        states = [t.index for t in self.tensors if t.variable] if self.streaming else []
+        arg_types = [self._io_type(self.tensors[i], "input") for i in self.inputs] + \
+            [self._io_type(self.tensors[i], "state") for i in states]
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp(self.func_name, (arg_types, []), loc=file_loc)
         block = fn.add_entry_block()
         for index, arg in zip(self.inputs, block.arguments):
             self.values[index] = arg
+        self.states = dict(zip(states, block.arguments[len(self.inputs):]))
         with ir.InsertionPoint(block):
             self.import_operators()
             self.where, self.loc = "", file_loc
@@ -106,13 +116,20 @@ class TfliteImporter(Importer):
                 if index not in self.values:
                     raise self.fail("no operator computes it")
                 results.append(self.values[index])
+            for index in states:
+                if index not in self.next_states:
+                    raise self.fail(f"state '{self.tensors[index].name}' is not carried by the "
+                                    "operator that reads it", "")
+                results.append(self.next_states[index])
             func.ReturnOp(results, loc=file_loc)
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             arg_types, [r.type for r in results]))
         fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
-            [_io_attributes(self.tensors[i]) for i in self.inputs])
+            [_io_attributes(self.tensors[i]) for i in self.inputs]
+            + [_io_attributes(self.tensors[i], STATE) for i in states])
         fn.attributes["res_attrs"] = ir.ArrayAttr.get(
-            [_io_attributes(self.tensors[i]) for i in self.outputs])
+            [_io_attributes(self.tensors[i]) for i in self.outputs]
+            + [_io_attributes(self.tensors[i], NEXT_STATE) for i in states])
         fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         if self.has_dynamic_batch:
             mark_batch(fn, self.batch)
@@ -171,6 +188,14 @@ class TfliteImporter(Importer):
         if other_index in other.float_values:
             self.float_values[index] = other.float_values[other_index]
 
+    def carry(self, index: int, value: ir.Value) -> None:
+        """`value` is variable tensor `index` after the operator: the
+        function's next-state output where the model streams."""
+        if index in self.next_states:
+            raise self.fail(f"state '{self.tensors[index].name}' is written by two operators")
+        if self.streaming:
+            self.next_states[index] = self.reshape(value, self.tensors[index].shape)
+
     def computed(self, index: int) -> bool:
         """Whether tensor `index` is computed by now (a graph input or an
         earlier operator's result)."""
@@ -213,9 +238,9 @@ class TfliteImporter(Importer):
         if tensor.dynamic:
             raise self.fail(f"input '{tensor.name}' {self.dynamic_dimension(tensor)}")
         if tensor.variable:
-            # A recurrent state's value at the first invocation (TFLM zeroes
-            # its variables when it allocates them).
-            return Const(np.zeros(tensor.shape, np.float32))
+            # A float recurrent state: the caller's (streaming), or its value
+            # at the first invocation (TFLM zeroes a float variable).
+            return self.states.get(index, Const(np.zeros(tensor.shape, np.float32)))
         if tensor.data is not None:
             return self._constant(tensor)
         if index not in self.values:
@@ -303,10 +328,14 @@ IO_ELEMENTS = {"FLOAT32": ir.F32Type.get, "INT8": lambda: ir.IntegerType.get_sig
                "INT32": lambda: ir.IntegerType.get_signless(32)}
 
 
-def _io_attributes(tensor: Tensor) -> ir.Attribute:
+def _io_attributes(tensor: Tensor, state: str | None = None) -> ir.Attribute:
     """A graph input's or output's name, and an integer one's scale and
-    zero point, which a caller quantizes and dequantizes with."""
-    attributes = {NAME: ir.StringAttr.get(tensor.name)}
+    zero point, which a caller quantizes and dequantizes with; a state and
+    its next value are marked `state` (the variable's name)."""
+    attributes = {NAME: ir.StringAttr.get(tensor.name if state != NEXT_STATE
+                                          else f"{tensor.name}:next")}
+    if state is not None:
+        attributes[state] = ir.StringAttr.get(tensor.name)
     q = tensor.quantization
     if tensor.type_name != "FLOAT32" and q is not None:
         attributes[SCALE] = ir.FloatAttr.get_f64(float(q.scales[0]))
@@ -316,12 +345,13 @@ def _io_attributes(tensor: Tensor) -> ir.Attribute:
 
 
 def import_tflite(model, context: ir.Context | None = None,
-                  name: str | None = None, batch: int = 1) -> ir.Module:
+                  name: str | None = None, batch: int = 1, streaming: bool = False) -> ir.Module:
     """Imports a `.tflite` file (a path) into a verified module of one
     `func.func`, named `name` or after the file. `batch` is the value of a
     dynamic batch dimension (-1 first in a shape signature, as
-    TFLiteConverter writes Keras models; TFLM runs them at 1). Raises
-    `FrontendError` on bad input."""
+    TFLiteConverter writes Keras models; TFLM runs them at 1); `streaming`
+    makes the variable tensors state inputs and outputs (`TfliteImporter`).
+    Raises `FrontendError` on bad input."""
     filename = os.fspath(model)
     try:
         data = Path(filename).read_bytes()
@@ -329,7 +359,7 @@ def import_tflite(model, context: ir.Context | None = None,
         raise FrontendError(f"{filename}: cannot read: {error.strerror}") from None
     context = context or ir.Context.current or make_context()
     module = import_tflite_bytes(data, filename, context,
-                                 name or Path(filename).name.split(".")[0], batch)
+                                 name or Path(filename).name.split(".")[0], batch, streaming)
     with context:
         try:
             module.operation.verify()
@@ -342,11 +372,12 @@ def import_tflite(model, context: ir.Context | None = None,
 
 
 def import_tflite_bytes(data: bytes, filename: str, context: ir.Context,
-                        name: str | None = None, batch: int = 1) -> ir.Module:
+                        name: str | None = None, batch: int = 1,
+                        streaming: bool = False) -> ir.Module:
     """Imports a TFLite flatbuffer; the module is not verified (the caller
     does it). Raises `FrontendError` on bad input."""
     subgraphs = read_model(data, filename)
     with context, ir.Location.unknown(context):
         return TfliteImporter(filename, name or Path(filename).name.split(".")[0], subgraphs,
-                              batch).run()
+                              batch, streaming=streaming).run()
 

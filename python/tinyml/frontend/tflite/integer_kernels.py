@@ -10,7 +10,8 @@ into its last column, weights the history by the time weights, sums the
 `rank` filters of each unit with the bias and requantizes to int8. TFLM
 keeps the history in a variable tensor from one invocation to the next;
 the compiled function starts it, as TFLM's first invocation does, from
-its reset value (an int8 state's zero point, else 0)."""
+its reset value (an int8 state's zero point, else 0), or, where the model
+streams, from the caller's state, and gives the history after it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -104,19 +105,18 @@ class Svdf:
         return self.time_weights.dtype.itemsize * 8
 
 
-def integer_svdf(x: ir.Value, layer: Svdf) -> ir.Value:
-    """The int8 output [B, U] of one invocation on `x` [B, I] (int8), the
-    history starting from TFLM's reset value."""
+def integer_svdf(x: ir.Value, layer: Svdf,
+                 history: ir.Value | None = None) -> tuple[ir.Value, ir.Value]:
+    """The int8 output [B, U] of one invocation on `x` [B, I] (int8) and the
+    history after it; the history before it is `history` (a streaming
+    model's state), else TFLM's reset value. A history is TFLite's [B, F *
+    M], each filter's M values in a row."""
     batch = ir.RankedTensorType(x.type).shape[0]
     filters, memory = layer.time_weights.shape
-    reset = layer.state_zero_point if layer.state_bits == 8 else 0
-    history = int_constant(np.full((batch, filters, memory), reset,
-                                   layer.time_weights.dtype), layer.state_bits)
-    return _svdf_step(x, history, layer)
-
-
-def _svdf_step(x: ir.Value, history: ir.Value, layer: Svdf) -> ir.Value:
-    batch, filters, memory = ir.RankedTensorType(history.type).shape
+    if history is None:
+        reset = layer.state_zero_point if layer.state_bits == 8 else 0
+        history = int_constant(np.full((batch, filters * memory), reset,
+                                       layer.time_weights.dtype), layer.state_bits)
     bits = layer.state_bits
     feature_bias = -layer.input_zero_point * layer.feature_weights.astype(np.int64).sum(axis=1)
     projection = product(x, np.ascontiguousarray(layer.feature_weights.T), feature_bias)
@@ -125,7 +125,7 @@ def _svdf_step(x: ir.Value, history: ir.Value, layer: Svdf) -> ir.Value:
     newest = elementwise([projection], bits, lambda v: arith.trunci(int_type(bits), arith.addi(
         clamped(apply_scale(v, layer.feature_scale), *integer_range(bits)),
         int_scalar(layer.state_zero_point, 32))))
-    shifted = _shifted(history, newest)
+    shifted = _shifted(history, newest, memory)
     weighted = _time_weighted(shifted, layer)
     units = filters // layer.rank
     grouped = tensor.expand_shape(
@@ -138,30 +138,31 @@ def _svdf_step(x: ir.Value, history: ir.Value, layer: Svdf) -> ir.Value:
                             [(accumulator_init(bias.astype(np.int64), [batch, units]), maps[1])],
                             ["parallel", "parallel", "reduction"],
                             lambda b, a: arith.addi(a[1], a[0]))
-    return requantized(sums, layer.output_scale, 0, layer.output_zero_point, 8)
+    return requantized(sums, layer.output_scale, 0, layer.output_zero_point, 8), shifted
 
 
-def _shifted(history: ir.Value, newest: ir.Value) -> ir.Value:
-    """The history [B, F, M] moved one column left, `newest` [B, F] its last."""
-    batch, filters, memory = ir.RankedTensorType(history.type).shape
+def _shifted(history: ir.Value, newest: ir.Value, memory: int) -> ir.Value:
+    """The history [B, F * M] moved one place left as TFLM moves it (each
+    filter's oldest value goes), `newest` [B, F] written at each filter's
+    last place: built flat, so that a streaming model's next state is
+    computed in the caller's buffer."""
+    batch, size = ir.RankedTensorType(history.type).shape
     element = ir.RankedTensorType(history.type).element_type
-    older = tensor.extract_slice(
-        ir.RankedTensorType.get([batch, filters, memory - 1], element), history, [], [], [],
-        [0, 0, 1], [batch, filters, memory - 1], [1, 1, 1])
-    column = tensor.expand_shape(ir.RankedTensorType.get([batch, filters, 1], element), newest,
-                                 [[0], [1, 2]], [], [batch, filters, 1])
-    result = tensor.insert_slice(older, empty([batch, filters, memory], element), [], [], [],
-                                 [0, 0, 0], [batch, filters, memory - 1], [1, 1, 1])
-    return tensor.insert_slice(column, result, [], [], [], [0, 0, memory - 1],
-                               [batch, filters, 1], [1, 1, 1])
+    older = tensor.extract_slice(ir.RankedTensorType.get([batch, size - 1], element), history,
+                                 [], [], [], [0, 1], [batch, size - 1], [1, 1])
+    moved = tensor.insert_slice(older, empty([batch, size], element), [], [], [],
+                                [0, 0], [batch, size - 1], [1, 1])
+    return tensor.insert_slice(newest, moved, [], [], [], [0, memory - 1],
+                               [batch, size // memory], [1, memory])
 
 
 def _time_weighted(history: ir.Value, layer: Svdf) -> ir.Value:
-    """int32 [B, F]: each filter's history (less the state's zero point)
-    dotted with its time weights."""
-    batch, filters, _ = ir.RankedTensorType(history.type).shape
-    maps = [ir.AffineMap.get(3, 0, [ir.AffineDimExpr.get(d) for d in dims])
-            for dims in ((0, 1, 2), (1, 2), (0, 1))]
+    """int32 [B, F]: each filter's history (less the state's zero point),
+    read in place of the flat [B, F * M], dotted with its time weights."""
+    batch = ir.RankedTensorType(history.type).shape[0]
+    filters, memory = layer.time_weights.shape
+    b, f, j = (ir.AffineDimExpr.get(d) for d in range(3))
+    maps = [ir.AffineMap.get(3, 0, exprs) for exprs in ([b, f * memory + j], [f, j], [b, f])]
     zero_point = layer.state_zero_point
     weights = int_constant(layer.time_weights, layer.state_bits)
     init = accumulator_init(np.zeros(filters, np.int64), [batch, filters])

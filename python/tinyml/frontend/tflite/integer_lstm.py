@@ -28,7 +28,7 @@ from mlir.dialects import arith, tensor
 
 from ...conversion.linalg_builders import int_constant, int_scalar, int_type
 from ...conversion.quantized_lowering import apply_scale
-from ..onnx.recurrent import time_loop
+from ..onnx.recurrent import fresh_copy, time_loop
 from .integer_kernels import clamped, elementwise, product, saturated, widened
 from .reader import Operator, Tensor
 
@@ -139,15 +139,20 @@ def integer_cell(fail, tensors: list[Tensor], op: Operator, gates_positions,
     return Cell(gates, cell_power, clip, h_scale, h_zero)
 
 
-def integer_lstm(x: ir.Value, cell: Cell) -> ir.Value:
-    """The output sequence [T, B, H] (int8) of the LSTM over `x` [T, B, I]
-    (int8), both states starting from real zero, as TFLM resets its
-    variables before the first invocation (an int8 one to its zero point,
-    micro_interpreter_graph.cc ResetTensorData)."""
+def integer_lstm(x: ir.Value, cell: Cell,
+                 states: list[ir.Value | None]) -> list[ir.Value]:
+    """The final hidden and cell states [B, H] and the output sequence [T,
+    B, H] (int8) of the LSTM over `x` [T, B, I] (int8). Each state starts
+    from the caller's (`states`, a streaming model's), or where that is
+    None from real zero, as TFLM resets its variables before the first
+    invocation (an int8 one to its zero point, micro_interpreter_graph.cc
+    ResetTensorData)."""
     _, batch, _ = ir.RankedTensorType(x.type).shape
     hidden = cell.gates[0].recurrent_weights.shape[0]
-    initial = [int_constant(np.full((batch, hidden), cell.hidden_zero_point, np.int8), 8),
-               int_constant(np.zeros((batch, hidden), np.int16), 16)]
+    resets = [int_constant(np.full((batch, hidden), cell.hidden_zero_point, np.int8), 8),
+              int_constant(np.zeros((batch, hidden), np.int16), 16)]
+    initial = [reset if state is None else fresh_copy(state)
+               for reset, state in zip(resets, states)]
     table = int_constant(np.array(SIGMOID_TABLE, np.int32), 32)
 
     def step(row: ir.Value, h: ir.Value, c: ir.Value) -> list[ir.Value]:
@@ -163,8 +168,7 @@ def integer_lstm(x: ir.Value, cell: Cell) -> ir.Value:
                           ACTIVATION_SCALE ** 2 / cell.hidden_scale, cell.hidden_zero_point)
         return [h_new, c_new]
 
-    *_, sequence = time_loop(x, initial, step, reverse=False, wants_sequence=True)
-    return sequence
+    return time_loop(x, initial, step, reverse=False, wants_sequence=True)
 
 
 # -- the step's integer kernels ------------------------------------------------

@@ -42,7 +42,7 @@ def _svdf(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
     """An integer SVDF layer (svdf_common.cc): int8 input, feature weights
     and output; int8 or int16 time weights and history; an int32 bias.
     Its history starts from TFLM's reset value, as at TFLM's first
-    invocation."""
+    invocation, or is the caller's where the model streams."""
     x, features, times, state, y = (im.tensors[i] for i in (*op.inputs[:3], op.inputs[4],
                                                             op.outputs[0]))
     bias = im.tensors[op.inputs[3]] if op.inputs[3] >= 0 else None
@@ -89,7 +89,9 @@ def _svdf(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
                  feature_scale, output_scale, x_zero, s_zero, y_zero)
     assert im.loc is not None, "set while an operator is imported"
     with im.loc:  # the layer's ops carry its name (its kernels in the profile)
-        return [integer_svdf(im.values[x.index], layer)], True
+        y, history = integer_svdf(im.values[x.index], layer, im.states.get(state.index))
+    im.carry(state.index, history)
+    return [y], True
 
 
 def _per_tensor(im: TfliteImporter, tensor: Tensor) -> tuple[float, int]:

@@ -505,7 +505,9 @@ def _lstm(im: TfliteImporter, op: Operator) -> list | tuple[list, bool]:
     states = [[im.reshape(im.input(p), (batch, hidden))] for p in (18, 19)]
     (results,) = sequence_layer(im, lstm_cell(float(options["CellClip"])), x, [weights],
                                 states, wants_sequence=True)
-    sequence = results[-1]
+    *final, sequence = results
+    for position, value in zip((18, 19), final):
+        im.carry(op.inputs[position], value)
     return [sequence if options["TimeMajor"] else im.transpose(sequence, (1, 0, 2))]
 
 
@@ -521,5 +523,8 @@ def _integer_lstm(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
         x = im.transpose(x, (1, 0, 2))
     assert im.loc is not None, "set while an operator is imported"
     with im.loc:  # the loop's ops name the layer (its kernel in the profile)
-        sequence = integer_lstm(im.tensor(x), cell)
+        *final, sequence = integer_lstm(im.tensor(x), cell,
+                                        [im.states.get(op.inputs[p]) for p in (18, 19)])
+    for position, value in zip((18, 19), final):
+        im.carry(op.inputs[position], value)
     return [sequence if op.options["TimeMajor"] else im.transpose(sequence, (1, 0, 2))], True

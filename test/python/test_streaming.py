@@ -1,0 +1,118 @@
+"""Streaming (`compile(..., streaming=True)`, `tinyml-compile --streaming`):
+a TFLite model's variable tensors (SVDF histories, LSTM states), which
+TFLM keeps from one invocation to the next, become state inputs and
+next-state outputs. Called frame after frame with each call's next state
+passed back, the model matches one TFLM interpreter invoked as many times:
+bit for bit for integer models, within 1e-5 for float ones."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tinyml
+from conftest import assert_one_line_error, cli
+from svdf_models import keyword_svdf
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+RECURRENT = MODELS / "recurrent"
+
+
+def _frames(model: tinyml.CompiledModel, count: int, seed: int) -> list[list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    frames = []
+    for _ in range(count):
+        frame = []
+        for info in model.inputs:
+            if info.state is not None:
+                continue
+            dtype = np.dtype(info.dtype)
+            frame.append(rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max + 1,
+                                      info.shape).astype(dtype) if dtype.kind == "i"
+                         else rng.standard_normal(info.shape).astype(np.float32))
+        frames.append(frame)
+    return frames
+
+
+def _tflite_micro_frames(data: bytes, frames: list[list[np.ndarray]]) -> list[np.ndarray]:
+    """The first output of one TFLM interpreter invoked on each frame in turn."""
+    from tflite_micro.python.tflite_micro import runtime
+    interpreter = runtime.Interpreter.from_bytes(data)
+    outputs = []
+    for frame in frames:
+        for index, x in enumerate(frame):
+            interpreter.set_input(x, index)
+        interpreter.invoke()
+        outputs.append(interpreter.get_output(0))
+    return outputs
+
+
+def _reset_states(model: tinyml.CompiledModel) -> list[np.ndarray]:
+    """TFLM's reset values: an int8 variable's zero point, else 0."""
+    return [np.full(info.shape, info.zero_point if info.dtype == "int8" else 0, info.dtype)
+            for info in model.inputs if info.state is not None]
+
+
+@pytest.mark.parametrize("name,targets", [
+    ("svdf_keyword", ("host", "cortex-m0")),
+    ("svdf_int8_state", ("host", "cortex-m4")),
+    ("keras_lstm_int8", ("host", "cortex-m4")),
+    ("keras_lstm", ("host",)),
+    ("keras_lstm_stacked", ("host",)),
+])
+def test_a_streaming_model_matches_tflite_micro_call_after_call(tmp_path, name, targets):
+    path = RECURRENT / f"{name}.tflite"
+    if name == "svdf_int8_state":
+        path = tmp_path / "svdf.tflite"
+        path.write_bytes(keyword_svdf(state=np.int8, rank=2, batch=2, seed=1))
+    data = path.read_bytes()
+    for target in targets:
+        model = tinyml.compile(str(path), target=target, streaming=True)
+        states = [info for info in model.inputs if info.state is not None]
+        assert states and [info.state for info in model.outputs[-len(states):]] == \
+            [info.state for info in states]
+        frames = _frames(model, 4, seed=2)
+        wants = _tflite_micro_frames(data, frames)
+        state = _reset_states(model)
+        for k, (frame, want) in enumerate(zip(frames, wants)):
+            outputs = model.run(*frame, *state).outputs
+            got, state = outputs[0], outputs[-len(states):]
+            if got.dtype == np.float32:
+                assert np.max(np.abs(got - want)) <= 1e-5, (target, k)
+            else:
+                assert np.array_equal(got, want), (target, k)
+    # Without streaming every call starts from the reset state: TFLM's
+    # second invocation differs.
+    fresh = tinyml.compile(str(path))
+    assert not np.allclose(fresh.run(*frames[1]).outputs[0], wants[1], rtol=0, atol=1e-5)
+
+
+def test_the_header_names_each_state_and_its_next_value(tmp_path):
+    out = tmp_path / "out"
+    done = cli("compile", RECURRENT / "svdf_keyword.tflite", "--streaming", "-o", out,
+               "--target", "cortex-m4")
+    assert done.returncode == 0, done.stderr
+    header = (out / "svdf_keyword.h").read_text()
+    assert ('const int16_t *svdf0_state /* "svdf0/state", 1x32, state "svdf0/state": pass the '
+            "last call's next value (reset value at the first) */") in header
+    assert ('int16_t *svdf0_state_next /* "svdf0/state:next", 1x32, state "svdf0/state": its '
+            "next value */") in header
+    loaded = tinyml.load(out)
+    assert [info.state for info in loaded.inputs] == [None, "svdf0/state", "svdf1/state"]
+    assert loaded.report.options["streaming"] is True
+
+
+def test_a_model_without_variables_streams_as_it_is():
+    plain = tinyml.compile(str(MODELS / "int8" / "op_conv_relu.tflite"))
+    streaming = tinyml.compile(str(MODELS / "int8" / "op_conv_relu.tflite"), streaming=True)
+    assert streaming.inputs == plain.inputs and streaming.outputs == plain.outputs
+
+
+def test_streaming_an_onnx_model_is_a_one_line_error(tmp_path):
+    done = cli("compile", RECURRENT / "lstm_classifier.dynamo.onnx", "--streaming",
+               "-o", tmp_path / "out")
+    assert_one_line_error(done, "compile", "streaming applies to a TFLite model's variable "
+                                           "tensors; an ONNX or MLIR model carries its state "
+                                           "as inputs and outputs already")
+    assert not (tmp_path / "out").exists()
