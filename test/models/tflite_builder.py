@@ -215,10 +215,11 @@ def depthwise_options(padding: str = "SAME", stride: int = 1, activation: str = 
     return tflite.BuiltinOptions.DepthwiseConv2DOptions, table
 
 
-def fully_connected_options(activation: str = "NONE"):
+def fully_connected_options(activation: str = "NONE", keep_num_dims: bool = False):
     def table(b):
         tflite.FullyConnectedOptionsStart(b)
         tflite.FullyConnectedOptionsAddFusedActivationFunction(b, _activation(activation))
+        tflite.FullyConnectedOptionsAddKeepNumDims(b, keep_num_dims)
         return tflite.FullyConnectedOptionsEnd(b)
     return tflite.BuiltinOptions.FullyConnectedOptions, table
 

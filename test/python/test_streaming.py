@@ -14,6 +14,7 @@ import pytest
 import tinyml
 from conftest import assert_one_line_error, cli
 from svdf_models import keyword_svdf
+from tflite_builder import TfliteModel, fully_connected_options, lstm_options
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 RECURRENT = MODELS / "recurrent"
@@ -116,3 +117,55 @@ def test_streaming_an_onnx_model_is_a_one_line_error(tmp_path):
                                            "tensors; an ONNX or MLIR model carries its state "
                                            "as inputs and outputs already")
     assert not (tmp_path / "out").exists()
+
+
+def _one_step_lstm() -> bytes:
+    """DTLN's form (TFLM's noise-suppression example, one frame a call):
+    an integer LSTM over a sequence of one step, its hidden state into a
+    fully connected layer that keeps the [1, 1, N] shape."""
+    rng = np.random.default_rng(8)
+    size, cells, units = 6, 5, 7
+    m = TfliteModel()
+    x = m.tensor("x", [1, 1, size], np.int8, quantization=([0.05], [-128], 0))
+    h = m.tensor("h", [1, 1, cells], np.int8, quantization=([0.0078], [-4], 0))
+    inputs = [x] + [-1] * 23
+    for position in range(1, 9):
+        width = size if position <= 4 else cells
+        inputs[position] = m.tensor(f"w{position}", [cells, width], np.int8,
+                                    data=rng.integers(-127, 128, (cells, width)),
+                                    quantization=([0.02], [0], 0))
+    for position in range(12, 16):
+        inputs[position] = m.tensor(f"b{position}", [cells], np.int32,
+                                    data=rng.integers(-3000, 3000, cells),
+                                    quantization=([0.001], [0], 0))
+    inputs[18] = m.tensor("output_state", [1, cells], np.int8, variable=True,
+                          quantization=([0.0078], [-4], 0))
+    inputs[19] = m.tensor("cell_state", [1, cells], np.int16, variable=True,
+                          quantization=([2.0 ** -11], [0], 0))
+    m.operator("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [h], lstm_options())
+    w = m.tensor("fc/w", [units, cells], np.int8, data=rng.integers(-127, 128, (units, cells)),
+                 quantization=([0.03], [0], 0))
+    b = m.tensor("fc/b", [units], np.int32, data=rng.integers(-100, 100, units),
+                 quantization=([0.0078 * 0.03], [0], 0))
+    y = m.tensor("y", [1, 1, units], np.int8, quantization=([0.04], [-2], 0))
+    m.operator("FULLY_CONNECTED", [h, w, b], [y], fully_connected_options(keep_num_dims=True))
+    return m.build([x], [y])
+
+
+def test_a_one_step_lstm_streams_frame_by_frame(tmp_path):
+    """One step a call: the loop folds away, so its reset state gets a
+    buffer of its own to be written over; the fully connected layer keeping
+    its dimensions computes in integers (its quantize moves above the
+    reshape), and frame after frame the outputs are TFLM's."""
+    path = tmp_path / "lstm.tflite"
+    path.write_bytes(_one_step_lstm())
+    frames = _frames(tinyml.compile(str(path)), 6, seed=3)
+    wants = _tflite_micro_frames(path.read_bytes(), frames)
+    assert tinyml.compile(str(path)).report.float_layers == []
+    for target in ("host", "cortex-m0"):
+        model = tinyml.compile(str(path), target=target, streaming=True)
+        state = _reset_states(model)
+        for k, (frame, want) in enumerate(zip(frames, wants)):
+            outputs = model.run(*frame, *state).outputs
+            assert np.array_equal(outputs[0], want), (target, k)
+            state = outputs[1:]

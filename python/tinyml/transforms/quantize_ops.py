@@ -37,6 +37,7 @@ so that the op reads a dequantize again and the data moves as int8:
 
     reshape(dequantize(x)) -> dequantize(reshape(x))     per-tensor types
     reshape(quant.scast(x)) -> quant.scast(reshape(x))
+    quantize(reshape(x)) -> reshape(quantize(x))
     transpose(dequantize(x)) -> dequantize(transpose(x)), and through quant.scast
 
 Run after `tinyml-cancel-transposes` (the layout transposes sit between the
@@ -245,6 +246,23 @@ def move_above_cast(op, rewriter):
                                             cast.location)])
 
 
+def quantize_before_reshape(op, rewriter):
+    """quantize(reshape(x)) -> reshape(quantize(x)), per tensor, so that the
+    quantize meets the op before the reshape (a TFLite FULLY_CONNECTED
+    keeping its input's dimensions is a matmul and a reshape)"""
+    op = op.operation
+    reshape = producer_named(op.operands[0], tm.ReshapeOp)
+    element = element_of(op.results[0])
+    if reshape is None or not _only_use(op.operands[0]) or is_per_axis(element):
+        return NO_MATCH
+    source = reshape.operands[0]
+    with rewriter.ip:
+        quantized = create(tm.QuantizeOp, shape_of(source), [source], attributes_of(op),
+                           op.location, element)
+        rewriter.replace_op(op, [create(tm.ReshapeOp, shape_of(op.results[0]), [quantized], {},
+                                        reshape.location, element)])
+
+
 @register
 class QuantizeOps(Pass):
     name = "tinyml-quantize-ops"
@@ -254,4 +272,5 @@ class QuantizeOps(Pass):
     def apply(self, module):
         rewrite_greedily(module, [(tm.ReshapeOp, move_above_cast),
                                   (tm.TransposeOp, move_above_cast),
+                                  (tm.QuantizeOp, quantize_before_reshape),
                                   (tm.QuantizeOp, quantize_op)])

@@ -75,6 +75,45 @@ func.func @reshape_above_casts(%x: tensor<1x1x4x4xi8>) -> tensor<1x2x2x1x!quant.
 
 // -----
 
+// The reshape between an op and its quantize (a TFLite FULLY_CONNECTED that
+// keeps its input's [1, 1, N] shape) moves below the quantize: the matmul
+// meets the quantize and is quantized, the reshape moves int8.
+// CHECK-LABEL: func.func @quantize_above_reshape
+// CHECK-NEXT:    %[[M:.*]] = tinyml.matmul %arg0, %arg1 : (tensor<1x4x!quant.uniform<i8:f32, 5.000000e-01:-3>>, tensor<4x3x!quant.uniform<i8:f32, 1.000000e-01>>) -> tensor<1x3x!quant.uniform<i8:f32, 2.500000e-01:1>>
+// CHECK-NEXT:    %[[R:.*]] = tinyml.reshape %[[M]] : (tensor<1x3x!quant.uniform<i8:f32, 2.500000e-01:1>>) -> tensor<1x1x3x!quant.uniform<i8:f32, 2.500000e-01:1>>
+// CHECK-NEXT:    return %[[R]]
+func.func @quantize_above_reshape(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:-3>>,
+                                  %w: tensor<4x3x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x1x3x!quant.uniform<i8:f32, 0.25:1>> {
+  %xf = tinyml.dequantize %x : tensor<1x4x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x4xf32>
+  %wf = tinyml.dequantize %w : tensor<4x3x!quant.uniform<i8:f32, 0.1>> to tensor<4x3xf32>
+  %m = tinyml.matmul %xf, %wf : (tensor<1x4xf32>, tensor<4x3xf32>) -> tensor<1x3xf32>
+  %r = tinyml.reshape %m : (tensor<1x3xf32>) -> tensor<1x1x3xf32>
+  %q = tinyml.quantize %r : tensor<1x1x3xf32> to tensor<1x1x3x!quant.uniform<i8:f32, 0.25:1>>
+  return %q : tensor<1x1x3x!quant.uniform<i8:f32, 0.25:1>>
+}
+
+// -----
+
+// A reshape read by another op too stays above the quantize (and the
+// matmul in float: its result has two users).
+// CHECK-LABEL: func.func @reshape_with_two_users
+// CHECK:         %[[R:.*]] = tinyml.reshape %{{.*}} : (tensor<1x3xf32>) -> tensor<1x1x3xf32>
+// CHECK-NEXT:    %[[Q:.*]] = tinyml.quantize %[[R]]
+// CHECK-NEXT:    return %[[Q]], %[[R]]
+func.func @reshape_with_two_users(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:-3>>,
+                                  %w: tensor<4x3x!quant.uniform<i8:f32, 0.1>>)
+    -> (tensor<1x1x3x!quant.uniform<i8:f32, 0.25:1>>, tensor<1x1x3xf32>) {
+  %xf = tinyml.dequantize %x : tensor<1x4x!quant.uniform<i8:f32, 0.5:-3>> to tensor<1x4xf32>
+  %wf = tinyml.dequantize %w : tensor<4x3x!quant.uniform<i8:f32, 0.1>> to tensor<4x3xf32>
+  %m = tinyml.matmul %xf, %wf : (tensor<1x4xf32>, tensor<4x3xf32>) -> tensor<1x3xf32>
+  %r = tinyml.reshape %m : (tensor<1x3xf32>) -> tensor<1x1x3xf32>
+  %q = tinyml.quantize %r : tensor<1x1x3xf32> to tensor<1x1x3x!quant.uniform<i8:f32, 0.25:1>>
+  return %q, %r : tensor<1x1x3x!quant.uniform<i8:f32, 0.25:1>>, tensor<1x1x3xf32>
+}
+
+// -----
+
 // An int8 TRANSPOSE that tinyml-cancel-transposes left below the input's
 // dequantize moves above it: the conv reads a dequantize again and is
 // quantized, the transpose moves int8.

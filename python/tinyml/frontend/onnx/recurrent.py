@@ -261,7 +261,11 @@ def time_loop(x: ir.Value, initial: list[ir.Value], step: Callable[..., list[ir.
     the output sequence [T, B, H] (of the first state's type)."""
     steps = ir.RankedTensorType(x.type).shape[0]
     index = ir.IndexType.get()
-    carried = list(initial)
+    # A constant state gets a buffer of its own to be written over: a loop
+    # of one step folds away, and its state would be written in the
+    # constant's read-only buffer.
+    carried = [fresh_copy(v) if isinstance(v.owner, ir.OpView) and v.owner.name == "arith.constant"
+               else v for v in initial]
     output_type = ir.RankedTensorType(initial[0].type)
     if wants_sequence:
         carried.append(bufferization.AllocTensorOp(ir.RankedTensorType.get(
