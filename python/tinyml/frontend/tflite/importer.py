@@ -247,6 +247,9 @@ class TfliteImporter(Importer):
             raise self.fail(f"input '{tensor.name}' is not computed before it is used")
         if tensor.type_name == "FLOAT32":
             return self.values[index]
+        if tensor.type_name == "INT16":
+            raise self.fail(f"input '{tensor.name}' is int16: {operator.kind} with int16 "
+                            "activations (TFLite's 16x8 quantization) is not supported")
         if tensor.type_name != "INT8" or tensor.quantization is None:
             raise self.fail(f"input '{tensor.name}' has element type {tensor.type_name}"
                             f"{' without quantization' if tensor.type_name == 'INT8' else ''}; "
