@@ -46,25 +46,25 @@ from .targets import DEFAULT_TARGET, Target, TargetError, lookup_target
 from .targets.cortexm import OPT_LEVELS, signature_asm
 
 
-def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1,
+def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1, streaming: bool = False,
             entry: str | None = None, fuse: bool = True, in_place: bool = True,
             memory_plan: str | None = None, sram_budget: int | None = None,
             flash_budget: int | None = None, memory: dict[str, Any] | None = None,
             opt_level: str = "Os", emit_stages: bool = False, emit_assembly: bool = False,
-            name: str | None = None, warm_up: bool = True, streaming: bool = False
-            ) -> CompiledModel:
+            name: str | None = None, warm_up: bool = True) -> CompiledModel:
     """Compiles `model` (an .onnx, .tflite or .mlir path, an onnx.ModelProto or an
     ir.Module in the tinyml dialect) for `target` (see `targets.TARGETS`).
 
     `batch` fixes a symbolic batch dimension of an ONNX model; `streaming`
     makes a TFLite model's variables (the state TFLM keeps between calls)
     state inputs and next-state outputs; `entry` picks the function of a
-    multi-function module; `fuse=False` turns all fusion off. The memory plan (`MEMORY_PLANS`: which layers compute over
-    their input or inside their consumer's loop over rows, for less arena
-    and more code) is `memory_plan`, or chosen (`memory_choice`): the least
-    code whose arena fits `sram_budget` (bytes), the least arena whose
-    flash fits `flash_budget`, or with neither the least arena for at most
-    15% more code than the plan "none"; `in_place=False` is the plan "none".
+    multi-function module; `fuse=False` turns all fusion off. The memory
+    plan (`MEMORY_PLANS`: which layers compute over their input or inside
+    their consumer's loop over rows, for less arena and more code) is
+    `memory_plan`, or chosen (`memory_choice`): the least code whose arena
+    fits `sram_budget` (bytes), the least arena whose flash fits
+    `flash_budget`, or with neither the least arena for at most 15% more
+    code than the plan "none"; `in_place=False` is the plan "none".
     `memory` passes options to the memory planner; `opt_level` (O1, O2, O3,
     Os, Oz) is LLVM's for a Cortex-M object; `emit_stages` keeps the IR
     after every stage (`CompiledModel.stages`); `warm_up` JIT-compiles a

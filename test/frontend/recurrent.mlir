@@ -8,7 +8,10 @@
 // RUN: tinyml-opt %S/../models/recurrent/gru_classifier.dynamo.onnx | FileCheck %s --check-prefix=GRU
 // GRU-LABEL: func.func @main_graph
 // GRU:         %[[X:.*]] = tinyml.transpose %arg0 {permutation = array<i64: 1, 0, 2>} : (tensor<1x16x6xf32>) -> tensor<16x1x6xf32>
-// GRU:         %[[H0:.*]] = arith.constant dense<0.000000e+00> : tensor<1x16xf32>
+// The zero initial state is copied into a buffer of its own, which the loop
+// writes over.
+// GRU:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<1x16xf32>
+// GRU-NEXT:    %[[H0:.*]] = bufferization.alloc_tensor() copy(%[[ZERO]]) : tensor<1x16xf32>
 // GRU:         %[[HN:.*]] = scf.for %[[T:.*]] = %c0 to %c16 step %c1 iter_args(%[[H:.*]] = %[[H0]]) -> (tensor<1x16xf32>) {
 // GRU-NEXT:      %[[XT:.*]] = tensor.extract_slice %[[X]][%[[T]], 0, 0] [1, 1, 6] [1, 1, 1] : tensor<16x1x6xf32> to tensor<1x6xf32>
 // z = sigmoid(h R_z + Rb_z + x W_z + Wb_z), r likewise

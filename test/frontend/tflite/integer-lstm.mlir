@@ -7,9 +7,11 @@
 // RUN: tinyml-opt %S/../../models/recurrent/keras_lstm_int8.tflite | FileCheck %s
 // CHECK-LABEL: func.func @keras_lstm_int8
 // CHECK:         %[[X:.*]] = tinyml.transpose %arg0 {permutation = array<i64: 1, 0, 2>} : (tensor<1x12x10xi8>) -> tensor<12x1x10xi8>
-// CHECK:         %[[H0:.*]] = arith.constant dense<0> : tensor<1x16xi8>
-// CHECK-NEXT:    %[[C0:.*]] = arith.constant dense<0> : tensor<1x16xi16>
+// CHECK:         %[[H0R:.*]] = arith.constant dense<0> : tensor<1x16xi8>
+// CHECK-NEXT:    %[[C0R:.*]] = arith.constant dense<0> : tensor<1x16xi16>
 // CHECK-NEXT:    %[[TABLE:.*]] = arith.constant {{.*}} : tensor<256xi32>
+// CHECK-NEXT:    %[[H0:.*]] = bufferization.alloc_tensor() copy(%[[H0R]]) : tensor<1x16xi8>
+// CHECK-NEXT:    %[[C0:.*]] = bufferization.alloc_tensor() copy(%[[C0R]]) : tensor<1x16xi16>
 // CHECK:         %[[L:.*]]:3 = scf.for %[[T:.*]] = {{.*}} iter_args(%[[H:.*]] = %[[H0]], %[[C:.*]] = %[[C0]], %[[SEQ:.*]] = %{{.*}}) -> (tensor<1x16xi8>, tensor<1x16xi16>, tensor<12x1x16xi8>)
 // CHECK:           %[[ROW:.*]] = tensor.extract_slice %[[X]][%[[T]], 0, 0] [1, 1, 10] [1, 1, 1]
 // CHECK:           linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[ROW]], %{{.*}} : tensor<1x10xi8>, tensor<10x16xi8>) outs(%{{.*}} : tensor<1x16xi32>)

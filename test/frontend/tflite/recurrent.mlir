@@ -7,8 +7,11 @@
 // RUN: tinyml-opt %S/../../models/recurrent/keras_lstm.tflite | FileCheck %s
 // CHECK-LABEL: func.func @keras_lstm
 // CHECK:         %[[X:.*]] = tinyml.transpose %arg0 {permutation = array<i64: 1, 0, 2>} : (tensor<1x12x10xf32>) -> tensor<12x1x10xf32>
-// CHECK:         %[[H0:.*]] = arith.constant dense<0.000000e+00> : tensor<1x16xf32>
-// CHECK-NEXT:    %[[C0:.*]] = arith.constant dense<0.000000e+00> : tensor<1x16xf32>
+// The states start from zeros, each copied into a buffer of its own.
+// CHECK:         %[[HZ:.*]] = arith.constant dense<0.000000e+00> : tensor<1x16xf32>
+// CHECK-NEXT:    %[[CZ:.*]] = arith.constant dense<0.000000e+00> : tensor<1x16xf32>
+// CHECK-NEXT:    %[[H0:.*]] = bufferization.alloc_tensor() copy(%[[HZ]]) : tensor<1x16xf32>
+// CHECK-NEXT:    %[[C0:.*]] = bufferization.alloc_tensor() copy(%[[CZ]]) : tensor<1x16xf32>
 // CHECK:         %[[L:.*]]:3 = scf.for %{{.*}} iter_args(%[[H:.*]] = %[[H0]], %[[C:.*]] = %[[C0]], %{{.*}} = %{{.*}})
 // The recurrent products have no bias of their own.
 // CHECK:           tinyml.matmul %[[H]], %{{.*}} : (tensor<1x16xf32>, tensor<16x16xf32>) -> tensor<1x16xf32>
