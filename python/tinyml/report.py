@@ -357,9 +357,13 @@ def _check_tensor(data: Any, where: str) -> None:
         raise FolderDamage(f"{where}.scale", f"must be null or a positive number, got "
                                              f"{shown(scale)}")
     bits = _INTEGER_BITS.get(dtype)
-    if zero_point is not None and not (bits is not None and is_int(zero_point)
-                                       and -2 ** (bits - 1) <= zero_point < 2 ** (bits - 1)):
-        raise FolderDamage(f"{where}.zero_point", f"must be null or a {dtype} value, got "
+    if zero_point is None:
+        return
+    if bits is None:
+        raise FolderDamage(f"{where}.zero_point", f"must be null for a {dtype} tensor, got "
+                                                  f"{shown(zero_point)}")
+    if not (is_int(zero_point) and -2 ** (bits - 1) <= zero_point < 2 ** (bits - 1)):
+        raise FolderDamage(f"{where}.zero_point", f"must be null or an {dtype} value, got "
                                                   f"{shown(zero_point)}")
 
 

@@ -157,6 +157,10 @@ FIELD_DAMAGE = {
                      "inputs[0].shape: must be a list of positive integers"),
     "layout-bogus": ("host", _set_tensor("inputs", "layout", "CHWN"),
                      'inputs[0].layout: must be null, NCHW or NHWC, got "CHWN"'),
+    "state-number": ("host", _set_tensor("inputs", "state", 5),
+                     "inputs[0].state: must be null or a non-empty string, got 5"),
+    "zero-point-of-float": ("host", _set_tensor("inputs", "zero_point", 3),
+                            "inputs[0].zero_point: must be null for a float32 tensor, got 3"),
     "inputs-object": ("host", _set("inputs", {}), "inputs: must be a list, got {}"),
     "host-arena-zero": ("host", _set("arena_bytes", 0),
                         f"{NAME}.mlir: '_mlir_ciface_{NAME}' needs an arena of {{arena}} bytes, "
