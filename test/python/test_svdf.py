@@ -1,9 +1,9 @@
 """Integer SVDF networks (TFLM's keyword benchmark model's form, built by
 test/models/svdf_models.py) and QUANTIZE between integer types against
-tflite-micro, bit for bit, on the host, the M4 and the M0; the int16 input
-and int32 output through the CLI, the header and `tinyml-run`; and what
-TFLM's integer SVDF cannot take, as a one-line error naming the
-operator."""
+tflite-micro, bit for bit, on the host, the M4 and the M0; float SVDF
+layers within 1e-5; the int16 input and int32 output through the CLI, the
+header and `tinyml-run`; and what TFLM's SVDF cannot take, as a one-line
+error naming the operator."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -132,15 +132,44 @@ def test_the_int16_input_and_int32_output_through_the_cli(tmp_path):
     assert_one_line_error(done, "run", "has dtype int8, the model expects int16")
 
 
-def _float_svdf() -> bytes:
+def _float_svdf(rank: int, activation: str, batch: int) -> bytes:
+    rng = np.random.default_rng(rank)
+    filters, memory, size = 4 * rank, 5, 6
     m = TfliteModel()
-    x = m.tensor("x", [1, 6])
-    features = m.tensor("features", [4, 6], data=np.ones((4, 6)))
-    times = m.tensor("times", [4, 3], data=np.ones((4, 3)))
-    state = m.tensor("state", [1, 12], variable=True)
-    y = m.tensor("y", [1, 4])
-    m.operator("SVDF", [x, features, times, -1, state], [y], svdf_options(1))
+    x = m.tensor("x", [batch, size])
+    features = m.tensor("features", [filters, size], data=rng.standard_normal((filters, size)))
+    times = m.tensor("times", [filters, memory], data=rng.standard_normal((filters, memory)))
+    bias = m.tensor("bias", [4], data=rng.standard_normal(4))
+    state = m.tensor("state", [batch, filters * memory], variable=True)
+    y = m.tensor("y", [batch, 4])
+    m.operator("SVDF", [x, features, times, bias, state], [y], svdf_options(rank, activation))
     return m.build([x], [y])
+
+
+@pytest.mark.parametrize("rank,activation,batch", [(2, "NONE", 1), (1, "RELU6", 2),
+                                                   (3, "TANH", 1)])
+def test_a_float_svdf_matches_tflite_micro(tmp_path, rank, activation, batch):
+    """EvalFloatSvdfReference: the same sums in float32, then the fused
+    activation; one call, and four streamed."""
+    data = _float_svdf(rank, activation, batch)
+    path = tmp_path / "svdf.tflite"
+    path.write_bytes(data)
+    rng = np.random.default_rng(0)
+    frames = [rng.standard_normal((batch, 6)).astype(np.float32) for _ in range(4)]
+    from tflite_micro.python.tflite_micro import runtime
+    interpreter = runtime.Interpreter.from_bytes(data)
+    wants = []
+    for x in frames:
+        interpreter.set_input(x, 0)
+        interpreter.invoke()
+        wants.append(interpreter.get_output(0))
+    one_call = tinyml.compile(str(path)).run(frames[0]).outputs[0]
+    assert np.max(np.abs(one_call - wants[0])) <= 1e-5
+    streaming = tinyml.compile(str(path), streaming=True)
+    state = np.zeros((batch, 4 * rank * 5), np.float32)
+    for k, (x, want) in enumerate(zip(frames, wants)):
+        got, state = streaming.run(x, state).outputs
+        assert np.max(np.abs(got - want)) <= 1e-5, k
 
 
 def _svdf_operator(model):
@@ -184,14 +213,6 @@ def test_an_svdf_tflm_cannot_compute_is_a_one_line_error(tmp_path, change, words
     line = assert_one_line_error(done, "compile", words)
     assert "operator 1 (SVDF)" in line
     assert not (tmp_path / "out").exists()
-
-
-def test_a_float_svdf_is_a_one_line_error(tmp_path):
-    path = tmp_path / "svdf.tflite"
-    path.write_bytes(_float_svdf())
-    done = cli("compile", path, "-o", tmp_path / "out")
-    assert_one_line_error(done, "compile", "operator 0 (SVDF): input 'x' is FLOAT32; only the "
-                                           "integer SVDF (int8 input) is supported")
 
 
 def test_a_quantize_tflm_does_not_compute_is_a_one_line_error(tmp_path):

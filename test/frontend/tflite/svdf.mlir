@@ -13,9 +13,9 @@
 // CHECK-LABEL: func.func @svdf_keyword(%arg0: tensor<1x24xi16> {tinyml.name = "input", tinyml.scale = 6.2499998603016138E-4 : f64, tinyml.zero_point = 0 : i64}) -> (tensor<1x3xi32> {tinyml.name = "output", tinyml.scale = 3.0517578125E-5 : f64, tinyml.zero_point = 0 : i64})
 // CHECK:         %[[X:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<1x24xi16>) outs(%{{.*}} : tensor<1x24xi8>)
 // CHECK:           tosa.apply_scale
-// CHECK:         %[[RESET:.*]] = arith.constant dense<0> : tensor<1x32xi16>
 // CHECK:         %[[PROJECTION:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %{{.*}} : tensor<1x24xi8>, tensor<24x8xi8>) outs(%{{.*}} : tensor<1x8xi32>)
 // CHECK:         %[[NEWEST:.*]] = linalg.generic {{.*}} ins(%[[PROJECTION]] : tensor<1x8xi32>) outs(%{{.*}} : tensor<1x8xi16>)
+// CHECK:         %[[RESET:.*]] = arith.constant dense<0> : tensor<1x32xi16>
 // CHECK:         %[[OLDER:.*]] = tensor.extract_slice %[[RESET]][0, 1] [1, 31] [1, 1]
 // CHECK:         %[[MOVED:.*]] = tensor.insert_slice %[[OLDER]] into %{{.*}}[0, 0] [1, 31] [1, 1]
 // CHECK:         %[[HISTORY:.*]] = tensor.insert_slice %[[NEWEST]] into %[[MOVED]][0, 3] [1, 8] [1, 4] : tensor<1x8xi16> into tensor<1x32xi16>

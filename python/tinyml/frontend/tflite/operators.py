@@ -38,6 +38,8 @@ def activation(im: TfliteImporter, value, code: int):
         return im.emit(tm.ClampOp, shape, [value], min=0.0, max=6.0)
     if kind == "RELU_N1_TO_1":
         return im.emit(tm.ClampOp, shape, [value], min=-1.0, max=1.0)
+    if kind == "TANH":
+        return im.emit(tm.TanhOp, shape, [value])
     raise im.fail(f"fused activation {kind} is not supported")
 
 
