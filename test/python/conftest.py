@@ -65,6 +65,20 @@ def tflite_micro_output(data: bytes, x: np.ndarray) -> np.ndarray:
     return interpreter.get_output(0)
 
 
+def tflite_micro_frames(data: bytes, frames: list[list[np.ndarray]]) -> list[np.ndarray]:
+    """The first output of one tflite-micro interpreter invoked on each
+    frame (its inputs) in turn: its variables carried from call to call."""
+    from tflite_micro.python.tflite_micro import runtime
+    interpreter = runtime.Interpreter.from_bytes(data)
+    outputs = []
+    for frame in frames:
+        for index, x in enumerate(frame):
+            interpreter.set_input(x, index)
+        interpreter.invoke()
+        outputs.append(interpreter.get_output(0))
+    return outputs
+
+
 @pytest.fixture(scope="session")
 def compiled_zoo() -> Callable[..., tinyml.CompiledModel]:
     """`compiled_zoo(name, target="host", fuse=True)`: the zoo model

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tinyml
-from conftest import assert_one_line_error, cli
+from conftest import assert_one_line_error, cli, tflite_micro_frames
 from svdf_models import keyword_svdf
 from tflite_builder import TfliteModel, fully_connected_options, lstm_options
 
@@ -34,19 +34,6 @@ def _frames(model: tinyml.CompiledModel, count: int, seed: int) -> list[list[np.
                          else rng.standard_normal(info.shape).astype(np.float32))
         frames.append(frame)
     return frames
-
-
-def _tflite_micro_frames(data: bytes, frames: list[list[np.ndarray]]) -> list[np.ndarray]:
-    """The first output of one TFLM interpreter invoked on each frame in turn."""
-    from tflite_micro.python.tflite_micro import runtime
-    interpreter = runtime.Interpreter.from_bytes(data)
-    outputs = []
-    for frame in frames:
-        for index, x in enumerate(frame):
-            interpreter.set_input(x, index)
-        interpreter.invoke()
-        outputs.append(interpreter.get_output(0))
-    return outputs
 
 
 def _reset_states(model: tinyml.CompiledModel) -> list[np.ndarray]:
@@ -74,7 +61,7 @@ def test_a_streaming_model_matches_tflite_micro_call_after_call(tmp_path, name, 
         assert states and [info.state for info in model.outputs[-len(states):]] == \
             [info.state for info in states]
         frames = _frames(model, 4, seed=2)
-        wants = _tflite_micro_frames(data, frames)
+        wants = tflite_micro_frames(data, frames)
         state = _reset_states(model)
         for k, (frame, want) in enumerate(zip(frames, wants)):
             outputs = model.run(*frame, *state).outputs
@@ -160,7 +147,7 @@ def test_a_one_step_lstm_streams_frame_by_frame(tmp_path):
     path = tmp_path / "lstm.tflite"
     path.write_bytes(_one_step_lstm())
     frames = _frames(tinyml.compile(str(path)), 6, seed=3)
-    wants = _tflite_micro_frames(path.read_bytes(), frames)
+    wants = tflite_micro_frames(path.read_bytes(), frames)
     assert tinyml.compile(str(path)).report.float_layers == []
     for target in ("host", "cortex-m0"):
         model = tinyml.compile(str(path), target=target, streaming=True)

@@ -13,7 +13,7 @@ import pytest
 
 import tflite_struct
 import tinyml
-from conftest import assert_one_line_error, cli, tflite_micro_output
+from conftest import assert_one_line_error, cli, tflite_micro_frames, tflite_micro_output
 from svdf_models import keyword_svdf
 from tflite_builder import TfliteModel, fully_connected_options, svdf_options
 
@@ -156,13 +156,7 @@ def test_a_float_svdf_matches_tflite_micro(tmp_path, rank, activation, batch):
     path.write_bytes(data)
     rng = np.random.default_rng(0)
     frames = [rng.standard_normal((batch, 6)).astype(np.float32) for _ in range(4)]
-    from tflite_micro.python.tflite_micro import runtime
-    interpreter = runtime.Interpreter.from_bytes(data)
-    wants = []
-    for x in frames:
-        interpreter.set_input(x, 0)
-        interpreter.invoke()
-        wants.append(interpreter.get_output(0))
+    wants = tflite_micro_frames(data, [[x] for x in frames])
     one_call = tinyml.compile(str(path)).run(frames[0]).outputs[0]
     assert np.max(np.abs(one_call - wants[0])) <= 1e-5
     streaming = tinyml.compile(str(path), streaming=True)
