@@ -65,11 +65,11 @@ AttrKind operationAttrKind(StringRef name) {
 
 /// Attributes of a function's arguments and results: the model's name,
 /// layout and quantization of an input or output, a streaming model's
-/// state input and next-state output, and the arena argument's mark.
+/// state input, and the arena argument's mark.
 AttrKind interfaceAttrKind(StringRef name, bool argument) {
   return llvm::StringSwitch<AttrKind>(name)
       .Cases({"tinyml.name", "tinyml.layout"}, AttrKind::String)
-      .Cases({"tinyml.state", "tinyml.next_state"}, AttrKind::String)
+      .Case("tinyml.state", argument ? AttrKind::String : AttrKind::None)
       .Case("tinyml.scale", AttrKind::Float)
       .Case("tinyml.zero_point", AttrKind::Integer)
       .Case("tinyml.arena", argument ? AttrKind::Unit : AttrKind::None)

@@ -22,7 +22,7 @@ from .dialects import tinyml as tm
 from .errors import CompileError
 from .ir.ops import op_names
 from .ir.values import producer
-from .report_attributes import LAYOUT, NAME, NEXT_STATE, SCALE, STATE, ZERO_POINT
+from .report_attributes import LAYOUT, NAME, SCALE, STATE, ZERO_POINT
 from .targets.cortexm import c_identifier
 
 #: The element types a compiled function takes and returns.
@@ -47,8 +47,8 @@ class TensorInfo:
     # An integer tensor's real value is scale * (q - zero_point).
     scale: float | None = None
     zero_point: int | None = None
-    # A streaming model's state (an input) or its next value (an output):
-    # the name of the state, whose input and output a caller pairs.
+    # A streaming model's state input, named: the function writes the
+    # state's next value over it.
     state: str | None = None
 
 
@@ -138,9 +138,8 @@ def _tensor_infos(func: ir.Operation, types: Sequence[ir.Type], attr_name: str,
         layout = ir.StringAttr(entry[LAYOUT]).value if LAYOUT in entry else None
         dtype = _DTYPES.get(str(tensor.element_type), str(tensor.element_type))
         info = TensorInfo(name, list(tensor.shape), dtype, layout)
-        for marker in (STATE, NEXT_STATE):
-            if marker in entry:
-                info.state = ir.StringAttr(entry[marker]).value
+        if STATE in entry:
+            info.state = ir.StringAttr(entry[STATE]).value
         if SCALE in entry and ZERO_POINT in entry:
             info.scale = ir.FloatAttr(entry[SCALE]).value
             info.zero_point = ir.IntegerAttr(entry[ZERO_POINT]).value

@@ -51,6 +51,9 @@ class RunResult:
     profile: dict[str, Any] | None = None  # `tinyml.targets.profile.build`, when asked for
     board: str | None = None  # the QEMU board it ran on, with emulator="qemu"
     firmware_bytes: dict[str, int] | None = None  # that firmware's sections (qemu.FirmwareRun)
+    # A streaming model's states as the call left them (its next states; the
+    # arrays passed in are not changed); None from QEMU, which returns outputs only.
+    states: list[np.ndarray] | None = None
 
 
 @dataclass
@@ -170,7 +173,11 @@ class CompiledModel:
             except profiling.ProfileError as error:
                 raise RunError(f"cannot profile '{self.name}': {error}") from None
         if self.target == "host":
-            result = RunResult(self._run_host(arrays, arena_fill))
+            # The function writes a state over its input: on copies.
+            arrays = [array.copy() if info.state else array
+                      for info, array in zip(self.inputs, arrays)]
+            result = RunResult(self._run_host(arrays, arena_fill),
+                               states=[a for info, a in zip(self.inputs, arrays) if info.state])
             if profile:
                 result.profile = profiling.build(self.name, self.target, self.report.to_json())
             return result
@@ -201,12 +208,14 @@ class CompiledModel:
                 obj, self.function, arrays, [tuple(o.shape) for o in self.outputs],
                 self.arena_bytes, cpu=self.target, arena_fill=arena_fill,
                 output_dtypes=[np.dtype(o.dtype) for o in self.outputs],
-                estimate_cycles=estimate_cycles, profile=profile)
+                estimate_cycles=estimate_cycles, profile=profile,
+                read_back=[k for k, info in enumerate(self.inputs) if info.state])
         return RunResult(result.outputs, result.instructions, result.stack_bytes,
                          result.cycles_estimate,
                          profiling.build(self.name, self.target, self.report.to_json(),
                                          result.attribution, result.instructions,
-                                         result.cycles_estimate) if profile else None)
+                                         result.cycles_estimate) if profile else None,
+                         states=result.inputs_after)
 
     def _run_on_qemu(self, arrays: list[np.ndarray], arena_fill: bytes | None) -> RunResult:
         from .targets import qemu

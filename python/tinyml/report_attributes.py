@@ -23,10 +23,9 @@ LAYOUT = "tinyml.layout"
 #: declares it; an ONNX model's is read off its quant.scast).
 SCALE = "tinyml.scale"
 ZERO_POINT = "tinyml.zero_point"
-#: A streaming model's state input and the output that is its next value
-#: (the caller passes it back at the next call), each naming the state.
+#: A streaming model's state input, named: the function reads it and
+#: writes the state's next value over it (the caller keeps it between calls).
 STATE = "tinyml.state"
-NEXT_STATE = "tinyml.next_state"
 
 # -- function attributes --------------------------------------------------------
 

@@ -1,9 +1,10 @@
 """Streaming (`compile(..., streaming=True)`, `tinyml-compile --streaming`):
 a TFLite model's variable tensors (SVDF histories, LSTM states), which
-TFLM keeps from one invocation to the next, become state inputs and
-next-state outputs. Called frame after frame with each call's next state
-passed back, the model matches one TFLM interpreter invoked as many times:
-bit for bit for integer models, within 1e-5 for float ones."""
+TFLM keeps from one invocation to the next, become state inputs that the
+function writes the next state over (one caller-owned buffer per state;
+`RunResult.states` gives them back). Called frame after frame on its
+states, the model matches one TFLM interpreter invoked as many times: bit
+for bit for integer models, within 1e-5 for float ones."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -57,15 +58,19 @@ def test_a_streaming_model_matches_tflite_micro_call_after_call(tmp_path, name, 
     data = path.read_bytes()
     for target in targets:
         model = tinyml.compile(str(path), target=target, streaming=True)
-        states = [info for info in model.inputs if info.state is not None]
-        assert states and [info.state for info in model.outputs[-len(states):]] == \
-            [info.state for info in states]
+        assert any(info.state for info in model.inputs)
+        assert not any(info.state for info in model.outputs)
         frames = _frames(model, 4, seed=2)
         wants = tflite_micro_frames(data, frames)
         state = _reset_states(model)
         for k, (frame, want) in enumerate(zip(frames, wants)):
-            outputs = model.run(*frame, *state).outputs
-            got, state = outputs[0], outputs[-len(states):]
+            given = [array.copy() for array in state]
+            result = model.run(*frame, *state)
+            got = result.outputs[0]
+            assert result.states is not None
+            # The arrays passed in are the caller's: left as they were.
+            assert all(np.array_equal(a, b) for a, b in zip(state, given))
+            state = result.states
             if got.dtype == np.float32:
                 assert np.max(np.abs(got - want)) <= 1e-5, (target, k)
             else:
@@ -82,13 +87,30 @@ def test_the_header_names_each_state_and_its_next_value(tmp_path):
                "--target", "cortex-m4")
     assert done.returncode == 0, done.stderr
     header = (out / "svdf_keyword.h").read_text()
-    assert ('const int16_t *svdf0_state /* "svdf0/state", 1x32, state "svdf0/state": pass the '
-            "last call's next value (reset value at the first) */") in header
-    assert ('int16_t *svdf0_state_next /* "svdf0/state:next", 1x32, state "svdf0/state": its '
-            "next value */") in header
+    assert ('    int16_t *svdf0_state /* "svdf0/state", 1x32, state: its reset value before the '
+            "first call; each call writes the next */") in header
+    assert "(int16_t *)(inputs)[1]" in header
     loaded = tinyml.load(out)
     assert [info.state for info in loaded.inputs] == [None, "svdf0/state", "svdf1/state"]
     assert loaded.report.options["streaming"] is True
+    # tinyml-run writes the states as the call left them: the next call's inputs.
+    x = _frames(loaded, 2, seed=4)
+    state = _reset_states(loaded)
+    wants = tflite_micro_frames((RECURRENT / "svdf_keyword.tflite").read_bytes(), x)
+    for k, (frame, want) in enumerate(zip(x, wants)):
+        paths = [tmp_path / f"{k}_{n}.npy" for n in ("x", "s0", "s1")]
+        for path, array in zip(paths, frame + state):
+            np.save(path, array)
+        nexts = [tmp_path / f"{k}_next{n}.npy" for n in range(2)]
+        done = cli("run", out, *[a for p in paths for a in ("--input", p)], "--output",
+                   tmp_path / f"{k}_y.npy", *[a for p in nexts for a in ("--state-output", p)])
+        assert done.returncode == 0, done.stderr
+        assert np.array_equal(np.load(tmp_path / f"{k}_y.npy"), want), k
+        state = [np.load(p) for p in nexts]
+    done = cli("run", out, *[a for p in paths for a in ("--input", p)],
+               "--state-output", tmp_path / "one.npy")
+    assert_one_line_error(done, "run", "'svdf_keyword' has 2 state input(s), got 1 "
+                                       "--state-output")
 
 
 def test_a_model_without_variables_streams_as_it_is():
@@ -153,6 +175,7 @@ def test_a_one_step_lstm_streams_frame_by_frame(tmp_path):
         model = tinyml.compile(str(path), target=target, streaming=True)
         state = _reset_states(model)
         for k, (frame, want) in enumerate(zip(frames, wants)):
-            outputs = model.run(*frame, *state).outputs
-            assert np.array_equal(outputs[0], want), (target, k)
-            state = outputs[1:]
+            result = model.run(*frame, *state)
+            assert np.array_equal(result.outputs[0], want), (target, k)
+            assert result.states is not None
+            state = result.states

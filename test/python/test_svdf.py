@@ -162,7 +162,9 @@ def test_a_float_svdf_matches_tflite_micro(tmp_path, rank, activation, batch):
     streaming = tinyml.compile(str(path), streaming=True)
     state = np.zeros((batch, 4 * rank * 5), np.float32)
     for k, (x, want) in enumerate(zip(frames, wants)):
-        got, state = streaming.run(x, state).outputs
+        result = streaming.run(x, state)
+        assert result.states is not None
+        (got,), (state,) = result.outputs, result.states
         assert np.max(np.abs(got - want)) <= 1e-5, k
 
 

@@ -4,7 +4,9 @@
                [--emulator unicorn|qemu]
 
 Inputs are .npy files in the model's own layout and dtype, one per model
-input in order; outputs are written as .npy, one path per model output.
+input in order; outputs are written as .npy, one path per model output. A
+streaming model's state inputs come last; `--state-output`, one per state,
+writes each state as the call left it (the next call's input).
 The LAST line of stdout is a JSON object:
 
     {"target": "host", "model": ..., "outputs": [{"name", "shape", "dtype",
@@ -67,6 +69,9 @@ def make_parser() -> argparse.ArgumentParser:
                         help="an input .npy file (one per model input, in order)")
     parser.add_argument("--output", action="append", default=[], metavar="OUT.npy",
                         help="where to write an output (one per model output, in order)")
+    parser.add_argument("--state-output", action="append", default=[], metavar="OUT.npy",
+                        help="where to write a streaming model's state after the call (one "
+                             "per state input, in order: the next call's --input)")
     parser.add_argument("--poison-arena", action="store_true",
                         help="fill the arena with NaN bytes before the inference")
     parser.add_argument("--cycles", action="store_true",
@@ -127,6 +132,13 @@ def run(args) -> dict:
         names = ", ".join(o.name for o in model.outputs)
         raise UsageError(f"'{model.name}' has {len(model.outputs)} output(s) ({names}), "
                          f"got {len(args.output)} --output")
+    states = [info for info in model.inputs if info.state]
+    if args.state_output and len(args.state_output) != len(states):
+        raise UsageError(f"'{model.name}' has {len(states)} state input(s), got "
+                         f"{len(args.state_output)} --state-output")
+    if args.state_output and args.emulator == "qemu":
+        raise UsageError("the QEMU firmware hands back outputs only: write the states "
+                         "after a run on the unicorn emulator")
     arrays = [load_input(path) for path in args.input]
     for path, info, array in zip(args.input, model.inputs, arrays):
         if array.dtype != np.dtype(info.dtype):
@@ -162,6 +174,11 @@ def run(args) -> dict:
                 raise UsageError(f"output {i}: {error}") from None
         results.append({"name": info.name, "shape": list(value.shape),
                         "dtype": str(value.dtype), "path": path})
+    for i, (path, value) in enumerate(zip(args.state_output, result.states or [])):
+        try:
+            write_file(path, npy_bytes(value))
+        except OutputError as error:
+            raise UsageError(f"state output {i}: {error}") from None
     summary = {"target": model.target, "model": model.name, "outputs": results,
                "seconds": round(seconds, 6)}
     if model.target == "host":

@@ -247,14 +247,12 @@ def header(name: str, inputs, outputs, arena_bytes: int, alignment: int,
             onnx_name = "" if c_name == tensor.name else f"{_comment_text(tensor.name)}, "
             # A streaming model's state: the caller keeps it between calls.
             state = "" if tensor.state is None else \
-                f", state {_comment_text(tensor.state)}" + (
-                    ": pass the last call's next value (reset value at the first)"
-                    if kind == "input" else ": its next value")
-            params.append(f"{const}{C_TYPES[tensor.dtype]} *{c_name} "
+                ", state: its reset value before the first call; each call writes the next"
+            params.append(f"{'' if tensor.state else const}{C_TYPES[tensor.dtype]} *{c_name} "
                           f"/* {onnx_name}{_dims(tensor.shape)}{state} */")
     params.append(f"uint8_t *{ARENA_PARAMETER} /* {macro}_ARENA_BYTES, "
                   f"aligned to {macro}_ARENA_ALIGN */")
-    casts = [f"({const}{C_TYPES[tensor.dtype]} *)({kind}s)[{k}]"
+    casts = [f"({'' if tensor.state else const}{C_TYPES[tensor.dtype]} *)({kind}s)[{k}]"
              for kind, const, tensors in (("input", "const ", inputs), ("output", "", outputs))
              for k, tensor in enumerate(tensors)]
     lines = [

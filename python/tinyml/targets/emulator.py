@@ -65,6 +65,8 @@ class EmulatorRun:
     block_counts: dict[int, int] = field(repr=False)
     cycles_estimate: int | None = None
     attribution: Attribution | None = None
+    # The inputs asked for with `read_back`, as the call left them.
+    inputs_after: list[np.ndarray] = field(default_factory=list)
 
 
 def lookup_cpu(name: str) -> Target:
@@ -201,7 +203,7 @@ def _painted_depth(machine: _Machine, low: int, high: int) -> int:
 def _as_input_bytes(index: int, array: np.ndarray) -> bytes:
     array = np.ascontiguousarray(array)
     if array.dtype == np.float64:
-        raise TypeError(f"input {index} is float64; the model takes float32 or int8 arrays")
+        raise TypeError(f"input {index} is float64; the model takes float32 or integer arrays")
     return array.tobytes()
 
 
@@ -225,7 +227,8 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
                arena_fill: bytes | None = None, estimate_cycles: bool = False,
                max_instructions: int = 2_000_000_000, *,
                output_dtypes: Sequence[np.dtype | type] | None = None,
-               stack_size: int = DEFAULT_STACK_SIZE, profile: bool = False) -> EmulatorRun:
+               stack_size: int = DEFAULT_STACK_SIZE, profile: bool = False,
+               read_back: Sequence[int] = ()) -> EmulatorRun:
     """Links `obj_path`, calls `function(*inputs, *outputs, arena)` on the
     emulated `cpu` and returns the outputs and the measurements; with
     `profile`, where the instructions (and cycles) went (`Attribution`).
@@ -234,7 +237,8 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
     outputs are read back as `output_dtypes` (default: float32 each) and
     start out as 0xFF bytes (NaN in float32). `arena_fill` (repeated
     over the arena) lets a test poison the arena to show the model never reads
-    arena memory it did not write first."""
+    arena memory it did not write first. The inputs of `read_back` (a
+    streaming model's states, which it writes over) are read back too."""
     target = lookup_cpu(cpu)
     input_bytes = [_as_input_bytes(i, array) for i, array in enumerate(inputs)]
     dtypes = [np.dtype(d) for d in output_dtypes or [np.float32] * len(output_shapes)]
@@ -271,6 +275,9 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
         outputs = [np.frombuffer(machine.read(address, size), dtype).reshape(shape)
                    for address, size, shape, dtype
                    in zip(layout.outputs, output_sizes, output_shapes, dtypes)]
+        inputs_after = [np.frombuffer(machine.read(layout.inputs[k], len(input_bytes[k])),
+                                      inputs[k].dtype).reshape(inputs[k].shape).copy()
+                        for k in read_back]
         priced = price_blocks(elf_path, counter, target) if estimate_cycles else None
         attribution = (attribute_instructions(elf_path, image, machine.read, tracer, priced)
                        if tracer is not None else None)
@@ -278,4 +285,4 @@ def run_object(obj_path: str | Path, function: str, inputs: Sequence[np.ndarray]
                            stack_bytes=_painted_depth(machine, SRAM_BASE, sp),
                            block_counts=counter.block_counts(),
                            cycles_estimate=None if priced is None else round(priced.total()),
-                           attribution=attribution)
+                           attribution=attribution, inputs_after=inputs_after)

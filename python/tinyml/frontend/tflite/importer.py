@@ -15,12 +15,12 @@ from typing import Callable
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import func
+from mlir.dialects import bufferization, func
 from onnx import TensorProto
 
 from ...ir.context import make_context
 from ...ir.quant import dequantize, quantize, storage_cast, uniform_type
-from ...report_attributes import NAME, NEXT_STATE, SCALE, STATE, ZERO_POINT
+from ...report_attributes import NAME, SCALE, STATE, ZERO_POINT
 from .. import FrontendError, function_name, mark_batch
 from ..onnx.importer import Const, Importer, QuantConst, shape_text
 from .constraints import check_operands, check_rescaling, check_types
@@ -50,11 +50,12 @@ class TfliteImporter(Importer):
         self.filename = filename
         # Streaming: each variable tensor (a recurrent operator's state, which
         # TFLM keeps from one invocation to the next) is an input after the
-        # model's, and the value its operator leaves an output after the
-        # model's; else it starts from TFLM's reset value at every call.
+        # model's, which the function reads and then writes over with the
+        # state's next value; else it starts from TFLM's reset value at
+        # every call.
         self.streaming = streaming
         self.states: dict[int, ir.Value] = {}
-        self.next_states: dict[int, ir.Value] = {}
+        self.carried: set[int] = set()
         self.func_name = function_name(name)
         self.subgraphs = subgraphs
         self.subgraph = subgraphs[index]
@@ -117,19 +118,17 @@ class TfliteImporter(Importer):
                     raise self.fail("no operator computes it")
                 results.append(self.values[index])
             for index in states:
-                if index not in self.next_states:
+                if index not in self.carried:
                     raise self.fail(f"state '{self.tensors[index].name}' is not carried by the "
                                     "operator that reads it", "")
-                results.append(self.next_states[index])
             func.ReturnOp(results, loc=file_loc)
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             arg_types, [r.type for r in results]))
         fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
             [_io_attributes(self.tensors[i]) for i in self.inputs]
-            + [_io_attributes(self.tensors[i], STATE) for i in states])
+            + [_io_attributes(self.tensors[i], state=True) for i in states])
         fn.attributes["res_attrs"] = ir.ArrayAttr.get(
-            [_io_attributes(self.tensors[i]) for i in self.outputs]
-            + [_io_attributes(self.tensors[i], NEXT_STATE) for i in states])
+            [_io_attributes(self.tensors[i]) for i in self.outputs])
         fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         if self.has_dynamic_batch:
             mark_batch(fn, self.batch)
@@ -189,12 +188,21 @@ class TfliteImporter(Importer):
             self.float_values[index] = other.float_values[other_index]
 
     def carry(self, index: int, value: ir.Value) -> None:
-        """`value` is variable tensor `index` after the operator: the
-        function's next-state output where the model streams."""
-        if index in self.next_states:
+        """`value` is variable tensor `index` after the operator: where the
+        model streams, written over the state input once the operator has
+        read it (every read of the state is an operand of `value`, so the
+        write comes after them in any schedule)."""
+        if index in self.carried:
             raise self.fail(f"state '{self.tensors[index].name}' is written by two operators")
-        if self.streaming:
-            self.next_states[index] = self.reshape(value, self.tensors[index].shape)
+        self.carried.add(index)
+        if not self.streaming:
+            return
+        state = self.states[index]
+        state_type = ir.RankedTensorType(state.type)
+        buffer = bufferization.ToBufferOp(
+            ir.MemRefType.get(state_type.shape, state_type.element_type), state).result
+        bufferization.MaterializeInDestinationOp(
+            None, self.reshape(value, state_type.shape), buffer, restrict=True, writable=True)
 
     def computed(self, index: int) -> bool:
         """Whether tensor `index` is computed by now (a graph input or an
@@ -331,14 +339,13 @@ IO_ELEMENTS = {"FLOAT32": ir.F32Type.get, "INT8": lambda: ir.IntegerType.get_sig
                "INT32": lambda: ir.IntegerType.get_signless(32)}
 
 
-def _io_attributes(tensor: Tensor, state: str | None = None) -> ir.Attribute:
+def _io_attributes(tensor: Tensor, state: bool = False) -> ir.Attribute:
     """A graph input's or output's name, and an integer one's scale and
-    zero point, which a caller quantizes and dequantizes with; a state and
-    its next value are marked `state` (the variable's name)."""
-    attributes = {NAME: ir.StringAttr.get(tensor.name if state != NEXT_STATE
-                                          else f"{tensor.name}:next")}
-    if state is not None:
-        attributes[state] = ir.StringAttr.get(tensor.name)
+    zero point, which a caller quantizes and dequantizes with; a state input
+    is marked with its name."""
+    attributes = {NAME: ir.StringAttr.get(tensor.name)}
+    if state:
+        attributes[STATE] = ir.StringAttr.get(tensor.name)
     q = tensor.quantization
     if tensor.type_name != "FLOAT32" and q is not None:
         attributes[SCALE] = ir.FloatAttr.get_f64(float(q.scales[0]))
