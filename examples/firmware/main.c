@@ -1,9 +1,10 @@
 /* One inference of a tinyml model on the board. Each input is read from the
    file input<k>.bin, each output written to output<k>.bin, as raw bytes in
    the model's own layout and types, through semihosting (QEMU's, or a
-   debugger's on a real board). In your own firmware keep the arena and the
-   call; the files stand for your sensor and for what you do with the
-   outputs.
+   debugger's on a real board); a streaming model's state input, which the
+   call writes its next value over, is written back to state<k>.bin. In
+   your own firmware keep the arena, the states and the call; the files
+   stand for your sensor and for what you do with the outputs.
 
    Built with -DMODEL_HEADER='"kws_dscnn.h"' -DMODEL_MACRO=TINYML_KWS_DSCNN
    (the Makefile derives both from the compiled folder). */
@@ -22,6 +23,7 @@ static uint8_t arena[MODEL(_ARENA_BYTES)] __attribute__((aligned(MODEL(_ARENA_AL
 
 static const uint32_t input_bytes[] = MODEL(_INPUT_BYTES);
 static const uint32_t output_bytes[] = MODEL(_OUTPUT_BYTES);
+static const uint32_t input_is_state[] = MODEL(_INPUT_IS_STATE);
 
 /* Free RAM between .bss and the stack (mps2.ld): the tensors go there, so
    that this file fits any model. */
@@ -98,6 +100,15 @@ int main(void) {
     int file = sh_open(name, "wb");
     if (file == -1) return fail("cannot create ", name);
     size_t missing = sh_write(file, outputs[k], output_bytes[k]);
+    sh_close(file);
+    if (missing != 0) return fail("cannot write ", name);
+  }
+  for (unsigned k = 0; k < MODEL(_INPUT_COUNT); k++) {
+    if (!input_is_state[k]) continue;
+    const char *name = tensor_file("state", k);
+    int file = sh_open(name, "wb");
+    if (file == -1) return fail("cannot create ", name);
+    size_t missing = sh_write(file, inputs[k], input_bytes[k]);
     sh_close(file);
     if (missing != 0) return fail("cannot write ", name);
   }

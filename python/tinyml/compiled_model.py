@@ -52,7 +52,7 @@ class RunResult:
     board: str | None = None  # the QEMU board it ran on, with emulator="qemu"
     firmware_bytes: dict[str, int] | None = None  # that firmware's sections (qemu.FirmwareRun)
     # A streaming model's states as the call left them (its next states; the
-    # arrays passed in are not changed); None from QEMU, which returns outputs only.
+    # arrays passed in are not changed).
     states: list[np.ndarray] | None = None
 
 
@@ -223,10 +223,12 @@ class CompiledModel:
             run = qemu.run_firmware(
                 self.function, self.target, self._object(),
                 cast(str, self.artefacts[f"{self.name}.h"]), arrays,
-                [(tuple(o.shape), o.dtype) for o in self.outputs], arena_fill)
+                [(tuple(o.shape), o.dtype) for o in self.outputs], arena_fill,
+                states=[k for k, info in enumerate(self.inputs) if info.state])
         except qemu.QemuError as error:
             raise RunError(str(error)) from None
-        return RunResult(run.outputs, board=run.board, firmware_bytes=run.firmware_bytes)
+        return RunResult(run.outputs, board=run.board, firmware_bytes=run.firmware_bytes,
+                         states=run.states)
 
     def warm_up(self) -> CompiledModel:
         """JIT-compiles now rather than on the first call (host only)."""

@@ -90,6 +90,7 @@ def test_the_header_names_each_state_and_its_next_value(tmp_path):
     assert ('    int16_t *svdf0_state /* "svdf0/state", 1x32, state: its reset value before the '
             "first call; each call writes the next */") in header
     assert "(int16_t *)(inputs)[1]" in header
+    assert "#define TINYML_SVDF_KEYWORD_INPUT_IS_STATE {0u, 1u, 1u}" in header
     loaded = tinyml.load(out)
     assert [info.state for info in loaded.inputs] == [None, "svdf0/state", "svdf1/state"]
     assert loaded.report.options["streaming"] is True
@@ -107,6 +108,13 @@ def test_the_header_names_each_state_and_its_next_value(tmp_path):
         assert done.returncode == 0, done.stderr
         assert np.array_equal(np.load(tmp_path / f"{k}_y.npy"), want), k
         state = [np.load(p) for p in nexts]
+    # The example firmware on QEMU writes the states back alike.
+    done = cli("run", out, *[a for p in paths for a in ("--input", p)], "--emulator", "qemu",
+               "--output", tmp_path / "qemu_y.npy",
+               *[a for n in range(2) for a in ("--state-output", tmp_path / f"qemu{n}.npy")])
+    assert done.returncode == 0, done.stderr
+    assert np.array_equal(np.load(tmp_path / "qemu_y.npy"), np.load(tmp_path / f"{k}_y.npy"))
+    assert all(np.array_equal(np.load(tmp_path / f"qemu{n}.npy"), state[n]) for n in range(2))
     done = cli("run", out, *[a for p in paths for a in ("--input", p)],
                "--state-output", tmp_path / "one.npy")
     assert_one_line_error(done, "run", "'svdf_keyword' has 2 state input(s), got 1 "

@@ -48,6 +48,8 @@ class FirmwareRun:
     #: The firmware image's sections (`cortexm.object_sizes`): flash is
     #: text + data, static RAM data + bss (the arena is in bss).
     firmware_bytes: dict[str, int]
+    #: A streaming model's state inputs as the call left them.
+    states: list[np.ndarray]
 
 
 def firmware_template() -> Path:
@@ -67,10 +69,11 @@ def board_of(cpu: str) -> str:
 
 def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[np.ndarray],
                  outputs: Sequence[tuple[tuple[int, ...], str]],
-                 arena_fill: bytes | None = None) -> FirmwareRun:
+                 arena_fill: bytes | None = None, states: Sequence[int] = ()) -> FirmwareRun:
     """Builds the firmware around the object `obj` and header `header` of
     model `name` (compiled for `cpu`), runs it with `inputs` and returns the
-    outputs, one per (shape, dtype) of `outputs`."""
+    outputs, one per (shape, dtype) of `outputs`, and the inputs of `states`
+    (a streaming model's) as the call left them."""
     board = board_of(cpu)
     if arena_fill is not None and not 0 < len(arena_fill) <= MAX_ARENA_FILL:
         raise QemuError(f"the firmware fills the arena with 1 to {MAX_ARENA_FILL} repeated "
@@ -107,16 +110,21 @@ def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[
                             + (said[-1] if said else _first_lines(ran.stderr)))
         if arena_fill is not None and f"{CONSOLE_PREFIX}arena filled" not in console:
             raise QemuError(f"the firmware ran on {board} without filling the arena first")
-        results = []
-        for k, (shape, dtype) in enumerate(outputs):
-            path = run_dir / f"output{k}.bin"
-            data = path.read_bytes() if path.is_file() else b""
-            expected = int(np.prod(shape)) * np.dtype(dtype).itemsize
-            if len(data) != expected:
-                raise QemuError(f"the firmware wrote {len(data)} bytes of output {k} on {board}, "
-                                f"not {expected}")
-            results.append(np.frombuffer(data, dtype=dtype).reshape(shape).copy())
-    return FirmwareRun(results, board, firmware_bytes)
+        results = [_written(run_dir / f"output{k}.bin", shape, dtype, f"output {k}", board)
+                   for k, (shape, dtype) in enumerate(outputs)]
+        after = [_written(run_dir / f"state{k}.bin", inputs[k].shape, inputs[k].dtype,
+                          f"state {k}", board) for k in states]
+    return FirmwareRun(results, board, firmware_bytes, after)
+
+
+def _written(path: Path, shape, dtype, what: str, board: str) -> np.ndarray:
+    """A tensor the firmware wrote to `path`."""
+    data = path.read_bytes() if path.is_file() else b""
+    expected = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    if len(data) != expected:
+        raise QemuError(f"the firmware wrote {len(data)} bytes of {what} on {board}, "
+                        f"not {expected}")
+    return np.frombuffer(data, dtype=dtype).reshape(shape).copy()
 
 
 def _run(command: list[str], doing: str) -> subprocess.CompletedProcess:
