@@ -50,6 +50,16 @@ static int fail(const char *what, const char *file) {
   return 1;
 }
 
+/* Writes `bytes` of `data` to the file <kind><index>.bin; 1 on failure. */
+static int write_tensor(const char *kind, unsigned index, const void *data, uint32_t bytes) {
+  const char *name = tensor_file(kind, index);
+  int file = sh_open(name, "wb");
+  if (file == -1) return fail("cannot create ", name);
+  size_t missing = sh_write(file, data, bytes);
+  sh_close(file);
+  return missing != 0 ? fail("cannot write ", name) : 0;
+}
+
 /* Carves `bytes` from the free RAM, 16-byte aligned; 0 when it is full. */
 static uint8_t *allocate(uint8_t **next, uint32_t bytes) {
   uint8_t *start = (uint8_t *)(((uintptr_t)*next + 15u) & ~(uintptr_t)15u);
@@ -95,23 +105,10 @@ int main(void) {
 
   MODEL(_INVOKE)(inputs, outputs, arena);
 
-  for (unsigned k = 0; k < MODEL(_OUTPUT_COUNT); k++) {
-    const char *name = tensor_file("output", k);
-    int file = sh_open(name, "wb");
-    if (file == -1) return fail("cannot create ", name);
-    size_t missing = sh_write(file, outputs[k], output_bytes[k]);
-    sh_close(file);
-    if (missing != 0) return fail("cannot write ", name);
-  }
-  for (unsigned k = 0; k < MODEL(_INPUT_COUNT); k++) {
-    if (!input_is_state[k]) continue;
-    const char *name = tensor_file("state", k);
-    int file = sh_open(name, "wb");
-    if (file == -1) return fail("cannot create ", name);
-    size_t missing = sh_write(file, inputs[k], input_bytes[k]);
-    sh_close(file);
-    if (missing != 0) return fail("cannot write ", name);
-  }
+  for (unsigned k = 0; k < MODEL(_OUTPUT_COUNT); k++)
+    if (write_tensor("output", k, outputs[k], output_bytes[k]) != 0) return 1;
+  for (unsigned k = 0; k < MODEL(_INPUT_COUNT); k++)
+    if (input_is_state[k] && write_tensor("state", k, inputs[k], input_bytes[k]) != 0) return 1;
   sh_puts("firmware: " MODEL(_NAME) " ran\n");
   return 0;
 }
