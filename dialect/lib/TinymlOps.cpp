@@ -106,6 +106,23 @@ static bool isInt8PerTensor(Type element) {
   return type && type.getStorageTypeIntegralWidth() == 8;
 }
 
+/// int8, or int16 (TFLite's 16x8 quantization), per tensor.
+static bool isIntegerPerTensor(Type element) {
+  auto type = dyn_cast<quant::UniformQuantizedType>(element);
+  return type && (type.getStorageTypeIntegralWidth() == 8 ||
+                  type.getStorageTypeIntegralWidth() == 16);
+}
+
+/// All int8 per tensor, or all int16 per tensor.
+static bool isOneIntegerWidthPerTensor(ArrayRef<Type> elements) {
+  return llvm::all_of(elements, isIntegerPerTensor) &&
+         llvm::all_of(elements, [&](Type element) {
+           return cast<quant::UniformQuantizedType>(element).getStorageTypeIntegralWidth() ==
+                  cast<quant::UniformQuantizedType>(elements.front())
+                      .getStorageTypeIntegralWidth();
+         });
+}
+
 /// A contraction is all float32 or all quantized: int8 input and result per
 /// tensor, int8 filter per tensor or per `filterAxis`, int32 bias with zero
 /// points 0 (TFLite's quantization of conv, depthwise and fully connected).
@@ -219,16 +236,16 @@ static LogicalResult verifyBroadcast(Operation *op) {
   return expectShape(op, shape);
 }
 
-/// A binary op is all float32 or all int8 per tensor (TFLite's add, sub and
-/// mul).
+/// A binary op is all float32, all int8 per tensor or all int16 per tensor
+/// (TFLite's add, sub and mul, and their 16x8 forms).
 template <typename BinaryOp>
 static LogicalResult verifyNumericBinary(BinaryOp op, StringRef name) {
   SmallVector<Type> elements = {elementOf(op.getLhs()), elementOf(op.getRhs()),
                                 elementOf(op.getResult())};
   int quantized = llvm::count_if(elements, isQuantized);
-  if (quantized != 0 && (quantized != 3 || !llvm::all_of(elements, isInt8PerTensor)))
+  if (quantized != 0 && (quantized != 3 || !isOneIntegerWidthPerTensor(elements)))
     return op.emitOpError("a quantized ")
-           << name << " needs int8 per-tensor operands and result";
+           << name << " needs int8 (or all int16) per-tensor operands and result";
   return verifyBroadcast(op);
 }
 
@@ -279,8 +296,9 @@ static LogicalResult verifyPool(PoolOp op) {
       op.getPadding()[1] >= kernel[1] || op.getPadding()[3] >= kernel[1])
     return op.emitOpError("padding must be smaller than the kernel");
   Type from = elementOf(op.getInput()), to = elementOf(op.getResult());
-  if ((isQuantized(from) || isQuantized(to)) && (from != to || !isInt8PerTensor(from)))
-    return op.emitOpError("a quantized pool needs one int8 per-tensor type in and out");
+  if ((isQuantized(from) || isQuantized(to)) && (from != to || !isIntegerPerTensor(from)))
+    return op.emitOpError("a quantized pool needs one int8 or int16 per-tensor type in and "
+                          "out");
   return expectShape(op, {in[0], (*spatial)[0], (*spatial)[1], in[3]});
 }
 
@@ -318,8 +336,9 @@ LogicalResult ReduceSumOp::verify() {
 }
 LogicalResult ReduceMeanOp::verify() {
   Type from = elementOf(getInput()), to = elementOf(getResult());
-  if ((isQuantized(from) || isQuantized(to)) && !(isInt8PerTensor(from) && isInt8PerTensor(to)))
-    return emitOpError("a quantized mean needs int8 per-tensor input and result");
+  if ((isQuantized(from) || isQuantized(to)) && !isOneIntegerWidthPerTensor({from, to}))
+    return emitOpError("a quantized mean needs an int8 (or int16) per-tensor input and "
+                       "result of one width");
   return verifyReduce(*this, getAxes(), getKeepDims());
 }
 LogicalResult ReduceMaxOp::verify() {

@@ -169,6 +169,14 @@ func.func @pool_kernel(%x: tensor<1x4x4x2xf32>) -> tensor<1x4x4x2xf32> {
 
 // -----
 
+func.func @pool_types(%x: tensor<1x4x4x2x!quant.uniform<i16:f32, 0.5>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 0.5>> {
+  // expected-error @+1 {{a quantized pool needs one int8 or int16 per-tensor type in and out}}
+  %0 = tinyml.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x4x4x2x!quant.uniform<i16:f32, 0.5>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 0.5>>
+  return %0 : tensor<1x2x2x2x!quant.uniform<i8:f32, 0.5>>
+}
+
+// -----
+
 func.func @pool_padding(%x: tensor<1x4x4x2xf32>) -> tensor<1x6x6x2xf32> {
   // expected-error @+1 {{padding must be smaller than the kernel}}
   %0 = tinyml.avg_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 2, 2, 2, 2>} : (tensor<1x4x4x2xf32>) -> tensor<1x7x7x2xf32>

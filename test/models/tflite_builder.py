@@ -22,6 +22,7 @@ TYPES = {np.dtype(np.float32): tflite.TensorType.FLOAT32,
          np.dtype(np.int8): tflite.TensorType.INT8,
          np.dtype(np.int16): tflite.TensorType.INT16,
          np.dtype(np.int32): tflite.TensorType.INT32,
+         np.dtype(np.int64): tflite.TensorType.INT64,
          np.dtype(np.float16): tflite.TensorType.FLOAT16}
 
 

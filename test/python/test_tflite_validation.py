@@ -176,7 +176,7 @@ def _cases() -> dict[str, tuple[bytes, str]]:
     y = m.tensor("y", [1, 8], np.int8, quantization=([0.1], [3], 0))
     m.operator("CONCATENATION", [a, b], [y], concatenation_options(1))
     cases["concatenation of two scales"] = (
-        m.build([a, b], [y]), r"CONCATENATION\): int8 inputs whose scale or zero point differ")
+        m.build([a, b], [y]), r"CONCATENATION\): integer inputs whose scale or zero point differ")
     m = TfliteModel()
     x, y = m.tensor("input", [1, 5, 5, 1]), m.tensor("output", [1, 5, 5, 1])
     m.operator("CONV_2D", [x, m.tensor("w", [1, 3, 3, 1], data=np.ones((1, 3, 3, 1)))], [y],

@@ -24,14 +24,15 @@ def Tinyml_Tensor4D : 4DTensorOf<[F32]>;
 def Tinyml_Tensor2D : 2DTensorOf<[F32]>;
 def Tinyml_Tensor1D : 1DTensorOf<[F32]>;
 
-// What a quantized model moves around: its int8 inputs, outputs and
-// constants, and tensors of upstream's uniform quantized types
-// (`!quant.uniform<i8:f32, scale:zero_point>`, per tensor or per axis).
+// What a quantized model moves around: its int8 (or, with 16x8
+// quantization, int16) inputs, outputs and constants, and tensors of
+// upstream's uniform quantized types (`!quant.uniform<i8:f32,
+// scale:zero_point>`, per tensor or per axis).
 def Tinyml_UniformQuantized : Type<
     CPred<"::llvm::isa<::mlir::quant::UniformQuantizedType, "
           "::mlir::quant::UniformQuantizedPerAxisType>($_self)">,
     "uniform quantized type">;
-def Tinyml_AnyTensor : RankedTensorOf<[F32, I8, I32, Tinyml_UniformQuantized]>;
+def Tinyml_AnyTensor : RankedTensorOf<[F32, I8, I16, I32, Tinyml_UniformQuantized]>;
 
 // The operands of an op with a float32 and a quantized form.
 def Tinyml_NumericTensor : RankedTensorOf<[F32, Tinyml_UniformQuantized]>;
@@ -163,26 +164,28 @@ class Tinyml_BinaryOp<string mnemonic, string math, Type tensor = Tinyml_Tensor,
 
 def Tinyml_AddOp : Tinyml_BinaryOp<"add", "lhs + rhs", Tinyml_NumericTensor, [{
 
-    Quantized form (operands and result int8 per tensor, each its own
-    scale and zero point): TFLite's integer add. Each operand, offset by
-    its zero point and shifted left by 20, is scaled by
-    `MultiplyByQuantizedMultiplier` to `scale / (2 * max_scale)`; the sum is
-    scaled to `2 * max_scale / (2^20 * result_scale)`, the result zero
-    point added and the value saturated to int8.
+    Quantized form (operands and result int8 per tensor, or all int16 per
+    tensor, each its own scale and zero point): TFLite's integer add. Each
+    operand, offset by its zero point and shifted left by 20 (int16: 15),
+    is scaled by `MultiplyByQuantizedMultiplier` to `scale / (2 *
+    max_scale)`; the sum is scaled to `2 * max_scale / (2^20 *
+    result_scale)` (int16: 2^15), the result zero point added and the value
+    saturated to the result's storage.
   }]>;
 def Tinyml_SubOp : Tinyml_BinaryOp<"sub", "lhs - rhs", Tinyml_NumericTensor, [{
 
-    Quantized form (operands and result int8 per tensor): TFLite's integer
-    sub, the quantized add's arithmetic with the scaled rhs subtracted.
+    Quantized form (operands and result int8, or all int16, per tensor):
+    TFLite's integer sub, the quantized add's arithmetic with the scaled
+    rhs subtracted.
   }]>;
 def Tinyml_MulOp : Tinyml_BinaryOp<"mul", "lhs * rhs", Tinyml_NumericTensor, [{
 
-    Quantized form (operands and result int8 per tensor, each its own
-    scale and zero point): TFLite's integer mul. The product of the
-    operands offset by their zero points is scaled by
+    Quantized form (operands and result int8, or all int16, per tensor,
+    each its own scale and zero point): TFLite's integer mul. The product
+    of the operands offset by their zero points is scaled by
     `MultiplyByQuantizedMultiplier` to `lhs_scale * rhs_scale /
     result_scale`, the result zero point added and the value saturated to
-    int8.
+    the result's storage.
   }]>;
 def Tinyml_DivOp : Tinyml_BinaryOp<"div", "lhs / rhs">;
 def Tinyml_MaximumOp : Tinyml_BinaryOp<"maximum", "max(lhs, rhs)">;
@@ -256,9 +259,9 @@ def Tinyml_AvgPool2DOp : Tinyml_Op<"avg_pool2d", [Pure]> {
     always `kernel[0] * kernel[1]`; without it, only the window elements
     inside the input are counted.
 
-    Quantized form (input and result of one int8 per-tensor type, padding
-    not counted): TFLite's integer average pool, `sum / n` of the stored
-    values rounded half away from zero.
+    Quantized form (input and result of one int8 or int16 per-tensor type,
+    padding not counted): TFLite's integer average pool, `sum / n` of the
+    stored values rounded half away from zero.
   }];
   let arguments = (ins Tinyml_NumericTensor4D:$input, Tinyml_Pair:$kernel,
                    DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
@@ -273,8 +276,8 @@ def Tinyml_MaxPool2DOp : Tinyml_Op<"max_pool2d", [Pure]> {
   let summary = "2-D max pooling over an NHWC tensor";
   let description = [{
     Takes the maximum of each `kernel` window; padded positions never win.
-    Quantized form: input and result of one int8 per-tensor type, the
-    maximum of the stored values.
+    Quantized form: input and result of one int8 or int16 per-tensor type,
+    the maximum of the stored values.
   }];
   let arguments = (ins Tinyml_NumericTensor4D:$input, Tinyml_Pair:$kernel,
                    DefaultValuedAttr<Tinyml_Pair, "{1, 1}">:$strides,
@@ -314,7 +317,7 @@ class Tinyml_ReduceOp<string mnemonic, string math, Type tensor = Tinyml_Tensor,
 def Tinyml_ReduceSumOp : Tinyml_ReduceOp<"reduce_sum", "sum">;
 def Tinyml_ReduceMeanOp : Tinyml_ReduceOp<"reduce_mean", "mean", Tinyml_NumericTensor, [{
 
-    Quantized form (int8 per tensor in and out): TFLite's integer mean
+    Quantized form (int8, or int16, per tensor in and out): TFLite's integer mean
     (reference/reduce.h QuantizedMeanOrSum): the sum of the stored values
     minus n times the input zero point, requantized by input_scale /
     output_scale with the multiplier pre-divided by the n reduced elements.

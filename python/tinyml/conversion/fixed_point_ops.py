@@ -7,7 +7,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, tosa
 
-from ..ir.fixed_point import INT32_MAX, INT32_MIN
+from ..ir.fixed_point import INT32_MAX, INT32_MIN, narrow_requantization, quantize_multiplier
 from .linalg_builders import int_scalar, int_type
 
 
@@ -15,6 +15,16 @@ def double_round() -> ir.Attribute:
     """TOSA's rounding of `tosa.apply_scale` that is TFLite's (its SRDHM
     then RoundingDivideByPOT)."""
     return ir.Attribute.parse("#tosa.rounding_mode<DOUBLE_ROUND>")
+
+
+def wide_multiply_by_quantized_multiplier(x: ir.Value, multiplier: ir.Value,
+                                          shift: ir.Value) -> ir.Value:
+    """MultiplyByQuantizedMultiplier of an int64 `x` (common.cc), given
+    ir/fixed_point.py's wide_multiplier (an int32 15-bit multiplier and an
+    int8 right shift): (x * m + 2^(shift - 1)) >> shift, truncated to int32,
+    which is `tosa.apply_scale` with single rounding."""
+    rounding = ir.Attribute.parse("#tosa.rounding_mode<SINGLE_ROUND>")
+    return tosa.ApplyScaleOp(int_type(32), x, multiplier, shift, rounding).result
 
 
 def doubling_high_mul(a: ir.Value, b: ir.Value) -> ir.Value:
@@ -69,3 +79,59 @@ def reciprocal_of_one_plus(a: ir.Value) -> ir.Value:
         one_minus = arith.subi(int_scalar(1 << 29, 32), doubling_high_mul(half_denominator, x))
         x = arith.addi(x, saturating_shift_left(doubling_high_mul(x, one_minus), 2))
     return saturating_shift_left(x, 1)
+
+
+def apply_scale(value: ir.Value, real: float, bound: int | None = None) -> ir.Value:
+    """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) on int32;
+    in its narrow form where `value` is known to be within +-`bound` and
+    that makes it exact (`narrow_requantization`)."""
+    multiplier, shift = quantize_multiplier(real)
+    if bound is not None and narrow_requantization(bound, [(multiplier, shift)]):
+        return narrow_multiply(value, int_scalar(narrow_multiplier(multiplier), 32),
+                                int_scalar(-shift - 1, 32), 0)
+    return multiply_by_quantized_multiplier(value, int_scalar(multiplier, 32),
+                                             int_scalar(shift, 32) if shift > 0 else None,
+                                             int_scalar(max(-shift, 0), 32))
+
+
+def multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
+                                      left_shift: ir.Value | None,
+                                      right_shift: ir.Value) -> ir.Value:
+    """TFLite's MultiplyByQuantizedMultiplier: RoundingDivideByPOT(
+    SaturatingRoundingDoublingHighMul(value << left_shift, multiplier),
+    right_shift); no `left_shift` when it is 0 everywhere."""
+    if left_shift is not None:
+        value = arith.shli(value, left_shift)
+    return rounding_shift_right(doubling_high_mul(value, multiplier), right_shift)
+
+
+def narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value, shift_less_one: ir.Value,
+                     zero_point: int, clamps_below_zero: bool = False) -> ir.Value:
+    """fixed_point.py's narrow_multiply_by_quantized_multiplier plus
+    `zero_point`, given the right shift less one and the multiplier m as
+    2m - 2^32 (`narrow_multiplier`): four instructions, where
+    MultiplyByQuantizedMultiplier takes about 20. The high product of 2x
+    and m is (x (2m - 2^32) + 2^31) >> 32, plus x (x 2^32 is a whole high
+    word), so that x plus its sign word is SMMLAR's addend (one ADD with
+    an ASR #31 operand) and x needs no doubling; the zero point joins the
+    last rounding add, twice over (((s + 1) >> 1) + z = (s + 1 + 2z) >> 1),
+    so that the shift by one is the saturating instruction's own (SSAT's
+    ASR #1). With `clamps_below_zero` (the saturation's low end is the zero
+    point or above: a fused ReLU) the sign word is left out: it only moves a
+    negative accumulator's result, which is at most the zero point with it
+    or without it, and is clamped to the low end either way."""
+    wide, one = int_type(64), int_scalar(1, 32)
+    product = arith.muli(arith.extsi(wide, value), arith.extsi(wide, doubled_multiplier))
+    high = arith.trunci(int_type(32), arith.shrsi(arith.addi(product, int_scalar(1 << 31, 64)),
+                                                  int_scalar(32, 64)))
+    addend = value if clamps_below_zero else \
+        arith.addi(value, arith.shrsi(value, int_scalar(31, 32)))
+    signed = arith.addi(high, addend)
+    rounded = arith.addi(arith.shrsi(signed, shift_less_one), int_scalar(1 + 2 * zero_point, 32))
+    return arith.shrsi(rounded, one)
+
+
+def narrow_multiplier(multiplier: int) -> int:
+    """The multiplier m of the narrow form as `narrow_multiply` takes it:
+    2m - 2^32, within int32 for m in [2^30, 2^31)."""
+    return 2 * multiplier - (1 << 32)

@@ -260,8 +260,9 @@ def int_type(bits: int) -> ir.IntegerType:
 
 
 def int_constant(array: np.ndarray, bits: int) -> ir.Value:
-    """A dense integer tensor constant of `array`, as int8, int16 or int32."""
-    array = np.ascontiguousarray(array, dtype={8: np.int8, 16: np.int16, 32: np.int32}[bits])
+    """A dense integer tensor constant of `array`, as int8, int16, int32 or int64."""
+    array = np.ascontiguousarray(array, dtype={8: np.int8, 16: np.int16, 32: np.int32,
+                                               64: np.int64}[bits])
     tensor_type = ir.RankedTensorType.get(list(array.shape), int_type(bits))
     return arith.ConstantOp(tensor_type, ir.DenseElementsAttr.get(array, type=tensor_type)).result
 

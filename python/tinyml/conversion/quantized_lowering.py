@@ -37,7 +37,7 @@ against 15; it stays for the mean, whose pre-shifted exponent can exceed
 its weights and bias, at compile time) and every shift is a right shift,
 the same bits take a narrow form (fixed_point.py's
 narrow_multiply_by_quantized_multiplier): SMMLAR and three or four
-instructions (`_narrow_multiply`).
+instructions (`narrow_multiply`).
 `m` and `shift` are TFLite's QuantizeMultiplier of the effective scale
 (quantization_util.cc), computed here at compile time. Quantized values
 are read through `quant.scast` to their storage type and the result is
@@ -62,8 +62,10 @@ from ..ir.patterns import attributes_of, create
 from ..ir.quant import is_per_axis, scales, storage_cast, storage_type, zero_points
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import PassError
-from .fixed_point_ops import (count_leading_zeros, double_round, doubling_high_mul,
-                              reciprocal_of_one_plus, rounding_shift_right)
+from .fixed_point_ops import (apply_scale, count_leading_zeros, double_round,
+                              doubling_high_mul, multiply_by_quantized_multiplier,
+                              narrow_multiplier, narrow_multiply, reciprocal_of_one_plus,
+                              rounding_shift_right)
 from .float_lowering import FLOAT_LOWERINGS
 from .linalg_builders import (ScalarBuilder, apply_lowering, broadcast_to, build_elementwise,
                               build_generic, collapse, dense_const, empty, identity_map,
@@ -118,66 +120,11 @@ def _constant_storage(value: ir.Value, what: str, op) -> np.ndarray:
     return np.array(source.attributes["value"])
 
 
-def apply_scale(value: ir.Value, real: float, bound: int | None = None) -> ir.Value:
-    """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) on int32;
-    in its narrow form where `value` is known to be within +-`bound` and
-    that makes it exact (`narrow_requantization`)."""
-    multiplier, shift = quantize_multiplier(real)
-    if bound is not None and narrow_requantization(bound, [(multiplier, shift)]):
-        return _narrow_multiply(value, int_scalar(_narrow_multiplier(multiplier), 32),
-                                int_scalar(-shift - 1, 32), 0)
-    return _multiply_by_quantized_multiplier(value, int_scalar(multiplier, 32),
-                                             int_scalar(shift, 32) if shift > 0 else None,
-                                             int_scalar(max(-shift, 0), 32))
-
-
-def _multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
-                                      left_shift: ir.Value | None,
-                                      right_shift: ir.Value) -> ir.Value:
-    """TFLite's MultiplyByQuantizedMultiplier: RoundingDivideByPOT(
-    SaturatingRoundingDoublingHighMul(value << left_shift, multiplier),
-    right_shift); no `left_shift` when it is 0 everywhere."""
-    if left_shift is not None:
-        value = arith.shli(value, left_shift)
-    return rounding_shift_right(doubling_high_mul(value, multiplier), right_shift)
-
-
-def _narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value, shift_less_one: ir.Value,
-                     zero_point: int, clamps_below_zero: bool = False) -> ir.Value:
-    """fixed_point.py's narrow_multiply_by_quantized_multiplier plus
-    `zero_point`, given the right shift less one and the multiplier m as
-    2m - 2^32 (`_narrow_multiplier`): four instructions, where
-    MultiplyByQuantizedMultiplier takes about 20. The high product of 2x
-    and m is (x (2m - 2^32) + 2^31) >> 32, plus x (x 2^32 is a whole high
-    word), so that x plus its sign word is SMMLAR's addend (one ADD with
-    an ASR #31 operand) and x needs no doubling; the zero point joins the
-    last rounding add, twice over (((s + 1) >> 1) + z = (s + 1 + 2z) >> 1),
-    so that the shift by one is the saturating instruction's own (SSAT's
-    ASR #1). With `clamps_below_zero` (the saturation's low end is the zero
-    point or above: a fused ReLU) the sign word is left out: it only moves a
-    negative accumulator's result, which is at most the zero point with it
-    or without it, and is clamped to the low end either way."""
-    wide, one = int_type(64), int_scalar(1, 32)
-    product = arith.muli(arith.extsi(wide, value), arith.extsi(wide, doubled_multiplier))
-    high = arith.trunci(int_type(32), arith.shrsi(arith.addi(product, int_scalar(1 << 31, 64)),
-                                                  int_scalar(32, 64)))
-    addend = value if clamps_below_zero else \
-        arith.addi(value, arith.shrsi(value, int_scalar(31, 32)))
-    signed = arith.addi(high, addend)
-    rounded = arith.addi(arith.shrsi(signed, shift_less_one), int_scalar(1 + 2 * zero_point, 32))
-    return arith.shrsi(rounded, one)
-
-
-def _narrow_multiplier(multiplier: int) -> int:
-    """The multiplier m of the narrow form as `_narrow_multiply` takes it:
-    2m - 2^32, within int32 for m in [2^30, 2^31)."""
-    return 2 * multiplier - (1 << 32)
-
-
-def _accumulator_bound(folded: np.ndarray, weights: np.ndarray, axes: tuple[int, ...]) -> int:
+def accumulator_bound(folded: np.ndarray, weights: np.ndarray, axes: tuple[int, ...],
+                      largest_input: int = 128) -> int:
     """The most any output's accumulator can be from zero: its folded bias
-    plus its weights' absolute sum times the largest int8 input, 128."""
-    return int(np.max(np.abs(folded) + 128 * np.abs(weights).sum(axis=axes)))
+    plus its weights' absolute sum times the largest input (int8: 128)."""
+    return int(np.max(np.abs(folded) + largest_input * np.abs(weights).sum(axis=axes)))
 
 
 def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
@@ -192,9 +139,10 @@ def _saturate(value: ir.Value, element: ir.Type | None = None) -> ir.Value:
     return arith.trunci(int_type(bits), clamped)
 
 
-def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: int,
-                overwritten: ir.Value | None = None) -> ir.Value:
-    """int32 accumulators [.., C], each within +-`bound`, -> int8:
+def requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: int,
+               overwritten: ir.Value | None = None) -> ir.Value:
+    """int32 accumulators [.., C], each within +-`bound`, -> `result`'s
+    storage (int8; int16 for a 16x8 kernel of int32 accumulators):
     MultiplyByQuantizedMultiplier per channel (the last axis), in its
     narrow form where the bound makes that exact, plus the zero point,
     saturated; written into a new tensor, or over `overwritten` (an
@@ -203,7 +151,7 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: 
     pairs = [quantize_multiplier(s) for s in scales]
     narrow = narrow_requantization(bound, pairs)
     tables: dict[str, tuple[np.ndarray, int]] = {
-        "multiplier": (np.array([_narrow_multiplier(m) if narrow else m for m, _ in pairs],
+        "multiplier": (np.array([narrow_multiplier(m) if narrow else m for m, _ in pairs],
                                 np.int32), 32),
         "left": (np.array([max(s, 0) for _, s in pairs], np.int8), 8),
         # The narrow form shifts right by one less, then by one.
@@ -227,13 +175,13 @@ def _requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: 
         zero_point = _zero_point(result)
         if narrow:
             low = quant.UniformQuantizedType(result).storage_type_min
-            return _saturate(_narrow_multiply(args[0], params["multiplier"], params["right"],
+            return _saturate(narrow_multiply(args[0], params["multiplier"], params["right"],
                                               zero_point, low >= zero_point), result)
-        scaled = _multiply_by_quantized_multiplier(args[0], params["multiplier"],
+        scaled = multiply_by_quantized_multiplier(args[0], params["multiplier"],
                                                    params.get("left"), params["right"])
         return _saturate(arith.addi(scaled, int_scalar(zero_point, 32)), result)
 
-    outs = empty(shape, int_type(8)) if overwritten is None else overwritten
+    outs = empty(shape, storage_type(result)) if overwritten is None else overwritten
     (result,) = build_generic(inputs, [(outs, identity_map(rank))], ["parallel"] * rank, body)
     return result
 
@@ -283,8 +231,8 @@ def lower_quantized_conv2d(op, in_place: bool = False, channel_step: int = 1) ->
     acc = linalg.conv_2d_nhwc_hwcf(x8, w8, outs=[accumulator_init(folded, out_shape)],
                                    strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return with_quantized_result(op, _requantize(
-        acc, scales, y_type, _accumulator_bound(folded, weights, (0, 1, 2)),
+    return with_quantized_result(op, requantize(
+        acc, scales, y_type, accumulator_bound(folded, weights, (0, 1, 2)),
         stored if in_place else None))
 
 
@@ -322,8 +270,8 @@ def lower_quantized_depthwise_conv2d(op, in_place: bool = False) -> ir.Value:
     acc = linalg.depthwise_conv_2d_nhwc_hwc(x8, w8, outs=[accumulator_init(folded, out_shape)],
                                             strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
-    return with_quantized_result(op, _requantize(
-        acc, scales, y_type, _accumulator_bound(folded, weights, (0, 1, 3)),
+    return with_quantized_result(op, requantize(
+        acc, scales, y_type, accumulator_bound(folded, weights, (0, 1, 3)),
         stored if in_place else None))
 
 
@@ -346,8 +294,8 @@ def lower_quantized_matmul(op) -> ir.Value:
                         outs=[accumulator_init(folded, out_shape)], indexing_maps=maps)
     scales = effective_scales(x_type, w_type, y_type, channels,
                               float_product=not is_per_axis(w_type))
-    bound = _accumulator_bound(folded, weights, (1,) if transpose_rhs else (0,))
-    return with_quantized_result(op, _requantize(acc, scales, y_type, bound))
+    bound = accumulator_bound(folded, weights, (1,) if transpose_rhs else (0,))
+    return with_quantized_result(op, requantize(acc, scales, y_type, bound))
 
 
 def _bias(bias: ir.Value | None, channels: int, op) -> np.ndarray:
@@ -357,43 +305,63 @@ def _bias(bias: ir.Value | None, channels: int, op) -> np.ndarray:
 
 
 def lower_quantized_add(op) -> ir.Value:
-    """TFLite's integer add (reference/integer_ops/add.h, add.cc's Prepare)
-    and sub (reference/sub.h: the same with the scaled rhs subtracted)."""
+    """TFLite's integer add and sub (`_rescaled_sum`)."""
     lhs, rhs = op.operands[0], op.operands[1]
     types = [element_of(lhs), element_of(rhs), element_of(op.results[0])]
-    s1, s2, s_out = (float(np.float32(quant.UniformQuantizedType(t).scale)) for t in types)
-    z1, z2, z_out = (_zero_point(t) for t in types)
-    left_shift = 20
+    params = quant.UniformQuantizedType(types[2])
+    bits = params.storage_type.width
+    body = _rescaled_sum(op.name == tm.SubOp.OPERATION_NAME,
+                        [quant.UniformQuantizedType(t).scale for t in types],
+                        [_zero_point(t) for t in types],
+                        (params.storage_type_min, params.storage_type_max), bits)
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(bits))
+    stored = build_elementwise(result_type, [storage_of(lhs), storage_of(rhs)],
+                               lambda _, args: body(args[0], args[1]))
+    return with_quantized_result(op, stored)
+
+
+def _rescaled_sum(subtract: bool, scales: Sequence[float], zero_points: Sequence[int],
+                 stored_range: tuple[int, int], bits: int) -> Callable[..., ir.Value]:
+    """TFLite's quantized add, or sub, of two stored int8 or int16 values
+    (reference/add.h AddElementwise, sub.h; add_common.cc's and
+    sub_common.cc's Prepare): both operands offset, shifted left by 20
+    (int16: 15), scaled to twice the larger input scale and summed, the
+    sum scaled to the output, plus its zero point, saturated to
+    `stored_range`; the multipliers divided in double, as TFLM's are."""
+    s1, s2, s_out = (float(np.float32(s)) for s in scales)
+    z1, z2, z_out = zero_points
+    left_shift = 20 if bits == 8 else 15
     twice_max = 2.0 * max(s1, s2)
-    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(8))
+    reals = [s1 / twice_max, s2 / twice_max, twice_max / ((1 << left_shift) * s_out)]
+    # Each offset input is within 2^bits - 1 of zero, shifted left; each
+    # scaled by at most 1/2 (and rounded): the bounds of the narrow forms.
+    shifted_bound = ((1 << bits) - 1) << left_shift
+    total_bound = sum(int(shifted_bound * r) + 1 for r in reals[:2])
+    low, high = stored_range
 
-    # Each input's offset value is within 255 of zero, shifted left by 20;
-    # each scaled by at most 1/2 (and rounded): the bounds of the narrow forms.
-    shifted_bound = 255 << left_shift
-    total_bound = sum(int(shifted_bound * s / twice_max) + 1 for s in (s1, s2))
-
-    def body(_, args):
+    def body(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
         def scaled(value, zero_point, real):
             offset = arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
             return apply_scale(arith.muli(offset, int_scalar(1 << left_shift, 32)), real,
-                                shifted_bound)
-        combine = arith.subi if op.name == tm.SubOp.OPERATION_NAME else arith.addi
-        total = combine(scaled(args[0], z1, s1 / twice_max), scaled(args[1], z2, s2 / twice_max))
-        out = apply_scale(total, twice_max / ((1 << left_shift) * s_out), total_bound)
-        return _saturate(arith.addi(out, int_scalar(z_out, 32)), types[2])
+                               shifted_bound)
+        combine = arith.subi if subtract else arith.addi
+        total = combine(scaled(lhs, z1, reals[0]), scaled(rhs, z2, reals[1]))
+        out = arith.addi(apply_scale(total, reals[2], total_bound), int_scalar(z_out, 32))
+        clamped = arith.minsi(arith.maxsi(out, int_scalar(low, 32)), int_scalar(high, 32))
+        return arith.trunci(int_type(bits), clamped)
 
-    stored = build_elementwise(result_type, [storage_of(lhs), storage_of(rhs)], body)
-    return with_quantized_result(op, stored)
+    return body
 
 
 def lower_quantized_mul(op) -> ir.Value:
     """TFLite's integer mul (reference/integer_ops/mul.h, mul_common.cc's
-    Prepare): the product of the offset inputs scaled by s1 * s2 / s_out."""
+    Prepare; int8, or int16): the product of the offset inputs scaled by
+    s1 * s2 / s_out."""
     lhs, rhs = op.operands[0], op.operands[1]
     types = [element_of(lhs), element_of(rhs), element_of(op.results[0])]
     s1, s2, s_out = (float(np.float32(quant.UniformQuantizedType(t).scale)) for t in types)
     z1, z2, z_out = (_zero_point(t) for t in types)
-    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(8))
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), storage_type(types[2]))
 
     def body(_, args):
         a, b = (arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
@@ -406,8 +374,9 @@ def lower_quantized_mul(op) -> ir.Value:
 
 
 def lower_quantized_avg_pool2d(op) -> ir.Value:
-    """TFLite's integer average pool (reference/integer_ops/pooling.h):
-    padding not counted, the quotient rounded half away from zero."""
+    """TFLite's integer average pool (reference/integer_ops/pooling.h, int8
+    or int16): padding not counted, the quotient rounded half away from
+    zero."""
     x = op.operands[0]
     kernel, strides, padding = pool_geometry(op)
     n, h, w, c = shape_of(x)
@@ -419,28 +388,31 @@ def lower_quantized_avg_pool2d(op) -> ir.Value:
                                    dilations=[1, 1])
     rows = int_constant(window_counts(h, oh, kernel[0], strides[0], padding[0]), 32)
     cols = int_constant(window_counts(w, ow, kernel[1], strides[1], padding[1]), 32)
+    result = element_of(op.results[0])
 
     def body(b, args):
         total, count = args[0], arith.muli(args[1], args[2])
         half = arith.divsi(count, int_scalar(2, 32))
         positive = arith.cmpi(arith.CmpIPredicate.sgt, total, int_scalar(0, 32))
         nudged = arith.select(positive, arith.addi(total, half), arith.subi(total, half))
-        return _saturate(arith.divsi(nudged, count))  # C division: truncates
+        return _saturate(arith.divsi(nudged, count), result)  # C division: truncates
 
     (stored,) = build_generic(
         [(sums, identity_map(4)), (rows, projection_map(4, [1])), (cols, projection_map(4, [2]))],
-        [(empty(out_shape, int_type(8)), identity_map(4))], ["parallel"] * 4, body)
+        [(empty(out_shape, storage_type(result)), identity_map(4))], ["parallel"] * 4, body)
     return with_quantized_result(op, stored)
 
 
 def lower_quantized_max_pool2d(op) -> ir.Value:
-    """The maximum of the stored values; padding holds -128, which never
-    exceeds a real element."""
+    """The maximum of the stored values (int8 or int16); padding holds the
+    lowest, which never exceeds a real element."""
     x = op.operands[0]
     kernel, strides, padding = pool_geometry(op)
     out_shape = shape_of(op.results[0])
-    padded = pad_nhwc(storage_of(x), padding, INT8_MIN)
-    lowest = linalg.fill(int_scalar(INT8_MIN, 8), outs=[empty(out_shape, int_type(8))])
+    storage = storage_type(element_of(x))
+    least = -(1 << (storage.width - 1))
+    padded = pad_nhwc(storage_of(x), padding, least)
+    lowest = linalg.fill(int_scalar(least, storage.width), outs=[empty(out_shape, storage)])
     stored = linalg.pooling_nhwc_max(padded, empty(kernel), outs=[lowest], strides=strides,
                                      dilations=[1, 1])
     return with_quantized_result(op, stored)
@@ -515,7 +487,7 @@ def mean_multiplier(input_scale: float, output_scale: float, count: int) -> tupl
 
 
 def lower_quantized_reduce_mean(op) -> ir.Value:
-    """TFLite's integer mean over axes (reference/reduce.h)."""
+    """TFLite's integer mean over axes (reference/reduce.h), int8 or int16."""
     x = op.operands[0]
     in_type, out_type = element_of(x), element_of(op.results[0])
     shape = shape_of(x)
@@ -537,7 +509,7 @@ def lower_quantized_reduce_mean(op) -> ir.Value:
                                    int_scalar(31 - shift, 8), double_round()).result
         return _saturate(arith.addi(scaled, int_scalar(_zero_point(out_type), 32)), out_type)
 
-    result_type = ir.RankedTensorType.get(sums_shape, int_type(8))
+    result_type = ir.RankedTensorType.get(sums_shape, storage_type(out_type))
     stored = build_elementwise(result_type, [sums], requantize)
     return with_quantized_result(op, reshape(stored, shape_of(op.results[0])))
 

@@ -5,6 +5,8 @@ kernels' parameters and tables are made of, to the bit.
   multiplier and shift of every requantization;
 - `activation_range` (kernel_util.cc CalculateActivationRangeQuantized),
   the stored values a fused ReLU, ReLU6 or clamp keeps;
+- `wide_multiplier`, the 64-bit MultiplyByQuantizedMultiplier's
+  parameters (common.cc), which the 16x8 kernels rescale with;
 - gemmlowp's fixed point (fixedpoint/fixedpoint.h) and TFLite's softmax
   preparation (quantization_util.cc PreprocessSoftmaxScaling,
   CalculateInputRadius; micro/kernels/softmax_common.cc), from which
@@ -17,8 +19,12 @@ C sources and TFLM (test_quantized_arithmetic.py, test_int8.py).
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import math
 import struct
+from typing import Callable
 
 import numpy as np
 
@@ -44,20 +50,21 @@ def roundf(value: np.float32) -> int:
 
 
 def activation_range(scale: float, zero_point: int, low: float,
-                     high: float) -> tuple[int, int]:
+                     high: float, bits: int = 8) -> tuple[int, int]:
     """TFLite's CalculateActivationRangeQuantized (kernel_util.cc): the
-    int8 values of scale and zero point that a clamp to [low, high] keeps,
-    computed in float32."""
+    stored values (int8, or int16 with `bits`) of scale and zero point that
+    a clamp to [low, high] keeps, computed in float32."""
     scale = np.float32(scale)
+    least, most = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
     def quantized(bound: float) -> int:
         with np.errstate(over="ignore"):
             scaled = np.float32(bound) / scale
         if not np.isfinite(scaled):
-            return 127 if scaled > 0 else -128
-        return int(np.clip(zero_point + roundf(scaled), -128, 127))
+            return most if scaled > 0 else least
+        return int(np.clip(zero_point + roundf(scaled), least, most))
 
-    return max(-128, quantized(low)), min(127, quantized(high))
+    return max(least, quantized(low)), min(most, quantized(high))
 
 
 def quantize_multiplier(real: float) -> tuple[int, int]:
@@ -73,6 +80,16 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
     if shift < -31:
         return 0, 0
     return q, shift
+
+
+def wide_multiplier(real: float) -> tuple[int, int]:
+    """The multiplier and right shift of MultiplyByQuantizedMultiplier's
+    64-bit form (common.cc), which the 16x8 kernels rescale their int64
+    accumulators with: QuantizeMultiplier's m rounded to 15 bits, and
+    15 - shift. `(x * m15 + 2^(s - 1)) >> s` is the result."""
+    multiplier, shift = quantize_multiplier(real)
+    reduced = (multiplier + (1 << 15)) >> 16 if multiplier < 0x7FFF0000 else 0x7FFF
+    return reduced, 15 - shift
 
 
 def wrap32(x):
@@ -430,9 +447,9 @@ def leaky_relu_table(input_scale: float, input_zero_point: int, alpha: float,
                      output_scale: float, output_zero_point: int) -> list[int]:
     """leaky_relu_common.cc + reference/leaky_relu.h QuantizeLeakyRelu: the
     identity or alpha multiplier by the input's sign."""
-    s_in, s_out = float(np.float32(input_scale)), float(np.float32(output_scale))
-    alpha_multiplier = quantize_multiplier(s_in * float(np.float32(alpha)) / s_out)
-    identity_multiplier = quantize_multiplier(s_in / s_out)
+    identity, scaled_alpha = leaky_relu_multipliers(input_scale, alpha, output_scale)
+    identity_multiplier = quantize_multiplier(identity)
+    alpha_multiplier = quantize_multiplier(scaled_alpha)
     table = []
     for q in INT8_VALUES:
         x = q - input_zero_point
@@ -440,6 +457,75 @@ def leaky_relu_table(input_scale: float, input_zero_point: int, alpha: float,
             x, *(identity_multiplier if x >= 0 else alpha_multiplier))
         table.append(min(max(y, -128), 127))
     return table
+
+
+def int16_table(transform: Callable[[np.float32], np.float32], input_scale: float,
+                input_zero_point: int, output_scale: float,
+                output_zero_point: int) -> np.ndarray:
+    """common.h LUTPopulateInt16<float>: the 513 values an int16 kernel
+    interpolates `transform` between (`LUTLookup`), sampled over the whole
+    int16 input range, each sample less half its interpolation error at
+    the midpoint, all in float32 as TFLM computes them."""
+    f = np.float32
+    low, high = -(1 << 15), (1 << 15) - 1
+    input_min = f(input_scale) * f(low - input_zero_point)
+    input_max = f(input_scale) * f(high - input_zero_point)
+    output_span = f(output_scale) * f(high - output_zero_point) \
+        - f(output_scale) * f(low - output_zero_point)
+    step = (input_max - input_min) / f(512)
+    inverse = f(1 << 16) / output_span
+    table = []
+    for i in range(512):
+        at = input_min + f(i) * step
+        value, midpoint, following = (transform(v) for v in (at, at + step / f(2),
+                                                              input_min + f(i + 1) * step))
+        interpolated = roundf((following * inverse + f(roundf(value * inverse))) / f(2))
+        bias = roundf(f(interpolated - roundf(midpoint * inverse)) / f(2))
+        table.append(roundf(value * inverse) - bias)
+    table.append(roundf(transform(input_max) * inverse))
+    return np.clip(np.array(table), low, high).astype(np.int16)
+
+
+def sigmoid_table() -> np.ndarray:
+    """common.h sigmoid_table_uint16, which TFLite's int16 LOGISTIC and TANH
+    interpolate: sigmoid(i / 24) for i = 0..254 in 0.16 fixed point, each
+    less half the error of the interpolation at its interval's midpoint,
+    then the saturated 65535."""
+    def scaled(x: float) -> float:
+        return 65536.0 / (1.0 + math.exp(-x))
+
+    table = [round(scaled(i / 24) - ((scaled(i / 24) + scaled((i + 1) / 24)) / 2
+                                     - scaled((i + 0.5) / 24)) / 2) for i in range(255)]
+    return np.array(table + [65535], np.uint16)
+
+
+def checked_log2(value: float) -> int | None:
+    """quantization_util.cc CheckedLog2 in float32: log2 of a power of two
+    (within 1e-3 of an integer), else None."""
+    log2 = np.float32(np.log(np.float32(value))) * (np.float32(1) / np.log(np.float32(2)))
+    rounded = roundf(log2)
+    return rounded if abs(log2 - np.float32(rounded)) < np.float32(1e-3) else None
+
+
+def expf(value: np.float32) -> np.float32:
+    """C's `expf`, the C library's (the one TFLM's tables are computed with
+    on the build machine)."""
+    return np.float32(_libm().expf(float(value)))
+
+
+@functools.cache
+def _libm() -> ctypes.CDLL:
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    libm.expf.restype, libm.expf.argtypes = ctypes.c_float, [ctypes.c_float]
+    return libm
+
+
+def leaky_relu_multipliers(input_scale: float, alpha: float,
+                           output_scale: float) -> tuple[float, float]:
+    """The reals LEAKY_RELU rescales by, the identity's and alpha's:
+    leaky_relu_common.cc divides in float32 (then widens to double)."""
+    s_in, s_out = np.float32(input_scale), np.float32(output_scale)
+    return float(s_in / s_out), float(s_in * np.float32(alpha) / s_out)
 
 
 def _wrap16(x):

@@ -381,3 +381,32 @@ func.func @sub(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<
   %y = tinyml.sub %a, %b : (tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 1.000000e-01:2>>
   return %y : tensor<4x!quant.uniform<i8:f32, 1.000000e-01:2>>
 }
+
+// -----
+
+// 16x8 quantization: TFLite's int16 add is the int8 one's arithmetic with
+// the operands shifted left by 15 (32768) where int8 shifts by 20,
+// saturated to int16.
+// CHECK-LABEL: func.func @add_int16
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4xi16>, tensor<4xi16>) outs(%{{.*}} : tensor<4xi16>)
+// CHECK:           arith.muli %{{.*}}, %c32768_i32{{.*}} : i32
+// CHECK:           arith.muli %{{.*}}, %c32768_i32{{.*}} : i32
+// CHECK:           arith.maxsi %{{.*}}, %c-32768_i32 : i32
+// CHECK:           arith.trunci %{{.*}} : i32 to i16
+func.func @add_int16(%a: tensor<4x!quant.uniform<i16:f32, 5.000000e-01>>, %b: tensor<4x!quant.uniform<i16:f32, 2.500000e-01>>) -> tensor<4x!quant.uniform<i16:f32, 1.000000e-01>> {
+  %y = tinyml.add %a, %b : (tensor<4x!quant.uniform<i16:f32, 5.000000e-01>>, tensor<4x!quant.uniform<i16:f32, 2.500000e-01>>) -> tensor<4x!quant.uniform<i16:f32, 1.000000e-01>>
+  return %y : tensor<4x!quant.uniform<i16:f32, 1.000000e-01>>
+}
+
+// -----
+
+// An int16 max pool: the padding holds the lowest int16, which never wins.
+// CHECK-LABEL: func.func @max_pool_int16
+// CHECK:         tensor.pad
+// CHECK:           tensor.yield %c-32768_i16 : i16
+// CHECK:         linalg.fill ins(%c-32768_i16{{.*}} : i16) outs(%{{.*}} : tensor<1x2x2x2xi16>)
+// CHECK:         linalg.pooling_nhwc_max {{.*}} outs(%{{.*}} : tensor<1x2x2x2xi16>)
+func.func @max_pool_int16(%x: tensor<1x3x3x2x!quant.uniform<i16:f32, 5.000000e-01>>) -> tensor<1x2x2x2x!quant.uniform<i16:f32, 5.000000e-01>> {
+  %y = tinyml.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x3x3x2x!quant.uniform<i16:f32, 5.000000e-01>>) -> tensor<1x2x2x2x!quant.uniform<i16:f32, 5.000000e-01>>
+  return %y : tensor<1x2x2x2x!quant.uniform<i16:f32, 5.000000e-01>>
+}

@@ -45,7 +45,7 @@ Errors raise `FrontendError` with one line: `<file>: operator <i>
 """
 from __future__ import annotations
 
-from . import control_flow, integer_operators, operators, svdf  # noqa: F401  (the handlers)
+from . import control_flow, int16_layers, integer_operators, operators, svdf  # noqa: F401
 from .. import is_tflite
 from .importer import import_tflite, import_tflite_bytes
 

@@ -85,10 +85,10 @@ def check_operands(im, op) -> None:
 #: The operators whose output type differs from their input's: for each
 #: input type, the output types TFLM's kernel computes (and tinyml does).
 CONVERSIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "QUANTIZE": {"FLOAT32": ("INT8",), "INT8": ("INT8", "INT16", "INT32"),
+    "QUANTIZE": {"FLOAT32": ("INT8", "INT16"), "INT8": ("INT8", "INT16", "INT32"),
                  "INT16": ("INT8", "INT16", "INT32"), "INT32": ("INT8", "INT16")},
-    "DEQUANTIZE": {"INT8": ("FLOAT32",)},
-    "SOFTMAX": {"FLOAT32": ("FLOAT32",), "INT8": ("INT8", "INT16")},
+    "DEQUANTIZE": {"INT8": ("FLOAT32",), "INT16": ("FLOAT32",)},
+    "SOFTMAX": {"FLOAT32": ("FLOAT32",), "INT8": ("INT8", "INT16"), "INT16": ("INT16",)},
 }
 
 
@@ -111,7 +111,10 @@ def check_types(im, op) -> None:
                           f"'{out.name}' {out.type_name}; {op.kind} computes in its input's type")
     if op.kind not in CONTRACTIONS:
         return
-    integer = inputs[0].type_name == "INT8"
+    if inputs[0].type_name not in BIASES:
+        raise im.fail(f"input '{inputs[0].name}' is {inputs[0].type_name}; {op.kind} takes "
+                      "FLOAT32, INT8 or INT16")
+    integer = inputs[0].type_name in ("INT8", "INT16")
     # A float operator may have int8 weights: a hybrid model's.
     filters = ("INT8",) if integer else ("FLOAT32", "INT8")
     if inputs[1].type_name not in filters:
@@ -125,10 +128,16 @@ def check_types(im, op) -> None:
                           f"{int(inputs[1].quantization.zero_points[first])}; TFLite's int8 "
                           "filters are symmetric (zero point 0) and TFLM's kernels read them so")
     bias = inputs[2] if len(inputs) > 2 else None
-    wanted = "INT32" if integer else "FLOAT32"
-    if bias is not None and bias.type_name != wanted:
+    wanted = BIASES[inputs[0].type_name]
+    if op.kind == "DEPTHWISE_CONV_2D" and inputs[0].type_name == "INT16":
+        wanted = ("INT64",)  # TFLM's int16 depthwise conv reads no other
+    if bias is not None and bias.type_name not in wanted:
         raise im.fail(f"bias '{bias.name}' is {bias.type_name}; a {inputs[0].type_name} "
-                      f"{op.kind} takes a {wanted} bias")
+                      f"{op.kind} takes a {' or '.join(wanted)} bias")
+
+
+#: A contraction's bias types for each input type (int16: 16x8 quantization).
+BIASES = {"FLOAT32": ("FLOAT32",), "INT8": ("INT32",), "INT16": ("INT32", "INT64")}
 
 
 #: MultiplyByQuantizedMultiplier's precondition (shift <= 30): an int8

@@ -30,12 +30,15 @@ from .shape_folding import fold_shape_computation
 
 # op kind -> handler(importer, operator) -> list of result values (float).
 HANDLERS: dict[str, Callable] = {}
+# op kind -> handler of the operator with int16 activations (TFLite's 16x8
+# quantization), which returns the stored int16 results.
+INT16_HANDLERS: dict[str, Callable] = {}
 
 
-def handles(*kinds: str):
+def handles(*kinds: str, int16: bool = False):
     def register(fn):
         for kind in kinds:
-            HANDLERS[kind] = fn
+            (INT16_HANDLERS if int16 else HANDLERS)[kind] = fn
         return fn
     return register
 
@@ -217,7 +220,9 @@ class TfliteImporter(Importer):
                 raise self.fail(f"output '{tensor.name}' {self.dynamic_dimension(tensor)}")
         if fold_shape_computation(self, operator):
             return
-        handler = HANDLERS.get(operator.kind)
+        handler = INT16_HANDLERS.get(operator.kind) if self._int16_activations(operator) \
+            else None
+        handler = handler or HANDLERS.get(operator.kind)
         if handler is None:
             raise self.fail("is not supported")
         check_types(self, operator)
@@ -228,6 +233,12 @@ class TfliteImporter(Importer):
         results, stored = results if isinstance(results, tuple) else (results, False)
         for index, value in zip(operator.outputs, results):
             self.store(index, value, stored)
+
+    def _int16_activations(self, operator: Operator) -> bool:
+        """Whether the operator computes int16 from int16 (16x8 quantization)."""
+        data = [self.tensors[i] for i in operator.inputs if i >= 0]
+        return self.tensors[operator.outputs[0]].type_name == "INT16" and any(
+            t.type_name == "INT16" and t.data is None for t in data)
 
     # -- operands and results ------------------------------------------------
 
@@ -255,16 +266,17 @@ class TfliteImporter(Importer):
             raise self.fail(f"input '{tensor.name}' is not computed before it is used")
         if tensor.type_name == "FLOAT32":
             return self.values[index]
-        if tensor.type_name == "INT16":
+        if tensor.type_name == "INT16" and operator.kind != "DEQUANTIZE":
             raise self.fail(f"input '{tensor.name}' is int16: {operator.kind} with int16 "
                             "activations (TFLite's 16x8 quantization) is not supported")
-        if tensor.type_name != "INT8" or tensor.quantization is None:
+        if tensor.type_name not in ("INT8", "INT16") or tensor.quantization is None:
             raise self.fail(f"input '{tensor.name}' has element type {tensor.type_name}"
                             f"{' without quantization' if tensor.type_name == 'INT8' else ''}; "
                             "only float32 and quantized int8 tensors are supported")
         if index not in self.float_values:
             q = tensor.quantization
-            element = uniform_type(list(q.scales), list(q.zero_points), np.int8, q.axis)
+            element = uniform_type(list(q.scales), list(q.zero_points),
+                                   DTYPES[tensor.type_name], q.axis)
             self.float_values[index] = dequantize(
                 storage_cast(self.values[index], element, self.loc), self.loc)
         return self.float_values[index]

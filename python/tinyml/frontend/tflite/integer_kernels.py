@@ -13,7 +13,8 @@ from mlir.dialects import arith
 
 from ...conversion.linalg_builders import (build_generic, empty, identity_map, int_constant,
                                            int_scalar, int_type)
-from ...conversion.quantized_lowering import accumulator_init, apply_scale
+from ...conversion.fixed_point_ops import apply_scale
+from ...conversion.quantized_lowering import accumulator_init
 
 
 def elementwise(operands: list[ir.Value], bits: int,

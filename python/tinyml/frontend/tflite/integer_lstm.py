@@ -27,7 +27,7 @@ from mlir import ir
 from mlir.dialects import arith, tensor
 
 from ...conversion.linalg_builders import int_constant, int_scalar, int_type
-from ...conversion.quantized_lowering import apply_scale
+from ...conversion.fixed_point_ops import apply_scale
 from ..onnx.recurrent import fresh_copy, time_loop
 from .integer_kernels import clamped, elementwise, product, saturated, widened
 from .reader import Operator, Tensor

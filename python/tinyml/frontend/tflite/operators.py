@@ -311,11 +311,11 @@ def _pad(im: TfliteImporter, op: Operator) -> list:
     return [im.emit(tm.PadOp, out, [x], padding=padding)]
 
 
-# Data movement on int8 moves the stored bytes, as TFLM's kernels do.
+# Data movement on int8 (or int16) moves the stored values, as TFLM's kernels do.
 
 def moved_as_stored(im: TfliteImporter, op: Operator) -> bool:
-    """Whether a data-movement operator moves int8 bytes: every input and the
-    output int8 per tensor. TFLM's RESHAPE, SQUEEZE and TRANSPOSE copy the
+    """Whether a data-movement operator moves stored values: every input and
+    the output int8 per tensor, or every one int16. TFLM's RESHAPE, SQUEEZE and TRANSPOSE copy the
     bytes whatever the output's scale and zero point say; its CONCATENATION
     refuses inputs whose parameters differ from the output's, and so does
     tinyml. An operator with a constant data input moves dequantized values:
@@ -323,20 +323,21 @@ def moved_as_stored(im: TfliteImporter, op: Operator) -> bool:
     count = DATA_INPUTS.get(op.kind, 1)
     data = op.inputs if count is None else op.inputs[:count]
     indices = [i for i in data if i >= 0] + op.outputs
+    kinds = {im.tensors[i].type_name for i in indices}
     params = [p for i in indices if (p := im.tensors[i].quantization) is not None
-              and p.axis is None and im.tensors[i].type_name == "INT8"]
-    if len(params) != len(indices):
+              and p.axis is None]
+    if len(params) != len(indices) or kinds not in ({"INT8"}, {"INT16"}):
         return False
     same = all(p.scales.tolist() == params[-1].scales.tolist()
                and p.zero_points.tolist() == params[-1].zero_points.tolist() for p in params)
     if op.kind == "CONCATENATION" and not same:
-        raise im.fail("int8 inputs whose scale or zero point differ from the output's; "
+        raise im.fail("integer inputs whose scale or zero point differ from the output's; "
                       "TFLM's CONCATENATION takes one quantization for all")
     return all(im.tensors[i].data is None for i in indices)
 
 
 def source(im: TfliteImporter, op: Operator, position: int, stored: bool):
-    """Input `position` as stored (int8) or as float."""
+    """Input `position` as stored (int8 or int16) or as float."""
     if not stored:
         return im.tensor(im.input(position))
     return im.values[op.inputs[position]]
@@ -413,7 +414,7 @@ def _split(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
             raise im.fail(f"input '{data.name}' is {data.type_name} and output "
                           f"'{im.tensors[index].name}' {im.tensors[index].type_name}; SPLIT "
                           "computes in its input's type")
-    stored = data.type_name == "INT8" and data.data is None
+    stored = data.type_name in ("INT8", "INT16") and data.data is None
     x = source(im, op, 1, stored)
     shape = list(im.shape(x))
     axis = int(im.int_input(0, "the axis").reshape(-1)[0])

@@ -23,7 +23,7 @@ from mlir.dialects import arith, linalg, tensor
 
 from ...conversion.linalg_builders import broadcast_to, build_generic, dense_const, empty, \
     int_constant, int_scalar, int_type
-from ...conversion.quantized_lowering import apply_scale
+from ...conversion.fixed_point_ops import apply_scale
 from ..onnx.importer import Const, shape_text
 from .importer import TfliteImporter, handles
 from .integer_kernels import clamped, elementwise, integer_range, product, requantized, widened
