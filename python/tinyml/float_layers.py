@@ -9,7 +9,7 @@ from .dialects import tinyml as tm
 from .errors import CompileError
 from .ir.diagnostics import location_prefix, node_name
 from .ir.ops import op_names
-from .ir.quant import is_per_axis
+from .ir.quant import is_per_axis, storage_type
 from .ir.values import element_of
 from .report import FloatLayer
 
@@ -29,14 +29,23 @@ def refuse_float_layers(func: ir.Operation, target: str) -> None:
     """A target without an FPU runs integer models only: the first op that
     computes in float32 (a float model, or a layer of a quantized model
     with no integer kernel yet) is the error. Per-tensor quantize and
-    dequantize (a float-edged model's edges) lower with integers there."""
+    dequantize of int8 (a float-edged model's edges) lower with integers
+    there; of int16 (a 16x8 model's) they would take 64K-entry tables."""
     for op in func.regions[0].blocks[0].operations:
         op = op.operation
+        quantized = element_of(op.results[0] if op.name == tm.QuantizeOp.OPERATION_NAME
+                               else op.operands[0]) \
+            if op.name in _EXACT_CONVERSIONS else None
+        if quantized is not None and storage_type(quantized).width == 16:
+            raise CompileError(f"{target} has no FPU: '{op.name}' at "
+                               f"{location_prefix(op.location)} converts between float32 and "
+                               "int16; give the 16x8 model int16 inputs and outputs (the "
+                               "converter's inference_input_type and inference_output_type "
+                               "tf.int16)")
         conversion = op.name == tm.QuantizeOp.OPERATION_NAME or (
-            op.name == tm.DequantizeOp.OPERATION_NAME
-            and not is_per_axis(element_of(op.operands[0])))
+            op.name == tm.DequantizeOp.OPERATION_NAME and not is_per_axis(quantized))
         if _computes_in_float(op) and not conversion and op.name != "func.return":
-            raise CompileError(f"{target} has no FPU: only int8 models whose every layer "
+            raise CompileError(f"{target} has no FPU: only integer models whose every layer "
                                f"has an integer kernel compile for it; '{op.name}' at "
                                f"{location_prefix(op.location)} computes in float32")
 

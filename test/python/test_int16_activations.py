@@ -82,14 +82,20 @@ def wide_network(seed: int = 0) -> bytes:
 
 
 def elementwise_network(seed: int = 0) -> bytes:
-    """int16 [1, 4, 6, 8]: a leaky ReLU, PAD, a 2x2 max pool and average
+    """int16 [1, 4, 6, 8]: ReLU (to another scale), ReLU6, a leaky ReLU,
+    PAD, a 2x2 max pool and average
     pool (SAME), ADD of the two pools, SUB of a broadcast row of the input,
     concatenated with the input's last rows: every operand's scale its own."""
     rng = np.random.default_rng(seed)
     m = TfliteModel()
-    x = _int16(m, "x", [1, 4, 6, 8], 1 / 8000)
+    # Inputs up to 16, the ReLU's output up to 8: the ReLU6 clamps at 6.
+    x = _int16(m, "x", [1, 4, 6, 8], 1 / 2000)
+    relu = _int16(m, "relu", [1, 4, 6, 8], 1 / 4000)
+    m.operator("RELU", [x], [relu])
+    relu6 = _int16(m, "relu6", [1, 4, 6, 8], 1 / 4000)
+    m.operator("RELU6", [relu], [relu6])
     leaky = _int16(m, "leaky", [1, 4, 6, 8], 1 / 9000)
-    m.operator("LEAKY_RELU", [x], [leaky], leaky_relu_options(0.3))
+    m.operator("LEAKY_RELU", [relu6], [leaky], leaky_relu_options(0.3))
     padded = _int16(m, "padded", [1, 5, 7, 8], 1 / 9000)
     paddings = m.tensor("paddings", [4, 2], np.int32, data=[[0, 0], [1, 0], [0, 1], [0, 0]])
     m.operator("PAD", [leaky, paddings], [padded])
@@ -248,4 +254,15 @@ def test_what_tflm_does_not_compute_in_16x8_is_one_line(tmp_path, build, text):
     path = tmp_path / "model.tflite"
     path.write_bytes(build())
     assert_one_line_error(cli("compile", path, "-o", tmp_path / "out"), "compile", text)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_float_edged_16x8_model_on_a_core_without_an_fpu_is_one_line(tmp_path):
+    """Its float input quantized to int16 would take float arithmetic (or a
+    table of 64K entries) on the M0: the error says what to convert."""
+    done = cli("compile", INT16_MODELS / "keras_cnn_16x8_float_io.tflite", "-o",
+               tmp_path / "out", "--target", "cortex-m0")
+    assert_one_line_error(done, "compile", "cortex-m0 has no FPU: 'tinyml.quantize' at ")
+    assert "converts between float32 and int16; give the 16x8 model int16 inputs and " \
+        "outputs" in done.stderr
     assert not (tmp_path / "out").exists()

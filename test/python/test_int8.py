@@ -249,7 +249,7 @@ def test_dsp_cores_multiply_int8_with_smlad(tmp_path, target):
 
 def test_a_float_model_is_refused_on_cortex_m0():
     with pytest.raises(CompileError,
-                       match=r"cortex-m0 has no FPU: only int8 models whose every layer has an "
+                       match=r"cortex-m0 has no FPU: only integer models whose every layer has an "
                              r"integer kernel compile for it; 'tinyml\.\w+' at .* computes in "
                              r"float32"):
         tinyml.compile(zoo.build("op_conv"), target="cortex-m0")

@@ -14,8 +14,10 @@ computes it, built in linalg on the stored integers:
     add, sub, mul, mean, pools   the tinyml op on the int16 values as
                  their quantized types: its lowering is TFLM's integer
                  kernel (add and sub shift left by 15 where int8 shifts by 20)
-    leaky_relu   each offset value rescaled by the identity's multiplier, or
-                 alpha's below zero, plus the zero point (QuantizeLeakyRelu)
+    relu, relu6, leaky_relu   each offset value rescaled (leaky: by the
+                 identity's multiplier, or alpha's below zero), plus the zero
+                 point, clamped (QuantizeLeakyRelu, ReluQuantized); RELU6
+                 clamps the stored values
     logistic, tanh  the interpolated sigmoid table of TFLite's int16 kernels
     softmax      SoftmaxInt16: exp and reciprocal through TFLM's 513-entry
                  interpolated tables (common.h LUTPopulateInt16, LUTLookup)
@@ -51,7 +53,7 @@ from ..onnx.importer import shape_text
 from .importer import TfliteImporter, handles
 from .integer_kernels import clamped, elementwise, integer_range, saturated, widened
 from .integer_operators import check_multiplier, per_tensor
-from .operators import ACTIVATIONS, window, window_keywords
+from .operators import ACTIVATIONS, reduction, window, window_keywords
 from .reader import Operator, Tensor
 
 INT16_MIN, INT16_MAX = integer_range(16)
@@ -302,13 +304,7 @@ def _mean(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
     """The tinyml mean on the int16 values as their quantized type: its
     integer lowering is TFLM's QuantizedMeanOrSum."""
     x = _quantized(im, op, 0)
-    rank = len(im.shape(x))
-    axes = im.int_input(1, "the axes").reshape(-1).tolist()
-    if any(not -rank <= a < rank for a in axes):
-        raise im.fail(f"axes {axes} out of range for rank {rank}")
-    axes = sorted({a % rank for a in axes})
-    keep = bool(op.options.get("KeepDims", False))
-    out = [1 if i in axes else d for i, d in enumerate(im.shape(x)) if keep or i not in axes]
+    axes, keep, out = reduction(im, op, im.shape(x))
     element = _int16_type(im, im.tensors[op.outputs[0]])
     result = im.emit(tm.ReduceMeanOp, out, [x], element, axes=axes, keep_dims=keep)
     return [storage_cast(result, int_type(16), im.loc)], True
@@ -343,6 +339,28 @@ def _leaky_relu(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
         scaled = arith.select(negative, apply_scale(offset, scaled_alpha),
                               apply_scale(offset, identity))
         return saturated(arith.addi(scaled, int_scalar(y_zero, 32)), 16)
+    return [elementwise([x], 16, body)], True
+
+
+@handles("RELU", "RELU6", int16=True)
+def _relu(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
+    """activations.cc, int16: RELU rescales each value (symmetric) to the
+    output's scale and clamps it from 0 (ReluQuantized); RELU6 clamps the
+    stored values to the input's 0 and 6 (Relu6Quantized)."""
+    x, x_tensor = _stored(im, op, 0)
+    (x_scale, x_zero), (y_scale, _) = (per_tensor(im, t) for t in
+                                       (x_tensor, im.tensors[op.outputs[0]]))
+    if op.kind == "RELU6":
+        low, high = activation_range(x_scale, x_zero, 0.0, 6.0, bits=16)
+        return [elementwise([x], 16, lambda v: arith.trunci(
+            int_type(16), clamped(widened(v), low, high)))], True
+    _symmetric(im, x_tensor, im.tensors[op.outputs[0]])
+    real = float(np.float32(x_scale) / np.float32(y_scale))
+    check_multiplier(im, real, "the rescaling")
+
+    def body(value: ir.Value) -> ir.Value:
+        return arith.trunci(int_type(16), clamped(apply_scale(widened(value), real), 0,
+                                                  INT16_MAX))
     return [elementwise([x], 16, body)], True
 
 

@@ -209,14 +209,21 @@ def _pool(im: TfliteImporter, op: Operator) -> list:
 @handles("MEAN")
 def _mean(im: TfliteImporter, op: Operator) -> list:
     x = im.tensor(im.input(0))
-    rank = len(im.shape(x))
+    axes, keep, out = reduction(im, op, im.shape(x))
+    return [im.emit(tm.ReduceMeanOp, out, [x], axes=axes, keep_dims=keep)]
+
+
+def reduction(im: TfliteImporter, op: Operator, shape) -> tuple[list[int], bool, list[int]]:
+    """A reducer's axes (input 1, normalised and sorted), whether it keeps
+    them, and its result's shape."""
+    rank = len(shape)
     axes = im.int_input(1, "the axes").reshape(-1).tolist()
     if any(not -rank <= a < rank for a in axes):
         raise im.fail(f"axes {axes} out of range for rank {rank}")
     axes = sorted({a % rank for a in axes})
     keep = bool(op.options.get("KeepDims", False))
-    out = [1 if i in axes else d for i, d in enumerate(im.shape(x)) if keep or i not in axes]
-    return [im.emit(tm.ReduceMeanOp, out, [x], axes=axes, keep_dims=keep)]
+    return axes, keep, [1 if i in axes else d for i, d in enumerate(shape)
+                        if keep or i not in axes]
 
 
 @handles("SOFTMAX")
