@@ -122,7 +122,7 @@ def test_a_float_model_on_cortex_m0_is_refused_clearly(kws_dir, tmp_path):
     (int8 models compile for it: test_int8.py)."""
     done = cli("compile", kws_dir.parent / "kws.onnx", "-o", tmp_path / "m0",
                "--target", "cortex-m0")
-    assert_one_line_error(done, "compile", "cortex-m0 has no FPU: only int8 models whose every "
+    assert_one_line_error(done, "compile", "cortex-m0 has no FPU: only integer models whose every "
                                            "layer has an integer kernel compile for it; "
                                            "'tinyml.conv2d' at \"Conv_0\"")
     assert not (tmp_path / "m0").exists()
