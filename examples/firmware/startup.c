@@ -22,8 +22,10 @@ __attribute__((noinline, noreturn)) static void start(void) {
 }
 
 __attribute__((noreturn)) void Reset_Handler(void) {
+#ifdef __ARM_FP /* built to use the FPU (hard or softfp): turn it on */
   CPACR |= 0xFu << 20; /* CP10 and CP11: full access */
   __asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
   start();
 }
 

@@ -224,7 +224,8 @@ class CompiledModel:
                 self.function, self.target, self._object(),
                 cast(str, self.artefacts[f"{self.name}.h"]), arrays,
                 [(tuple(o.shape), o.dtype) for o in self.outputs], arena_fill,
-                states=[k for k, info in enumerate(self.inputs) if info.state])
+                states=[k for k, info in enumerate(self.inputs) if info.state],
+                float_abi=self.report.options.get("float_abi", "hard"))
         except qemu.QemuError as error:
             raise RunError(str(error)) from None
         return RunResult(run.outputs, board=run.board, firmware_bytes=run.firmware_bytes,

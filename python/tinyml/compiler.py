@@ -1,12 +1,11 @@
 """`tinyml.compile`: the driver, from a model (an ONNX, TFLite or tinyml MLIR
 file, an onnx.ModelProto or an ir.Module) to a `CompiledModel`.
 
-Every target lowers through `pipeline.stages.compile_stages()` to the LLVM
-dialect. The compiled function takes its inputs, then its outputs
-(caller-owned out-params), then the arena, in the model's own layout and
-dtype (`abi`). The host runs it with the MLIR ExecutionEngine (JIT); a
-Cortex-M target builds one Thumb object and a C header, and runs in the
-emulator.
+Every target lowers through `pipeline.stages.compile_stages()` to the LLVM dialect.
+The compiled function takes its inputs, then its outputs (caller-owned out-params),
+then the arena, in the model's own layout and dtype (`abi`). The host runs it with
+the MLIR ExecutionEngine (JIT); a Cortex-M target builds one Thumb object and a C
+header, and runs in the emulator.
 
 The driver runs the stages and reads what they found off the IR alone
 (each stage's `measure`, the attributes the passes leave on the function:
@@ -46,31 +45,29 @@ from .targets import DEFAULT_TARGET, Target, TargetError, lookup_target
 from .targets.cortexm import OPT_LEVELS, signature_asm
 
 
-def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1, streaming: bool = False,
-            entry: str | None = None, fuse: bool = True, in_place: bool = True,
-            memory_plan: str | None = None, sram_budget: int | None = None,
+def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None = None,
+            batch: int = 1, streaming: bool = False, entry: str | None = None, fuse: bool = True,
+            in_place: bool = True, memory_plan: str | None = None, sram_budget: int | None = None,
             flash_budget: int | None = None, memory: dict[str, Any] | None = None,
             opt_level: str = "Os", emit_stages: bool = False, emit_assembly: bool = False,
             name: str | None = None, warm_up: bool = True) -> CompiledModel:
     """Compiles `model` (an .onnx, .tflite or .mlir path, an onnx.ModelProto or an
-    ir.Module in the tinyml dialect) for `target` (see `targets.TARGETS`).
+    ir.Module in the tinyml dialect) for `target` (see `targets.TARGETS`),
+    its objects of `float_abi` (`targets.FLOAT_ABIS`; default: the core's).
 
-    `batch` fixes a symbolic batch dimension of an ONNX model; `streaming`
-    makes a TFLite model's variables (the state TFLM keeps between calls)
-    state inputs and next-state outputs; `entry` picks the function of a
-    multi-function module; `fuse=False` turns all fusion off. The memory
-    plan (`MEMORY_PLANS`: which layers compute over their input or inside
-    their consumer's loop over rows, for less arena and more code) is
-    `memory_plan`, or chosen (`memory_choice`): the least code whose arena
-    fits `sram_budget` (bytes), the least arena whose flash fits
-    `flash_budget`, or with neither the least arena for at most 15% more
-    code than the plan "none"; `in_place=False` is the plan "none".
-    `memory` passes options to the memory planner; `opt_level` (O1, O2, O3,
-    Os, Oz) is LLVM's for a Cortex-M object; `emit_stages` keeps the IR
-    after every stage (`CompiledModel.stages`); `warm_up` JIT-compiles a
-    host model before returning."""
+    `batch` fixes a symbolic batch dimension of an ONNX model; `streaming` makes a TFLite
+    model's variables (the state TFLM keeps between calls) inputs it writes the next state over;
+    `entry` picks the function of a multi-function module; `fuse=False` turns all fusion off.
+    The memory plan (`MEMORY_PLANS`: which layers compute over their input or inside their
+    consumer's loop over rows, for less arena and more code) is `memory_plan`, or chosen
+    (`memory_choice`): the least code whose arena fits `sram_budget` (bytes), the least arena
+    whose flash fits `flash_budget`, or with neither the least arena for at most 15% more code
+    than the plan "none"; `in_place=False` is the plan "none". `memory` passes options to the
+    memory planner; `opt_level` (O1, O2, O3, Os, Oz) is LLVM's for a Cortex-M object;
+    `emit_stages` keeps the IR after every stage (`CompiledModel.stages`); `warm_up`
+    JIT-compiles a host model before returning."""
     try:
-        spec = lookup_target(target)
+        spec = lookup_target(target, float_abi)
     except TargetError as error:
         raise CompileError(str(error)) from None
     if opt_level not in OPT_LEVELS:
@@ -104,7 +101,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1, streami
             build.run(stage, module, build.front)
             if stage.name == "cleanup":
                 if not spec.fpu:
-                    refuse_float_layers(func, spec.name)
+                    refuse_float_layers(func, spec)
                 build.front.measured["float_layers"] = float_layers(func)
         built: list[Candidate] = []
         scheduled: set[bytes] = set()
@@ -126,6 +123,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, batch: int = 1, streami
         options={"batch": batch, "fusion": fuse, "in_place": chosen.plan != "none",
                  "memory_plan": chosen.plan, **{key: value for key, value in (
                      ("opt_level", None if spec.is_host else opt_level),
+                     ("float_abi", None if spec.is_host else spec.float_abi),
                      ("streaming", streaming or None), ("entry", entry or None),
                      ("sram_budget", sram_budget), ("flash_budget", flash_budget))
                      if value is not None}},
@@ -294,7 +292,7 @@ def _build_cortex_m(llvm_mlir: str, translation_input: str, name: str, spec: Tar
             f"{name}.ll": files.llvm_ir.read_text(),
             f"{name}.mlir": llvm_mlir,
             f"{name}.h": cortexm.header(name, inputs, outputs, plan.arena_bytes, plan.alignment,
-                                        dynamic_batch)}
+                                        dynamic_batch, spec.float_abi)}
         if files.assembly is not None:
             artefacts[f"{name}.s"] = files.assembly.read_text()
     return artefacts, flash, stack_frames

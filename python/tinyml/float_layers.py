@@ -12,6 +12,7 @@ from .ir.ops import op_names
 from .ir.quant import is_per_axis, storage_type
 from .ir.values import element_of
 from .report import FloatLayer
+from .targets import TARGETS, Target
 
 
 #: Ops that hold float32 values without computing: constants, and a
@@ -25,19 +26,21 @@ def _computes_in_float(op: ir.Operation) -> bool:
         for v in list(op.operands) + list(op.results))
 
 
-def refuse_float_layers(func: ir.Operation, target: str) -> None:
+def refuse_float_layers(func: ir.Operation, spec: Target) -> None:
     """A target without an FPU runs integer models only: the first op that
     computes in float32 (a float model, or a layer of a quantized model
     with no integer kernel yet) is the error. Per-tensor quantize and
     dequantize of int8 (a float-edged model's edges) lower with integers
     there; of int16 (a 16x8 model's) they would take 64K-entry tables."""
+    target = f"{spec.name} has no FPU" if spec.float_abi != "soft" or not TARGETS[spec.name].fpu \
+        else f"{spec.name} with the soft float ABI uses no FPU"
     for op in func.regions[0].blocks[0].operations:
         op = op.operation
         quantized = element_of(op.results[0] if op.name == tm.QuantizeOp.OPERATION_NAME
                                else op.operands[0]) \
             if op.name in _EXACT_CONVERSIONS else None
         if quantized is not None and storage_type(quantized).width == 16:
-            raise CompileError(f"{target} has no FPU: '{op.name}' at "
+            raise CompileError(f"{target}: '{op.name}' at "
                                f"{location_prefix(op.location)} converts between float32 and "
                                "int16; give the 16x8 model int16 inputs and outputs (the "
                                "converter's inference_input_type and inference_output_type "
@@ -45,7 +48,7 @@ def refuse_float_layers(func: ir.Operation, target: str) -> None:
         conversion = op.name == tm.QuantizeOp.OPERATION_NAME or (
             op.name == tm.DequantizeOp.OPERATION_NAME and not is_per_axis(quantized))
         if _computes_in_float(op) and not conversion and op.name != "func.return":
-            raise CompileError(f"{target} has no FPU: only integer models whose every layer "
+            raise CompileError(f"{target}: only integer models whose every layer "
                                f"has an integer kernel compile for it; '{op.name}' at "
                                f"{location_prefix(op.location)} computes in float32")
 

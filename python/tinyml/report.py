@@ -279,6 +279,11 @@ def _check_report(report: dict[str, Any]) -> None:
                            f"must be a non-negative number, got {shown(seconds)}")
     if not isinstance(report.get("options"), dict):
         raise FolderDamage("options", f"must be an object, got {shown(report.get('options'))}")
+    if "float_abi" in report["options"]:
+        try:
+            lookup_target(target, report["options"]["float_abi"])
+        except TargetError as error:
+            raise FolderDamage("options.float_abi", str(error)) from None
     stages = report.get("stages")
     if not isinstance(stages, list) or not all(isinstance(s, str) for s in stages):
         raise FolderDamage("stages", f"must be a list of file names, got {shown(stages)}")

@@ -182,12 +182,19 @@ FIELD_DAMAGE = {
     "function-unknown-m4": ("cortex-m4", _set("function", "nosuch"),
                             f"{NAME}.mlir: defines no function 'nosuch'"),
     "target-bogus": ("host", _set("target", "bogus"), "target: unknown target 'bogus'"),
+    "float-abi-bogus": ("cortex-m4", lambda r: r["options"].__setitem__("float_abi", "bogus"),
+                        "options.float_abi: unknown float ABI 'bogus' (known: hard, softfp, "
+                        "soft)"),
+    "float-abi-of-host": ("host", lambda r: r["options"].__setitem__("float_abi", "soft"),
+                          "options.float_abi: the host has no float ABI to choose"),
+    # An M4 folder relabelled: its hard-float ABI is what the M0 cannot have.
     "target-m0": ("cortex-m4", _set("target", "cortex-m0"),
-                  f"{NAME}.o: is built for cortex-m4, not cortex-m0"),
+                  "options.float_abi: cortex-m0 has no FPU: its objects use the soft-float "
+                  "ABI, not hard"),
     "target-host-as-m4": ("host", _set("target", "cortex-m4"),
                           f"artefacts: lists no {NAME}.o, which a cortex-m4 model needs"),
     "target-m4-as-host": ("cortex-m4", _set("target", "host"),
-                          f"{NAME}.mlir: defines no function '_mlir_ciface_{NAME}'"),
+                          "options.float_abi: the host has no float ABI to choose"),
     "model-path": ("host", _set("model", "../op_conv"), 'model: must be a file name stem'),
     "artefacts-empty": ("host", _set("artefacts", {}),
                         f"artefacts: lists no {NAME}.mlir, which a host model needs"),

@@ -1,6 +1,7 @@
 """tinyml-compile: compile a model into an output directory.
 
     tinyml-compile MODEL.onnx -o OUTDIR [--target cortex-m4|cortex-m7|host]
+                   [--float-abi hard|softfp|soft]
                    [--no-fusion] [--no-in-place] [--memory-plan PLAN] [--sram-budget BYTES]
                    [--flash-budget BYTES] [--opt-level Os]
                    [--emit-stages] [--emit-assembly]
@@ -46,7 +47,7 @@ def _whole_number(text: str) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     from ..pipeline.stages import MEMORY_PLANS
-    from ..targets import COMPILE_TARGETS, DEFAULT_TARGET
+    from ..targets import COMPILE_TARGETS, DEFAULT_TARGET, FLOAT_ABIS
     parser = _Parser(prog="tinyml-compile",
                      description="Compile an ONNX or TFLite model (or tinyml MLIR) into OUTDIR.")
     parser.add_argument("model", help="the model: .onnx, .tflite (recognised by its content), "
@@ -57,6 +58,11 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", default=DEFAULT_TARGET,
                         help=f"the target (one of: {', '.join(COMPILE_TARGETS)}; "
                              f"default: {DEFAULT_TARGET})")
+    parser.add_argument("--float-abi", choices=FLOAT_ABIS,
+                        help="the object's float ABI, as the firmware's -mfloat-abi: "
+                             "hard (default on a core with an FPU), softfp (float arguments "
+                             "in core registers, the FPU used inside) or soft (no FPU: "
+                             "integer models only)")
     parser.add_argument("--no-fusion", action="store_true",
                         help="turn all fusion off (to compare with the fused build)")
     parser.add_argument("--no-in-place", action="store_true",
@@ -114,8 +120,8 @@ def compile_command(argv: Sequence[str]) -> int:
             raise CompileError(f"cannot open model '{args.model}': {reason}")
         check_output_dir(args.output, [args.model])  # before the work, to fail fast
         phase(f"compiling '{args.model}' crashed")
-        compiled = compile(args.model, target=args.target, batch=args.batch,
-                           fuse=not args.no_fusion, in_place=not args.no_in_place,
+        compiled = compile(args.model, target=args.target, float_abi=args.float_abi,
+                           batch=args.batch, fuse=not args.no_fusion, in_place=not args.no_in_place,
                            memory_plan=args.memory_plan, sram_budget=args.sram_budget,
                            flash_budget=args.flash_budget, opt_level=args.opt_level,
                            emit_stages=args.emit_stages, emit_assembly=args.emit_assembly,

@@ -1,12 +1,19 @@
 """Compilation targets: the host JIT and the Cortex-M cores."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+
+#: The float ABIs of a Cortex-M object: float arguments in FP registers
+#: (`hard`), in core registers with the FPU used inside (`softfp`), or no
+#: FPU at all (`soft`: integer models only, as on a core without one).
+FLOAT_ABIS = ("hard", "softfp", "soft")
 
 
 @dataclass(frozen=True)
 class Target:
-    """Where a model runs. `triple`/`cpu`/`float_abi` drive opt and llc;
+    """Where a model runs. `triple`/`cpu`/`float_abi` (one of `FLOAT_ABIS`)
+    drive opt and llc (`llvm_triple`, `llc_float_abi`, `llvm_attributes`);
     `max_accumulators` bounds a register tile (the FP registers left after
     a tile's loads); `int_tile` is a quantized tile's (int32 accumulators,
     input values per reduction step, columns of a matrix-vector tile),
@@ -43,15 +50,30 @@ class Target:
     def is_host(self) -> bool:
         return self.triple is None
 
+    @property
+    def llvm_triple(self) -> str | None:
+        """The triple (the EABI's `hf` variant for the hard-float ABI)."""
+        return f"{self.triple}hf" if self.triple and self.float_abi == "hard" else self.triple
+
+    @property
+    def llc_float_abi(self) -> str:
+        """llc's -float-abi: softfp is the soft ABI with the FPU's instructions."""
+        return "hard" if self.float_abi == "hard" else "soft"
+
+    @property
+    def llvm_attributes(self) -> list[str]:
+        """-mattr for opt and llc: no FP registers with the soft ABI."""
+        return ["-mattr=-fpregs"] if self.float_abi == "soft" else []
+
 
 TARGETS = {
     # x86-64 has 16 vector registers for the JIT's scalar floats.
     "host": Target("host", 64, max_accumulators=12),
     # FPv4-SP / FPv5: 32 single-precision registers.
-    "cortex-m4": Target("cortex-m4", 32, "thumbv7em-none-eabihf", "cortex-m4", "hard", 20,
+    "cortex-m4": Target("cortex-m4", 32, "thumbv7em-none-eabi", "cortex-m4", "hard", 20,
                         dsp=True, unicorn_cpu="UC_CPU_ARM_CORTEX_M4", mca=True,
                         qemu_board="mps2-an386"),
-    "cortex-m7": Target("cortex-m7", 32, "thumbv7em-none-eabihf", "cortex-m7", "hard", 20,
+    "cortex-m7": Target("cortex-m7", 32, "thumbv7em-none-eabi", "cortex-m7", "hard", 20,
                         dsp=True, unicorn_cpu="UC_CPU_ARM_CORTEX_M7", mca=True,
                         qemu_board="mps2-an500"),
     # ARMv6-M: no FPU, no DSP extension, no 64-bit multiply (MULS only).
@@ -83,10 +105,21 @@ class TargetError(ValueError):
     """An unknown or unsupported target."""
 
 
-def lookup_target(name: str) -> Target:
+def lookup_target(name: str, float_abi: str | None = None) -> Target:
+    """The compile target `name`, with `float_abi` (None: its default,
+    hard where the core has an FPU)."""
     target = TARGETS.get(name)
     if target is None:
         raise TargetError(f"unknown target {name!r} (known: {', '.join(COMPILE_TARGETS)})")
     if target.unsupported:
         raise TargetError(target.unsupported)
-    return target
+    if float_abi is None or float_abi == target.float_abi:
+        return target
+    if float_abi not in FLOAT_ABIS:
+        raise TargetError(f"unknown float ABI {float_abi!r} (known: {', '.join(FLOAT_ABIS)})")
+    if target.is_host:
+        raise TargetError("the host has no float ABI to choose: it is for a Cortex-M target")
+    if not target.fpu:
+        raise TargetError(f"{name} has no FPU: its objects use the soft-float ABI, not "
+                          f"{float_abi}")
+    return dataclasses.replace(target, float_abi=float_abi, fpu=float_abi != "soft")

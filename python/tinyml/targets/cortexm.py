@@ -82,7 +82,8 @@ def build_object(llvm_dialect: str, target: Target, workdir: Path,
         (workdir / helpers).write_text(float_runtime_for(model_ir))
         sources[sources.index(str(RUNTIME_FLOAT))] = helpers
     run_tool("llvm-link", raw, *sources, "-o", linked, cwd=workdir)
-    target_flags = [f"-mtriple={target.triple}", f"-mcpu={target.cpu}"]
+    target_flags = [f"-mtriple={target.llvm_triple}", f"-mcpu={target.cpu}",
+                    *target.llvm_attributes]
     # Kernels that differ only in their buffers are one function: merged
     # first, while they still are identical (at -Os, interprocedural
     # constant propagation would give each its own weights' addresses).
@@ -91,8 +92,8 @@ def build_object(llvm_dialect: str, target: Target, workdir: Path,
              cwd=workdir)
     for scratch in (raw, linked, f"{BUILD_STEM}.float_runtime.ll"):
         (workdir / scratch).unlink(missing_ok=True)
-    llc = ["llc", "-O3" if opt_level == "O3" else "-O2", *target_flags, f"-float-abi={target.float_abi}",
-           "-stack-size-section", optimized]
+    llc = ["llc", "-O3" if opt_level == "O3" else "-O2", *target_flags,
+           f"-float-abi={target.llc_float_abi}", "-stack-size-section", optimized]
     run_tool(*llc, "-filetype=obj", "-o", obj, cwd=workdir)
     files = ObjectFiles(obj=workdir / obj, llvm_ir=workdir / optimized)
     if emit_assembly:
@@ -215,16 +216,29 @@ def c_identifier(text: str, prefix: str, taken: Collection[str] = ()) -> str:
     return unique
 
 
+#: A firmware built for another float ABI than the object's, in the
+#: predefined macros of GCC and Clang for ARM: `__ARM_PCS_VFP` with the hard
+#: ABI, `__ARM_FP` with an FPU (softfp's instructions need it enabled).
+ABI_MISMATCH = {"hard": "!defined(__ARM_PCS_VFP)",
+                "softfp": "(defined(__ARM_PCS_VFP) || !defined(__ARM_FP))",
+                "soft": "defined(__ARM_PCS_VFP)"}
+
+
 def header(name: str, inputs, outputs, arena_bytes: int, alignment: int,
-           dynamic_batch: int | None = None) -> str:
+           dynamic_batch: int | None = None, float_abi: str | None = "hard") -> str:
     """The C declaration of the model function `name` (a C identifier, see
     `c_identifier`), with its arena size; `dynamic_batch`, the batch a
-    model with a dynamic one was compiled for, is said in its comment. Parameters are the tensors' names
+    model with a dynamic one was compiled for, is said in its comment; the
+    object's float ABI is a define, and an error where an ARM compiler
+    builds for another (`ABI_MISMATCH`). Parameters are the tensors' names
     made C identifiers distinct from each other, from `arena`, from the
     function and from every macro here; a comment keeps a renamed tensor's
     ONNX name."""
     if c_identifier(name, "model") != name:
         raise ValueError(f"the model function name {name!r} is not a usable C identifier")
+    if float_abi not in ABI_MISMATCH:
+        raise ValueError(f"a Cortex-M object's float ABI is one of {list(ABI_MISMATCH)}, "
+                         f"not {float_abi!r}")
     macro = f"TINYML_{name.upper()}"
     guard = f"{macro}_H"
     tensor_macros = [(f"{macro}_{kind.upper()}{k}", tensor)
@@ -238,6 +252,7 @@ def header(name: str, inputs, outputs, arena_bytes: int, alignment: int,
             defines.append(f"#define {prefix}_SCALE {float(tensor.scale)!r}f")
             defines.append(f"#define {prefix}_ZERO_POINT {int(tensor.zero_point)}")
     taken = {name, ARENA_PARAMETER, guard, f"{macro}_ARENA_BYTES", f"{macro}_ARENA_ALIGN",
+             f"{macro}_FLOAT_ABI",
              *(define.split()[1] for define in defines)}
     params = []
     for kind, const, tensors in (("input", "const ", inputs), ("output", "", outputs)):
@@ -264,6 +279,12 @@ def header(name: str, inputs, outputs, arena_bytes: int, alignment: int,
         "",
         "#ifdef __cplusplus",
         'extern "C" {',
+        "#endif",
+        "",
+        f"/* The object's float ABI: build the firmware with -mfloat-abi={float_abi}. */",
+        f'#define {macro}_FLOAT_ABI "{float_abi}"',
+        f"#if defined(__arm__) && {ABI_MISMATCH[float_abi]}",
+        f'#error "{name}.o uses the {float_abi} float ABI: build with -mfloat-abi={float_abi}"',
         "#endif",
         "",
         "/* Scratch memory for one inference; the caller owns it. */",

@@ -250,7 +250,7 @@ def _disassembly(elf_path: Path, target: Target) -> dict[int, str]:
     `<symbol+off>` annotations and `@` comments are dropped. The CPU must be
     named: the build attributes alone leave M7 FP instructions `<unknown>`."""
     listing = run_tool("llvm-objdump", "-d", "--no-show-raw-insn",
-                       f"--triple={target.triple}", f"--mcpu={target.cpu}", elf_path)
+                       f"--triple={target.llvm_triple}", f"--mcpu={target.cpu}", elf_path)
     instructions = {}
     for line in listing.splitlines():
         match = _OBJDUMP_LINE.match(line)
@@ -288,7 +288,7 @@ def _mca_block_cycles(blocks: list[tuple[int, int]], lengths: dict[tuple[int, in
         body = [instructions[at] for at in addresses[first:last]]
         lines += [f"@ LLVM-MCA-BEGIN b{address:x}_{size:x}", *body, "@ LLVM-MCA-END"]
     report = json.loads(run_tool(
-        "llvm-mca", f"-mtriple={target.triple}", f"-mcpu={target.cpu}",
+        "llvm-mca", f"-mtriple={target.llvm_triple}", f"-mcpu={target.cpu}",
         f"-iterations={MCA_ITERATIONS}", f"--call-latency={MCA_CALL_LATENCY}",
         "--skip-unsupported-instructions=any", "--instruction-info=false",
         "--resource-pressure=false", "--json", "-",

@@ -69,9 +69,11 @@ def board_of(cpu: str) -> str:
 
 def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[np.ndarray],
                  outputs: Sequence[tuple[tuple[int, ...], str]],
-                 arena_fill: bytes | None = None, states: Sequence[int] = ()) -> FirmwareRun:
+                 arena_fill: bytes | None = None, states: Sequence[int] = (),
+                 float_abi: str = "hard") -> FirmwareRun:
     """Builds the firmware around the object `obj` and header `header` of
-    model `name` (compiled for `cpu`), runs it with `inputs` and returns the
+    model `name` (compiled for `cpu` and `float_abi`, which the firmware is
+    built with), runs it with `inputs` and returns the
     outputs, one per (shape, dtype) of `outputs`, and the inputs of `states`
     (a streaming model's) as the call left them."""
     board = board_of(cpu)
@@ -94,7 +96,7 @@ def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[
             (run_dir / "arena_fill.bin").write_bytes(arena_fill)
         make = [tools["make"], "-s", "--no-print-directory", "-C", str(firmware_template()),
                 f"MODEL_DIR={model_dir}", f"BUILD_DIR={build_dir}", f"RUN_DIR={run_dir}",
-                f"CPU={cpu}", f"CC={tools['arm-none-eabi-gcc']}",
+                f"CPU={cpu}", f"FLOAT_ABI={float_abi}", f"CC={tools['arm-none-eabi-gcc']}",
                 f"QEMU={tools['qemu-system-arm']}"]
         built = _run(make, "building the firmware")
         if built.returncode != 0:
