@@ -1,5 +1,6 @@
-"""Cortex-M targets: every zoo model compiled for cortex-m4 and cortex-m7
-and run in the emulator matches onnxruntime, with a poisoned arena; the C
+"""Cortex-M targets: every zoo model compiled for each core with an FPU
+(cortex-m4, cortex-m7, cortex-m33) and run in the emulator matches
+onnxruntime, with a poisoned arena; the C
 header compiles; bad targets, budgets and a missing toolchain fail clearly."""
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -21,7 +23,7 @@ from conftest import TOLERANCE, argmax_rows, assert_one_line_error, cli
 NAN_BYTES = b"\xff"
 
 
-@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m7"])
+@pytest.mark.parametrize("target", ["cortex-m4", "cortex-m7", "cortex-m33"])
 @pytest.mark.parametrize("name", zoo.names())
 def test_zoo_model_in_the_emulator(name, target, compiled_zoo):
     model = zoo.build(name)
@@ -126,6 +128,14 @@ def test_a_float_model_on_cortex_m0_is_refused_clearly(kws_dir, tmp_path):
                                            "layer has an integer kernel compile for it; "
                                            "'tinyml.conv2d' at \"Conv_0\"")
     assert not (tmp_path / "m0").exists()
+
+
+def test_a_known_core_without_a_run_path_is_refused_saying_why(tmp_path):
+    model = Path(__file__).resolve().parents[2] / "examples" / "kws_dscnn.onnx"
+    done = cli("compile", model, "-o", tmp_path / "m55", "--target", "cortex-m55")
+    assert_one_line_error(done, "compile", "cortex-m55 is not a compile target yet: unicorn "
+                                           "has no M55")
+    assert not (tmp_path / "m55").exists()
 
 
 def test_unknown_target(tmp_path):

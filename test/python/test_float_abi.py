@@ -6,6 +6,8 @@ built for another, and it runs in the example firmware built with the
 same flags on QEMU, with the outputs of the hard-float build."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -14,8 +16,9 @@ from conftest import assert_one_line_error, cli
 from tinyml.targets import qemu
 from tinyml.targets.toolchain import run_tool
 
-FLOAT_KWS = "examples/kws_dscnn.onnx"
-INT8_KWS = "test/models/int8/kws_dscnn.onnx"
+ROOT = Path(__file__).resolve().parents[2]
+FLOAT_KWS = str(ROOT / "examples" / "kws_dscnn.onnx")
+INT8_KWS = str(ROOT / "test" / "models" / "int8" / "kws_dscnn.onnx")
 
 
 def _build_attributes(tmp_path, compiled: tinyml.CompiledModel) -> str:
@@ -90,3 +93,11 @@ def test_a_float_abi_the_target_cannot_take_is_one_line(tmp_path, model, target,
     done = cli("compile", model, "-o", tmp_path / "out", "--target", target, "--float-abi", abi)
     assert_one_line_error(done, "compile", text)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_cortex_m33_takes_softfp_too():
+    """FPv5-SP on ARMv8-M mainline: the same outputs with either ABI."""
+    builds = [tinyml.compile(FLOAT_KWS, target="cortex-m33", float_abi=abi)
+              for abi in ("hard", "softfp")]
+    x = np.random.default_rng(2).normal(size=builds[0].inputs[0].shape).astype(np.float32)
+    assert np.array_equal(*(b.run(x).outputs[0] for b in builds))

@@ -89,13 +89,19 @@ def _check_bit_exact(name: str, target: str, inputs: int, poisons: list[bytes]) 
             assert mismatches == 0, (name, target, mismatches)
 
 
-@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m7", "cortex-m0"])
+#: Every target: the cores with the DSP extension (M4, M7, M33), without it
+#: (M3) and ARMv6-M (M0, M0+).
+TARGETS = ["host", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m3", "cortex-m0",
+           "cortex-m0plus"]
+
+
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", SINGLE_OPS)
 def test_single_op_model_is_bit_exact_to_tflite_micro(name, target):
     _check_bit_exact(name, target, inputs=3, poisons=POISONS)
 
 
-@pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m7", "cortex-m0"])
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", NETWORKS)
 def test_network_is_bit_exact_to_tflite_micro(name, target):
     """The MLPerf-Tiny-shaped networks: on the host for all three inputs,

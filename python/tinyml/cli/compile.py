@@ -1,6 +1,6 @@
 """tinyml-compile: compile a model into an output directory.
 
-    tinyml-compile MODEL.onnx -o OUTDIR [--target cortex-m4|cortex-m7|host]
+    tinyml-compile MODEL.onnx -o OUTDIR [--target cortex-m4|cortex-m7|cortex-m33|cortex-m3|...]
                    [--float-abi hard|softfp|soft]
                    [--no-fusion] [--no-in-place] [--memory-plan PLAN] [--sram-budget BYTES]
                    [--flash-budget BYTES] [--opt-level Os]
