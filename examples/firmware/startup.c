@@ -1,5 +1,6 @@
-/* Vector table and reset handler for a Cortex-M4F or M7 with no vendor
-   library: what the CMSIS startup files do, reduced to what a model needs. */
+/* Vector table and reset handler for a Cortex-M3, M4, M7 or M33 with no
+   vendor library: what the CMSIS startup files do, reduced to what a model
+   needs. */
 #include <stdint.h>
 
 #include "semihosting.h"
@@ -36,10 +37,11 @@ __attribute__((noreturn)) static void Fault_Handler(void) {
   sh_exit(0);
 }
 
-/* The ARMv7-M exception table: the initial stack pointer, then the handlers
-   of reset, NMI, HardFault, MemManage, BusFault, UsageFault, four reserved
-   words, SVCall, DebugMonitor, one reserved, PendSV, SysTick. The firmware
-   enables no interrupt, so no IRQ vectors follow. */
+/* The ARMv7-M exception table (ARMv8-M's adds SecureFault in the first
+   reserved word): the initial stack pointer, then the handlers of reset,
+   NMI, HardFault, MemManage, BusFault, UsageFault, four reserved words,
+   SVCall, DebugMonitor, one reserved, PendSV, SysTick. The firmware enables
+   no interrupt, so no IRQ vectors follow. */
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
     (void (*)(void))__stack_top,
     Reset_Handler,

@@ -32,7 +32,7 @@ EXAMPLE = ROOT / "examples" / "kws_dscnn.onnx"
 INT8_KWS = ROOT / "test" / "models" / "int8" / "kws_dscnn"
 FIRMWARE = ROOT / "examples" / "firmware"
 #: The boards with an FPU, which run the float example.
-QEMU_TARGETS = ["cortex-m4", "cortex-m7"]
+QEMU_TARGETS = ["cortex-m4", "cortex-m7", "cortex-m33"]
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +73,7 @@ def test_the_example_model_on_qemu_equals_the_emulator_bit_for_bit(example_dirs,
 
 @pytest.mark.parametrize("target", [*QEMU_TARGETS, "cortex-m3"])
 def test_int8_kws_on_qemu_is_bit_exact_to_tflite_micro(target):
-    """On the M4's and M7's boards, and the M3's (mps2-an385, no FPU)."""
+    """On the M4's, M7's and M33's boards, and the M3's (mps2-an385, no FPU)."""
     from tflite_micro.python.tflite_micro import runtime
     compiled = tinyml.compile(f"{INT8_KWS}.onnx", target=target)
     interpreter = runtime.Interpreter.from_bytes(Path(f"{INT8_KWS}.tflite").read_bytes())
@@ -133,7 +133,8 @@ def test_the_makefile_names_what_is_missing(tmp_path):
     (tmp_path / "m.o").write_bytes(b"")
     done = subprocess.run(["make", "-f", makefile, "MODEL_DIR=.", "CPU=cortex-m0"],
                           cwd=tmp_path, capture_output=True, text=True)
-    assert "CPU must be cortex-m4, cortex-m7 or cortex-m3, not 'cortex-m0'" in done.stderr
+    assert "CPU must be cortex-m4, cortex-m7, cortex-m3 or cortex-m33, not 'cortex-m0'" \
+        in done.stderr
     done = subprocess.run(["make", "-f", makefile, "MODEL_DIR=.", "CPU=cortex-m3",
                            "FLOAT_ABI=hard"], cwd=tmp_path, capture_output=True, text=True)
     assert "cortex-m3 has no FPU: FLOAT_ABI must be soft, not 'hard'" in done.stderr
@@ -168,9 +169,10 @@ def test_a_host_model_is_refused_on_qemu(tmp_path):
 def test_a_cortex_m0_model_is_refused_naming_the_boards():
     compiled = tinyml.compile(f"{INT8_KWS}.onnx", target="cortex-m0")
     x = np.zeros((1, 49, 10, 1), np.int8)
-    with pytest.raises(RunError, match="QEMU runs cortex-m4, cortex-m7 and cortex-m3 models "
-                                       r"\(boards mps2-an386, mps2-an500, mps2-an385\); this "
-                                       "one is compiled for cortex-m0"):
+    with pytest.raises(RunError, match="QEMU runs cortex-m4, cortex-m7, cortex-m3 and "
+                                       r"cortex-m33 models \(boards mps2-an386, mps2-an500, "
+                                       r"mps2-an385, mps2-an505\); this one is compiled for "
+                                       "cortex-m0"):
         compiled.run(x, emulator="qemu")
     with pytest.raises(RunError, match="unknown emulator 'gem5' .known: unicorn, qemu."):
         compiled.run(x, emulator="gem5")

@@ -99,7 +99,7 @@ TARGETS = {
     # ARMv8-M mainline with the DSP extension and FPv5-SP (32 single-precision
     # registers): the M4's tiles.
     "cortex-m33": Target("cortex-m33", 32, "thumbv8m.main-none-eabi", "cortex-m33", "hard", 20,
-                         dsp=True, unicorn_cpu="UC_CPU_ARM_CORTEX_M33"),
+                         dsp=True, unicorn_cpu="UC_CPU_ARM_CORTEX_M33", qemu_board="mps2-an505"),
     # ARMv8.1-M with Helium (MVE): LLVM builds for it, nothing here runs it yet.
     "cortex-m55": Target("cortex-m55", 32, "thumbv8.1m.main-none-eabi", "cortex-m55", "hard", 20,
                          dsp=True,
