@@ -1,4 +1,4 @@
-/* Vector table and reset handler for a Cortex-M3, M4, M7 or M33 with no
+/* Vector table and reset handler for a Cortex-M3, M4, M7, M33 or M55 with no
    vendor library: what the CMSIS startup files do, reduced to what a model
    needs. */
 #include <stdint.h>

@@ -201,6 +201,10 @@ class CompiledModel:
         except ImportError as error:
             raise RunError(f"the Cortex-M emulator is not available ({error}); install it "
                            "with: pip install unicorn==2.1.4") from None
+        try:
+            emulator.lookup_cpu(self.target)
+        except ValueError as error:  # a core unicorn has no model of (the M55)
+            raise RunError(str(error)) from None
         with tempfile.TemporaryDirectory(prefix="tinyml-run-") as tmp:
             obj = Path(tmp) / "model.o"  # the model's name may fill a file name by itself
             obj.write_bytes(self._object())

@@ -130,14 +130,6 @@ def test_a_float_model_on_cortex_m0_is_refused_clearly(kws_dir, tmp_path):
     assert not (tmp_path / "m0").exists()
 
 
-def test_a_known_core_without_a_run_path_is_refused_saying_why(tmp_path):
-    model = Path(__file__).resolve().parents[2] / "examples" / "kws_dscnn.onnx"
-    done = cli("compile", model, "-o", tmp_path / "m55", "--target", "cortex-m55")
-    assert_one_line_error(done, "compile", "cortex-m55 is not a compile target yet: unicorn "
-                                           "has no M55")
-    assert not (tmp_path / "m55").exists()
-
-
 def test_unknown_target(tmp_path):
     with pytest.raises(CompileError, match="unknown target 'riscv' .*known: host, cortex-m4"):
         tinyml.compile(zoo.build("op_relu"), target="riscv")

@@ -74,6 +74,10 @@ def lookup_cpu(name: str) -> Target:
     try:
         return EMULATED[name]
     except KeyError:
+        if name in TARGETS and TARGETS[name].qemu_board:
+            raise ValueError(f"unicorn has no {name} model: run it on QEMU's "
+                             f"{TARGETS[name].qemu_board} (emulator 'qemu'), which counts "
+                             "no instructions") from None
         raise ValueError(f"unknown cpu '{name}' (supported: {', '.join(EMULATED)})") from None
 
 
