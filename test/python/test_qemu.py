@@ -281,3 +281,14 @@ def test_the_float_example_on_the_m55_uses_helium_and_matches(example_dirs, tmp_
     done = cli("run", tmp_path / "m55", "--input", example_dirs / "in.npy")
     assert_one_line_error(done, "run", "unicorn has no cortex-m55 model: run it on QEMU's "
                                        "mps3-an547 (emulator 'qemu')")
+
+
+def test_weights_past_the_m55_itcm_run_from_its_ddr():
+    """The float autoencoder's 1 MB of weights: on mps3-an547 the firmware
+    keeps them in DDR (its code in the 512 KB ITCM)."""
+    model = zoo.build("fc_autoencoder")
+    m4, m55 = (tinyml.compile(model, target=t) for t in ("cortex-m4", "cortex-m55"))
+    assert m55.report.flash.rodata > 512 * 1024
+    x = np.random.default_rng(4).normal(size=m4.inputs[0].shape).astype(np.float32)
+    got = m55.run(x, emulator="qemu").outputs[0]
+    assert got.tobytes() == m4.run(x).outputs[0].tobytes()
