@@ -223,11 +223,32 @@ def _depthwise_int32_bias() -> bytes:
     return m.build([x], [y])
 
 
-def _int16_operator(kind: str) -> bytes:
+def _int16_operator(kind: str, y_scale: float = 1 / 32768) -> bytes:
     m = TfliteModel()
     x = _int16(m, "x", [1, 4], 1 / 8192)
-    y = _int16(m, "y", [1, 4], 1 / 32768)
+    y = _int16(m, "y", [1, 4], y_scale)
     m.operator(kind, [x], [y])
+    return m.build([x], [y])
+
+
+def _conv(activation: str = "NONE", axis: int = 0) -> bytes:
+    """A 1x1 conv of 3 channels to 2, its filter quantized per output
+    channel (`axis` 0) or per input channel (3: not TFLite's form)."""
+    m = TfliteModel()
+    x = _int16(m, "x", [1, 3, 3, 3], 1 / 8192)
+    scales = 2 if axis == 0 else 3
+    w = m.tensor("w", [2, 1, 1, 3], np.int8, data=np.ones((2, 1, 1, 3)),
+                 quantization=([0.01] * scales, [0] * scales, axis))
+    y = _int16(m, "y", [1, 3, 3, 2], 1 / 1024)
+    m.operator("CONV_2D", [x, w], [y], conv_options("VALID", 1, activation))
+    return m.build([x], [y])
+
+
+def _pool_rescaling() -> bytes:
+    m = TfliteModel()
+    x = _int16(m, "x", [1, 4, 4, 2], 1 / 8192)
+    y = _int16(m, "y", [1, 2, 2, 2], 1 / 4096)
+    m.operator("MAX_POOL_2D", [x], [y], pool_options(2, 2))
     return m.build([x], [y])
 
 
@@ -249,7 +270,19 @@ def _large_multiplier() -> bytes:
                                             "not supported"),
     (_large_multiplier, "takes a multiplier of 1.02e+03; TFLM's 64-bit rescaling computes "
                         "below 2^7"),
-], ids=["input zero point", "depthwise int32 bias", "unsupported operator", "multiplier"])
+    (lambda: _int16_operator("SOFTMAX", 1 / 1024), "SOFTMAX): output 'y' has scale "
+                                                   "0.000976562; TFLM's int16 SOFTMAX writes "
+                                                   "scale 1/32768"),
+    (lambda: _int16_operator("LOGISTIC", 1 / 1024), "LOGISTIC): output 'y' has scale "
+                                                    "0.000976562; TFLM's int16 LOGISTIC writes "
+                                                    "scale 1/32768"),
+    (lambda: _conv(activation="TANH"), "CONV_2D): fused activation TANH is not supported "
+                                       "with int16 activations"),
+    (lambda: _conv(axis=3), "CONV_2D): filter 'w' has 3 scales for 2 output channels"),
+    (_pool_rescaling, "MAX_POOL_2D): input 'x' and output 'y' are quantized differently; "
+                      "TFLM's int16 MAX_POOL_2D keeps the scale and zero point"),
+], ids=["input zero point", "depthwise int32 bias", "unsupported operator", "multiplier",
+        "softmax scale", "logistic scale", "fused tanh", "filter scales", "pool rescaling"])
 def test_what_tflm_does_not_compute_in_16x8_is_one_line(tmp_path, build, text):
     path = tmp_path / "model.tflite"
     path.write_bytes(build())

@@ -106,10 +106,10 @@ def _filter_and_bias(im: TfliteImporter, op: Operator, channels: int
     w = im.tensors[op.inputs[1]]
     if w.type_name != "INT8" or w.data is None or w.quantization is None:
         raise im.fail(f"filter '{w.name}' must be a constant quantized int8 tensor")
-    scales = np.broadcast_to(np.asarray(w.quantization.scales, np.float32), (channels,))
     if len(w.quantization.scales) not in (1, channels):
         raise im.fail(f"filter '{w.name}' has {len(w.quantization.scales)} scales for "
                       f"{channels} output channels")
+    scales = np.broadcast_to(np.asarray(w.quantization.scales, np.float32), (channels,))
     index = op.inputs[2] if len(op.inputs) > 2 else -1
     if index < 0:
         return scales, np.zeros(channels, np.int64), 64
