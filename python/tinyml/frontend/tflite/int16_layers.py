@@ -189,7 +189,7 @@ def _wide_requantized(acc: ir.Value, scales: list[float], low: int, high: int,
         value = args[0] if bias is None else arith.addi(arith.extsi(int_type(64), args[0]),
                                                         args[3])
         scaled = wide_multiply_by_quantized_multiplier(value, args[1], args[2])
-        return arith.trunci(int_type(16), clamped(scaled, low, high))
+        return saturated(scaled, 16, (low, high))
 
     (result,) = build_generic([(acc, identity_map(rank))] + [(t, channel) for t in tables],
                               [(empty(shape, int_type(16)), identity_map(rank))],
@@ -352,15 +352,13 @@ def _relu(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
                                        (x_tensor, im.tensors[op.outputs[0]]))
     if op.kind == "RELU6":
         low, high = activation_range(x_scale, x_zero, 0.0, 6.0, bits=16)
-        return [elementwise([x], 16, lambda v: arith.trunci(
-            int_type(16), clamped(widened(v), low, high)))], True
+        return [elementwise([x], 16, lambda v: saturated(widened(v), 16, (low, high)))], True
     _symmetric(im, x_tensor, im.tensors[op.outputs[0]])
     real = float(np.float32(x_scale) / np.float32(y_scale))
     check_multiplier(im, real, "the rescaling")
 
     def body(value: ir.Value) -> ir.Value:
-        return arith.trunci(int_type(16), clamped(apply_scale(widened(value), real), 0,
-                                                  INT16_MAX))
+        return saturated(apply_scale(widened(value), real), 16, (0, INT16_MAX))
     return [elementwise([x], 16, body)], True
 
 
@@ -386,8 +384,7 @@ def _pool(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
     low, high = _activation_range(im, op, y)
     if (low, high) == (INT16_MIN, INT16_MAX):
         return [stored], True
-    return [elementwise([stored], 16, lambda v: arith.trunci(
-        int_type(16), clamped(widened(v), low, high)))], True
+    return [elementwise([stored], 16, lambda v: saturated(widened(v), 16, (low, high)))], True
 
 
 @handles("PAD", int16=True)
@@ -541,7 +538,7 @@ def _softmax(im: TfliteImporter, op: Operator) -> tuple[list, bool]:
         product = arith.muli(arith.extsi(wide, exp_value), arith.extsi(wide, reciprocal))
         result = arith.trunci(int_type(32), arith.shrsi(arith.addi(product, rounding),
                                                        right_shift))
-        return arith.trunci(int_type(16), clamped(result, 0, INT16_MAX))
+        return saturated(result, 16, (0, INT16_MAX))
 
     (out,) = build_generic([(exps, identity_map(2)), (sums, row_map)],
                            [(empty(shape_of(rows), int_type(16)), identity_map(2))],

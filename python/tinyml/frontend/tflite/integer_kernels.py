@@ -38,11 +38,12 @@ def clamped(value: ir.Value, low: int, high: int) -> ir.Value:
     return arith.minsi(arith.maxsi(value, int_scalar(low, 32)), int_scalar(high, 32))
 
 
-def saturated(value: ir.Value, bits: int) -> ir.Value:
-    """An int32 saturated to signed `bits` and stored in them."""
-    if bits == 32:
+def saturated(value: ir.Value, bits: int, bounds: tuple[int, int] | None = None) -> ir.Value:
+    """An int32 saturated to signed `bits` (or to `bounds` within them, a
+    fused activation's) and stored in them."""
+    if bits == 32 and bounds is None:
         return value
-    low, high = integer_range(bits)
+    low, high = bounds or integer_range(bits)
     return arith.trunci(int_type(bits), clamped(value, low, high))
 
 
