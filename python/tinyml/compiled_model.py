@@ -164,8 +164,8 @@ class CompiledModel:
                 raise RunError(f"'{self.name}' is compiled for the host, which runs no "
                                "emulator: compile it for cortex-m4 or cortex-m7")
             if estimate_cycles or profile:
-                raise RunError("QEMU counts no instructions: cycle estimates and profiles "
-                               "need the unicorn emulator")
+                raise RunError("QEMU counts a run's instructions only: cycle estimates and "
+                               "profiles need the unicorn emulator")
             return self._run_on_qemu(arrays, arena_fill)
         if profile:
             try:
@@ -232,8 +232,8 @@ class CompiledModel:
                 float_abi=self.report.options.get("float_abi", "hard"))
         except qemu.QemuError as error:
             raise RunError(str(error)) from None
-        return RunResult(run.outputs, board=run.board, firmware_bytes=run.firmware_bytes,
-                         states=run.states)
+        return RunResult(run.outputs, run.instructions, board=run.board,
+                         firmware_bytes=run.firmware_bytes, states=run.states)
 
     def warm_up(self) -> CompiledModel:
         """JIT-compiles now rather than on the first call (host only)."""

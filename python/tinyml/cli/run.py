@@ -16,9 +16,10 @@ A Cortex-M model runs in the unicorn harness by default (the JSON line adds
 "emulator": "unicorn", "instructions", "stack_bytes", "arena_bytes"). With
 `--emulator qemu` it runs as a firmware does: linked by arm-none-eabi-gcc
 into the example firmware and run on QEMU's MPS2 board of its CPU
-(`tinyml.targets.qemu`); QEMU counts nothing comparable with a board, so the
-line has "emulator": "qemu", "board", "arena_bytes" and "firmware_bytes"
-(the firmware image's text, data and bss), no instructions.
+(`tinyml.targets.qemu`), and the line has "emulator": "qemu", "board",
+"instructions" (counted by a QEMU plugin as the harness counts them: the
+model's call, equal to unicorn's count where both run), "arena_bytes" and
+"firmware_bytes" (the firmware image's text, data and bss); no stack.
 
 With --profile the per-layer profile (see `tinyml.targets.profile`) is printed
 first as a table sorted by instructions, and written beside the report as
@@ -79,7 +80,7 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--emulator", choices=EMULATORS, default="unicorn",
                         help="where a Cortex-M model runs: unicorn (counts instructions "
                              "and stack) or qemu (the example firmware, built with "
-                             "arm-none-eabi-gcc, on QEMU's MPS2 board; outputs only)")
+                             "arm-none-eabi-gcc, on QEMU's board; outputs and instructions)")
     parser.add_argument("--profile", action="store_true",
                         help="print the per-layer profile and write profile.json and "
                              "profile.svg into OUTDIR")
@@ -181,8 +182,8 @@ def run(args) -> dict:
     if model.target == "host":
         summary["jit_seconds"] = round(jit_seconds, 4)
     elif result.board is not None:
-        summary.update(emulator="qemu", board=result.board, arena_bytes=model.arena_bytes,
-                       firmware_bytes=result.firmware_bytes)
+        summary.update(emulator="qemu", board=result.board, instructions=result.instructions,
+                       arena_bytes=model.arena_bytes, firmware_bytes=result.firmware_bytes)
     else:
         summary.update(emulator="unicorn", instructions=result.instructions, stack_bytes=result.stack_bytes,
                        arena_bytes=model.arena_bytes)

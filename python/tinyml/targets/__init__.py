@@ -100,7 +100,7 @@ TARGETS = {
                          dsp=True, unicorn_cpu="UC_CPU_ARM_CORTEX_M33", qemu_board="mps2-an505"),
     # ARMv8.1-M with Helium (MVE) and FPv5: LLVM's MVE code generation
     # serves the vectorized kernels. unicorn has no M55: it runs on QEMU's
-    # mps3-an547 only, which counts no instructions.
+    # mps3-an547 only (its instructions counted by a QEMU plugin).
     "cortex-m55": Target("cortex-m55", 32, "thumbv8.1m.main-none-eabi", "cortex-m55", "hard", 20,
                          dsp=True, qemu_board="mps3-an547"),
 }

