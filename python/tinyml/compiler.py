@@ -95,7 +95,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
         stages_for = functools.partial(
             compile_stages, spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse,
             memory=memory, fpu=spec.fpu, max_accumulators=spec.max_accumulators,
-            int_tile=spec.int_tile, dsp=spec.dsp, armv6m=spec.armv6m)
+            int_tile=spec.int_tile, dsp=spec.dsp, mve=spec.mve, armv6m=spec.armv6m)
         front = stages_for()
         for stage in front[:_schedule_index(front)]:
             build.run(stage, module, build.front)

@@ -1,6 +1,7 @@
 """Cortex-M targets: every zoo model compiled for each core with an FPU
 (cortex-m4, cortex-m7, cortex-m33) and run in the emulator matches
-onnxruntime, with a poisoned arena; the C
+onnxruntime, with a poisoned arena, and so does the Cortex-M55's build
+(Helium) in the example firmware on QEMU; the C
 header compiles; bad targets, budgets and a missing toolchain fail clearly."""
 from __future__ import annotations
 
@@ -41,6 +42,20 @@ def test_zoo_model_in_the_emulator(name, target, compiled_zoo):
     frames = compiled.report.stack_frames
     assert 0 <= result.stack_bytes <= sum(frames.values())
     assert compiled.report.flash.text > 0
+
+
+@pytest.mark.parametrize("name", zoo.names())
+def test_zoo_model_on_the_m55_on_qemu(name, compiled_zoo):
+    """unicorn has no M55: its Helium code runs in the example firmware on
+    mps3-an547, which the QEMU plugin counts."""
+    model = zoo.build(name)
+    inputs = list(zoo.random_inputs(model).values())
+    result = compiled_zoo(name, "cortex-m55").run(*inputs, arena_fill=NAN_BYTES, emulator="qemu")
+    for got, want in zip(result.outputs, zoo.reference(model, dict(zip(
+            [i.name for i in model.graph.input], inputs)))):
+        assert float(np.abs(got - want).max()) <= TOLERANCE, name
+        assert np.array_equal(argmax_rows(got), argmax_rows(want)), name
+    assert result.instructions > 0
 
 
 def test_counts_are_deterministic_and_the_arena_is_never_read_uninitialised():

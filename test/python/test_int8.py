@@ -77,22 +77,25 @@ def test_integer_model_has_no_float_layer(name):
 
 
 def _check_bit_exact(name: str, target: str, inputs: int, poisons: list[bytes]) -> None:
+    """On unicorn, or on QEMU for a core it has no model of (the M55)."""
     compiled = tinyml.compile(str(INT8_ZOO / f"{name}.onnx"), target=target)
+    emulator = "qemu" if target in QEMU_ONLY else "unicorn"
     assert [i.dtype for i in compiled.inputs + compiled.outputs] == ["int8", "int8"]
     interpreter = _interpreter(name)
     for x in _inputs(interpreter)[-inputs:]:
         want = _reference(interpreter, x)
         for poison in poisons:
-            got = compiled.run(x, arena_fill=poison).outputs[0]
+            got = compiled.run(x, arena_fill=poison, emulator=emulator).outputs[0]
             assert got.dtype == np.int8
             mismatches = int((got.reshape(want.shape) != want).sum())
             assert mismatches == 0, (name, target, mismatches)
 
 
 #: Every target: the cores with the DSP extension (M4, M7, M33), without it
-#: (M3) and ARMv6-M (M0, M0+).
+#: (M3), ARMv6-M (M0, M0+) and Helium (M55, on QEMU).
 TARGETS = ["host", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m3", "cortex-m0",
-           "cortex-m0plus"]
+           "cortex-m0plus", "cortex-m55"]
+QEMU_ONLY = {"cortex-m55"}
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -251,6 +254,15 @@ def test_dsp_cores_multiply_int8_with_smlad(tmp_path, target):
     bit-exact runs above check their results."""
     for model in ("fc_autoencoder", "kws_dscnn"):
         assert {"sxtb16", "smlad"} <= _mnemonics(tmp_path, model, target), model
+
+
+def test_the_m55_multiplies_int8_with_helium_dot_products(tmp_path):
+    """On the M55 an int8 conv and FC sum 16 products per instruction
+    (VMLADAVA.S8, which llvm-objdump spells vmlava.s8), and the SMLAD
+    design is not used; the bit-exact QEMU runs above check the results."""
+    for model in ("fc_autoencoder", "kws_dscnn"):
+        mnemonics = _mnemonics(tmp_path, model, "cortex-m55")
+        assert "vmlava.s8" in mnemonics and not {"smlad", "sxtb16"} & mnemonics, model
 
 
 def test_a_float_model_is_refused_on_cortex_m0():

@@ -313,30 +313,47 @@ def halfword_pairs(word: ir.Value) -> tuple[ir.Value, ir.Value]:
             llvm.call_intrinsic(i32(), SXTB16, [rotated], [], []))
 
 
+def weight_tile(product: DotProduct, cache: dict[tuple, ir.Value],
+                interleaved: bool = False) -> ir.Value:
+    """The contraction's weights as a `[channels, reduction]` int8 vector
+    read from the packed constant (`packed_weights`): each channel's row is
+    contiguous. Built at the current insertion point."""
+    weights = product.weights
+    packed = packed_weights(weights, cache, interleaved)
+    indices = [index_sum(weights.offsets[d]) for d in weights.packed_order()]
+    return vector.transfer_read(ir.VectorType.get([product.channels, product.reduction], i8()),
+                                packed, indices,
+                                ir.AffineMap.get_minor_identity(packed.type.rank, 2),
+                                arith.constant(i8(), 0), [True, True])
+
+
+def input_row(product: DotProduct, row: tuple[int, ...]) -> ir.Value:
+    """The 1-D input row `row` of the contraction's rows."""
+    return vector.extract(product.lhs, [], list(row)) if row else product.lhs
+
+
+def accumulator_elements(accumulators: ir.Value) -> list[ir.Value]:
+    """Each element of the accumulator vector, in row-major order (the
+    order of `DotProduct.row_of`)."""
+    shape = ir.VectorType(accumulators.type).shape
+    return [vector.extract(accumulators, [], [int(i) for i in np.unravel_index(flat, shape)])
+            for flat in range(int(np.prod(shape)))]
+
+
 def lower_to_smlad(contract: ir.Operation, product: DotProduct,
                    cache: dict[tuple, ir.Value]) -> None:
     """Replace `contract` by SMLADs on the words of its input rows and of
     its weights, read from the packed constant."""
     quads = product.reduction // WORD
-    weights = product.weights
     # An int16 row (tinyml-widen-conv-inputs) is its halfword pairs already.
     wide = ir.VectorType(product.lhs.type).element_type == i16()
-    packed = packed_weights(weights, cache, interleaved=wide)
-    rank = packed.type.rank
     with ir.InsertionPoint(contract), contract.location:
-        indices = [index_sum(weights.offsets[d]) for d in weights.packed_order()]
-        tile = vector.transfer_read(ir.VectorType.get([product.channels, product.reduction], i8()),
-                                    packed, indices, ir.AffineMap.get_minor_identity(rank, 2),
-                                    arith.constant(i8(), 0), [True, True])
+        tile = weight_tile(product, cache, interleaved=wide)
         weight_words = [words(vector.extract(tile, [], [c]), quads)
                         for c in range(product.channels)]
-        input_words = {row: words(vector.extract(product.lhs, [], list(row)) if row
-                                  else product.lhs, 2 * quads if wide else quads)
+        input_words = {row: words(input_row(product, row), 2 * quads if wide else quads)
                        for row in product.rows}
-        acc = contract.operands[2]
-        acc_type = ir.VectorType(acc.type)
-        sums = [vector.extract(acc, [], [int(i) for i in np.unravel_index(flat, acc_type.shape)])
-                for flat in range(len(product.row_of))]
+        sums = accumulator_elements(contract.operands[2])
         # Word by word, each word's halfword pairs made just before their
         # multiply-accumulates: the registers hold the accumulators and
         # one word's pairs, not the whole step's.
@@ -351,6 +368,6 @@ def lower_to_smlad(contract: ir.Operation, product: DotProduct,
                     for x_half, w_half in zip(inputs[row], weight):
                         sums[flat] = llvm.call_intrinsic(i32(), SMLAD,
                                                          [x_half, w_half, sums[flat]], [], [])
-        result = vector.from_elements(acc_type, sums)
+        result = vector.from_elements(contract.results[0].type, sums)
     contract.results[0].replace_all_uses_with(result)
     contract.erase()

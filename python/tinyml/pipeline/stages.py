@@ -86,20 +86,23 @@ def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
                      "canonicalize", "cse"])
 
 
-def tile_and_vectorize(dsp: bool = False) -> Pipeline:
+def tile_and_vectorize(dsp: bool = False, mve: bool = False) -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
     reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
     the int8 convs read their input windows extended to int16 once per tile
     (tinyml-widen-conv-inputs) and the int8 contractions become SMLAD dual
-    multiply-accumulates (tinyml-contract-to-smlad); then the script's second entry point lowers
+    multiply-accumulates (tinyml-contract-to-smlad), on one with Helium
+    (`mve`) Helium dot products of the int8 rows as they are
+    (tinyml-contract-to-mve-dot); then the script's second entry point lowers
     the other contractions to FMAs and hoists the accumulators into
     registers; last, the padded windows the tiles stage are a copy plus
     fills of their padding only (tinyml-decompose-pads)."""
-    target_lowerings = ["tinyml-contract-to-smlad"] if dsp else []
+    contractions = ["tinyml-contract-to-mve-dot"] if mve else \
+        ["tinyml-contract-to-smlad"] if dsp else []
     return Pipeline([*(["tinyml-widen-conv-inputs"] if dsp else []),
                      "tinyml-attach-transform-script", "transform-interpreter",
-                     "tinyml-read-in-place", *target_lowerings,
+                     "tinyml-read-in-place", *contractions,
                      f"transform-interpreter{{entry-point={LOWER_CONTRACTIONS}}}",
                      "tinyml-erase-transform-script", "canonicalize", "cse",
                      # A padded tile's guard against an empty input window is
@@ -300,33 +303,36 @@ class Stage:
 def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool = True,
                    memory: dict | None = None, max_accumulators: int = 20,
                    int_tile: tuple[int, int, int] = (8, 16, 4),
-                   dsp: bool = False, memory_plan: str = "line-buffers",
+                   dsp: bool = False, mve: bool = False, memory_plan: str = "line-buffers",
                    fpu: bool = True, armv6m: bool = False) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
-    DSP extension's SIMD multiply-accumulates; `memory` holds the
+    DSP extension's SIMD multiply-accumulates, `mve` Helium's int8 dot
+    products (which replace the SMLAD design: its tiles, widened inputs and
+    packed depthwise weights); `memory` holds the
     planner's options; `memory_plan`: the transformations of the
     schedule stage that lower the arena (`MEMORY_PLANS`); `fpu`: the target
     computes in float (without, the edges of a float-edged int8 model
     convert with integers); `armv6m`: an ARMv6-M core, which loads words
     only at word addresses and has no 32 x 32 -> 64-bit multiply. No allocation is left: the planner
     turns every intermediate into a view of the arena argument."""
+    smlad = dsp and not mve
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
         stages += [Stage("fusion", fusion()),
-                   Stage("tiling", tiling(max_accumulators, int_tile, dsp))]
+                   Stage("tiling", tiling(max_accumulators, int_tile, smlad))]
     stages += [
         Stage("schedule", schedule(**MEMORY_PLANS[memory_plan]),
               lambda module: {"in_place_groups": analysis.in_place_groups(module),
                               "recomputed_macs": analysis.recomputed_macs(module),
                               "line_buffers": analysis.line_buffers(module)}),
         Stage("lower-to-linalg", lower_to_linalg(fpu, wide_multiply=not armv6m)),
-        Stage("tile-and-vectorize", tile_and_vectorize(dsp)),
+        Stage("tile-and-vectorize", tile_and_vectorize(smlad, mve)),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),
-        Stage("lower-to-loops", lower_to_loops(unaligned=not armv6m, dsp=dsp),
+        Stage("lower-to-loops", lower_to_loops(unaligned=not armv6m, dsp=smlad),
               lambda module: {"kernels": analysis.loop_nests(module)}),
         Stage("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
     ]
