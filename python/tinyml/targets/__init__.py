@@ -14,15 +14,17 @@ FLOAT_ABIS = ("hard", "softfp", "soft")
 class Target:
     """Where a model runs. `triple`/`cpu`/`float_abi` (one of `FLOAT_ABIS`)
     drive opt and llc (`llvm_triple`, `llc_float_abi`, `llvm_attributes`);
+    `features`, LLVM target features beyond the CPU's own (`+x` adds, `-x`
+    removes: a Cortex-M55 built without Helium);
     `max_accumulators` bounds a register tile (the FP registers left after
     a tile's loads); `int_tile` is a quantized tile's (int32 accumulators,
     input values per reduction step, columns of a matrix-vector tile),
     measured per core; `fpu`: float arithmetic in hardware (without it only
     integer models compile); `dsp`: the DSP extension's SIMD instructions
-    (SXTB16, SMLAD); `mve`: Helium, the M-profile vector extension (int8 dot
-    products of 16 values per instruction, VMLADAVA); `armv6m`: Thumb-1 only, no 32x32->64-bit
-    multiply and no divide instruction (the runtime brings the helpers
-    LLVM calls instead).
+    (SXTB16, SMLAD); `mve`: Helium, the M-profile vector extension (int8
+    dot products of 16 values per instruction, VMLADAVA); `armv6m`: Thumb-1
+    only, no 32x32->64-bit multiply and no divide instruction (the runtime
+    brings the helpers LLVM calls instead).
 
     How a core is run, for the Cortex-M ones: `unicorn_cpu`, the unicorn
     CPU model (a `unicorn.arm_const` name; None: the emulator does not run
@@ -45,6 +47,7 @@ class Target:
     unicorn_cpu: str | None = None
     mca: bool = False
     qemu_board: str | None = None
+    features: tuple[str, ...] = ()
 
     @property
     def is_host(self) -> bool:
@@ -62,8 +65,10 @@ class Target:
 
     @property
     def llvm_attributes(self) -> list[str]:
-        """-mattr for opt and llc: no FP registers with the soft ABI."""
-        return ["-mattr=-fpregs"] if self.float_abi == "soft" else []
+        """-mattr for opt and llc: `features`, and no FP registers with the
+        soft ABI."""
+        features = [*self.features, *(["-fpregs"] if self.float_abi == "soft" else [])]
+        return [f"-mattr={','.join(features)}"] if features else []
 
 
 TARGETS = {
