@@ -116,6 +116,23 @@ def test_network_is_bit_exact_to_tflite_micro(name, target):
         _check_bit_exact(name, target, inputs=1, poisons=POISONS[:1])
 
 
+@pytest.mark.parametrize("target", ["cortex-m33", "cortex-m3"])
+@pytest.mark.parametrize("name", NETWORKS)
+def test_network_on_qemu_is_the_emulators_run(name, target):
+    """In the example firmware on the core's QEMU board (mps2-an505,
+    mps2-an385): tflite-micro's outputs, and the emulator's outputs and
+    instruction count to the instruction."""
+    compiled = tinyml.compile(str(INT8_ZOO / f"{name}.onnx"), target=target)
+    interpreter = _interpreter(name)
+    x = _inputs(interpreter)[-1]
+    want = _reference(interpreter, x)
+    on_qemu = compiled.run(x, arena_fill=POISONS[0], emulator="qemu")
+    emulated = compiled.run(x, arena_fill=POISONS[0])
+    assert int((on_qemu.outputs[0].reshape(want.shape) != want).sum()) == 0
+    assert on_qemu.outputs[0].tobytes() == emulated.outputs[0].tobytes()
+    assert on_qemu.instructions == emulated.instructions > 0
+
+
 def _with_nchw_input(model: onnx.ModelProto) -> onnx.ModelProto:
     """`model` (an NHWC image input) with its input NCHW, transposed to NHWC
     first: the layout tflite2onnx and torch exports give the same network."""
