@@ -43,6 +43,7 @@ the accumulators reach the epilogue in registers, not through memory.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from mlir import ir
@@ -335,9 +336,10 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
     padded = pad is not None and window_always_overlaps(pad, producer, reader)
     if padded and producer.name not in CONVS:
         raise PassError(f"no script tiles a padded '{producer.name}'", epilogue.location)
+    in_place = IN_PLACE in epilogue.attributes
     band = 1
     if padded and producer.name == "linalg.depthwise_conv_2d_nhwc_hwc":
-        band = depthwise_band(producer, config.tile[3])
+        band = depthwise_band(producer, config.tile[3], in_place)
     init_operand = len(producer.operands) - 1
     init = producer.operands[init_operand].owner
     init_name = "" if isinstance(init, ir.Block) else init.operation.name
@@ -348,7 +350,6 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
         raise PassError(f"a pixel tile of {config.tile[-2]} leaves part of a row, which only "
                         "an unpadded conv whose accumulator a named op initialises may",
                         epilogue.location)
-    in_place = IN_PLACE in epilogue.attributes
     return Group(producer.name, reductions, init_operand, config, padded, band, in_place,
                  reader is not None, init_name, partial, widened and (partial or in_place))
 
@@ -373,12 +374,14 @@ def _producer_named(value: ir.Value, name: str) -> ir.Operation | None:
     return owner.operation
 
 
-def depthwise_band(conv: ir.Operation, channels: int) -> int:
+def depthwise_band(conv: ir.Operation, channels: int, in_place: bool = False) -> int:
     """Output rows per staged window of a padded depthwise conv: the most
     (dividing the output's height) whose padded input rows, all columns of
-    a tile's channels, fit beside the conv's input and output under the
-    function's peak of live bytes, which the staging buffer then does not
-    raise (the peak with the groups in place and in row bands, when
+    a tile's channels, fit beside the conv's input and output (when the
+    group runs `in_place`, the output overwrites the input and beside it
+    lives the band's copy of the tile's input channels) under
+    the function's peak of live bytes, which the staging buffer then does
+    not raise (the peak with the groups in place and in row bands, when
     tinyml-compute-in-place ran), and one at least. Each input row is copied once per band it
     falls in. Other tensors live across the conv (a residual) are not
     counted: then the staging can raise the arena."""
@@ -395,10 +398,15 @@ def depthwise_band(conv: ir.Operation, channels: int) -> int:
     if window.name == "linalg.transpose":
         window = window.operands[0].owner.operation
     source = window.operands[0]
-    headroom = peak - tensor_bytes(source) - tensor_bytes(conv.results[0])
-    width = ir.RankedTensorType(conv.operands[0].type).shape[2]
+    source_bytes = tensor_bytes(source)
+    beside = source_bytes * channels // ir.RankedTensorType(source.type).shape[3] if in_place \
+        else tensor_bytes(conv.results[0])
+    headroom = peak - source_bytes - beside
+    window_shape = ir.RankedTensorType(conv.operands[0].type).shape
+    width = window_shape[2]
     height = ir.RankedTensorType(conv.results[0].type).shape[1]
-    row_bytes = width * channels * 4
+    element_bytes = tensor_bytes(conv.operands[0]) // math.prod(window_shape)
+    row_bytes = width * channels * element_bytes
     fits = [rows for rows in range(1, height + 1) if height % rows == 0
             and ((rows - 1) * stride + (kernel - 1) * dilation + 1) * row_bytes <= headroom]
     return max(fits, default=1)

@@ -190,6 +190,69 @@ func.func @padded_depthwise_band(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32
 
 // -----
 
+// In place (tinyml-compute-in-place), the output overwrites the input, and
+// beside that one tensor (1,152 B) live the band's copy of a tile's 4
+// channels (576 B) and the staging buffer: the in-place peak of 2,752 B
+// leaves room for the whole height's padded window (8 x 8 x 4 floats,
+// 1,024 B), each input row staged once.
+// SCRIPT-LABEL: func.func @in_place_depthwise_band
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 0, 0, 4]
+// SCRIPT-NEXT:    transform.annotate %{{.*}} "tinyml.in_place"
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 6, 0, 4]
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [0, 1, 3, 0]
+func.func @in_place_depthwise_band(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32>, %b: tensor<8xf32>) -> tensor<1x6x6x8xf32>
+    attributes {tinyml.in_place_peak_bytes = 2752 : i64} {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) {tinyml.in_place} : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32> {
+  ^bb0(%xi: tensor<1x6x6x8xf32>, %wi: tensor<3x3x8x1xf32>, %bi: tensor<8xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32>
+    %r = tinyml.relu %c : tensor<1x6x6x8xf32>
+    tinyml.yield %r : tensor<1x6x6x8xf32>
+  }
+  return %y : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// One byte less and the whole height's window no longer fits: the band is
+// the most rows dividing the height that do (3: a 5 x 8 x 4 window).
+// SCRIPT-LABEL: func.func @in_place_depthwise_band_short
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 3, 0, 4]
+func.func @in_place_depthwise_band_short(%x: tensor<1x6x6x8xf32>, %w: tensor<3x3x8x1xf32>, %b: tensor<8xf32>) -> tensor<1x6x6x8xf32>
+    attributes {tinyml.in_place_peak_bytes = 2751 : i64} {
+  %y = tinyml.fused conv_epilogue (%x, %w, %b) {tinyml.in_place} : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32> {
+  ^bb0(%xi: tensor<1x6x6x8xf32>, %wi: tensor<3x3x8x1xf32>, %bi: tensor<8xf32>):
+    %c = tinyml.depthwise_conv2d %xi, %wi, %bi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8xf32>, tensor<3x3x8x1xf32>, tensor<8xf32>) -> tensor<1x6x6x8xf32>
+    %r = tinyml.relu %c : tensor<1x6x6x8xf32>
+    tinyml.yield %r : tensor<1x6x6x8xf32>
+  }
+  return %y : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// An int8 window takes a byte per value: in place, 288 B of tensor, 144 B
+// of band copy and 256 B of staging (8 x 8 x 4) make a peak of 688 B, in
+// which the whole height's window fits (counted as floats, not one row).
+// SCRIPT-LABEL: func.func @quantized_in_place_depthwise_band
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 6, 0, 4]
+func.func @quantized_in_place_depthwise_band(%x8: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8>
+    attributes {tinyml.in_place_peak_bytes = 688 : i64} {
+  %x = quant.scast %x8 : tensor<1x6x6x8xi8> to tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>
+  %wc = arith.constant dense<1> : tensor<3x3x8x1xi8>
+  %w = quant.scast %wc : tensor<3x3x8x1xi8> to tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>
+  %y = tinyml.fused conv_epilogue (%x, %w) {tinyml.in_place} : (tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %y8 = quant.scast %y : tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>> to tensor<1x6x6x8xi8>
+  return %y8 : tensor<1x6x6x8xi8>
+}
+
+// -----
+
 // A padded conv reading an NCHW input through a transpose
 // (tinyml-fuse-input-transpose): the transpose of each pixel tile's window
 // is fused into the pixel loop, then the pad of the NCHW window it reads
