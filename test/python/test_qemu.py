@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -184,6 +185,20 @@ def test_a_cortex_m0_model_is_refused_naming_the_boards():
         compiled.run(x, emulator="qemu")
     with pytest.raises(RunError, match="unknown emulator 'gem5' .known: unicorn, qemu."):
         compiled.run(x, emulator="gem5")
+
+
+def test_a_temporary_folder_with_a_comma_still_runs(monkeypatch, tmp_path):
+    """QEMU's options and the linker's -Wl arguments split at commas: the
+    firmware's folder may hold one (TMPDIR), and the run still counts."""
+    folder = tmp_path / "a,b"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    model = zoo.build("op_relu")
+    x = next(iter(zoo.random_inputs(model).values()))
+    compiled = tinyml.compile(model, target="cortex-m4")
+    on_qemu, emulated = compiled.run(x, emulator="qemu"), compiled.run(x)
+    assert on_qemu.outputs[0].tobytes() == emulated.outputs[0].tobytes()
+    assert on_qemu.instructions == emulated.instructions > 0
 
 
 def test_estimating_cycles_on_qemu_is_refused(example_dirs):

@@ -116,8 +116,10 @@ def run_firmware(name: str, cpu: str, obj: bytes, header: str, inputs: Sequence[
         _build_counter(tools["cc"], counter)
         (entry, _), (caller, caller_end) = _function_ranges(build_dir / "firmware.elf",
                                                              (name, "main"))
-        plugin = (f"-plugin {counter},entry={entry:#x},caller={caller:#x},"
-                  f"caller_end={caller_end:#x},out={count_file}")
+        # QEMU's option syntax doubles a comma inside a value.
+        plugin = (f"-plugin {str(counter).replace(',', ',,')},entry={entry:#x},"
+                  f"caller={caller:#x},caller_end={caller_end:#x},"
+                  f"out={str(count_file).replace(',', ',,')}")
         ran = _run([*make, f"QEMU_FLAGS={plugin}", "run"], f"running the firmware on {board}")
         # QEMU writes the semihosting console to stdout on a terminal, to
         # stderr otherwise.
