@@ -60,13 +60,13 @@ def main(argv=None) -> int:
                 if kind == "int8" else zoo.build(name)
             reference = tinyml.compile(model, target=ref)
             helium = tinyml.compile(model, target="cortex-m55")
+            info = reference.inputs[0]
+            rng = np.random.default_rng(0)
+            x = rng.integers(-128, 128, info.shape).astype(np.int8) if kind == "int8" \
+                else rng.normal(size=info.shape).astype(np.float32)
+            want = reference.run(x)
             with scalar_m55(ref):
                 scalar = tinyml.compile(model, target="cortex-m55")
-                info = reference.inputs[0]
-                rng = np.random.default_rng(0)
-                x = rng.integers(-128, 128, info.shape).astype(np.int8) if kind == "int8" \
-                    else rng.normal(size=info.shape).astype(np.float32)
-                want = reference.run(x)
                 on_scalar = scalar.run(x, emulator="qemu")
             on_helium = helium.run(x, emulator="qemu")
             same = all(np.array_equal(run.outputs[0], want.outputs[0])

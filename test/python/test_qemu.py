@@ -201,6 +201,43 @@ def test_a_temporary_folder_with_a_comma_still_runs(monkeypatch, tmp_path):
     assert on_qemu.instructions == emulated.instructions > 0
 
 
+def test_a_counter_that_does_not_build_is_a_one_line_error(monkeypatch, tmp_path):
+    broken = tmp_path / "count_instructions.c"
+    broken.write_text("this is not C\n")
+    monkeypatch.setattr(qemu, "COUNTER_SOURCE", broken)
+    model = zoo.build("op_relu")
+    compiled = tinyml.compile(model, target="cortex-m4")
+    with pytest.raises(RunError, match=r"^building QEMU's instruction counter "
+                                       r"\(count_instructions.c\) with \S+ failed: [^\n]+$"):
+        compiled.run(next(iter(zoo.random_inputs(model).values())), emulator="qemu")
+
+
+def test_a_call_the_counter_never_sees_return_is_a_one_line_error(monkeypatch):
+    """The counter starts at the model's entry; given one no code is at (the
+    vector table, at address 0), it counts nothing and writes nothing."""
+    real = qemu._function_ranges
+
+    def entry_in_the_vector_table(elf, names):
+        return [(0, 0), *real(elf, names)[1:]]
+    monkeypatch.setattr(qemu, "_function_ranges", entry_in_the_vector_table)
+    model = zoo.build("op_relu")
+    compiled = tinyml.compile(model, target="cortex-m4")
+    with pytest.raises(RunError, match=r"^the instruction counter saw no return from \S+ on "
+                                       r"mps2-an386$"):
+        compiled.run(next(iter(zoo.random_inputs(model).values())), emulator="qemu")
+
+
+def test_a_function_missing_from_the_image_is_named(tmp_path):
+    from tinyml.targets.loader import link_object
+    compiled = tinyml.compile(zoo.build("op_relu"), target="cortex-m4")
+    obj = tmp_path / "model.o"
+    obj.write_bytes(compiled.artefacts[f"{compiled.name}.o"])
+    elf = link_object(obj, compiled.function, tmp_path / "model.elf")
+    assert qemu._function_ranges(elf, [compiled.function])[0][1] > 0
+    with pytest.raises(qemu.QemuError, match="^the firmware image has no function main$"):
+        qemu._function_ranges(elf, [compiled.function, "main"])
+
+
 def test_estimating_cycles_on_qemu_is_refused(example_dirs):
     done = cli("run", example_dirs / "cortex-m4", "--input", example_dirs / "in.npy",
                "--emulator", "qemu", "--cycles")

@@ -43,13 +43,12 @@ the accumulators reach the epilogue in registers, not through memory.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from mlir import ir
 
 from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, TAPS_AS_CHANNELS, WIDENED, LoweringConfig
-from ..ir.values import shape_of
+from ..ir.values import element_bytes, shape_of
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, PassError, register
 from ..schedule.compute_in_place import IN_PLACE_PEAK
@@ -402,11 +401,12 @@ def depthwise_band(conv: ir.Operation, channels: int, in_place: bool = False) ->
     beside = source_bytes * channels // ir.RankedTensorType(source.type).shape[3] if in_place \
         else tensor_bytes(conv.results[0])
     headroom = peak - source_bytes - beside
-    window_shape = ir.RankedTensorType(conv.operands[0].type).shape
-    width = window_shape[2]
+    window_type = ir.RankedTensorType(conv.operands[0].type)
+    width = window_type.shape[2]
     height = ir.RankedTensorType(conv.results[0].type).shape[1]
-    element_bytes = tensor_bytes(conv.operands[0]) // math.prod(window_shape)
-    row_bytes = width * channels * element_bytes
+    value_bytes = element_bytes(window_type.element_type)
+    assert value_bytes, "a conv's window holds numbers"
+    row_bytes = width * channels * value_bytes
     fits = [rows for rows in range(1, height + 1) if height % rows == 0
             and ((rows - 1) * stride + (kernel - 1) * dilation + 1) * row_bytes <= headroom]
     return max(fits, default=1)

@@ -24,11 +24,10 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-from elftools.elf.elffile import ELFFile
-from elftools.elf.sections import SymbolTableSection
 
 from . import TARGETS
 from .cortexm import object_sizes
+from .loader import Image
 from .toolchain import ToolchainError, find_tool
 
 #: The QEMU board of each CPU the firmware is built for (its Makefile agrees):
@@ -151,16 +150,11 @@ def _build_counter(cc: str, library: Path) -> None:
 
 def _function_ranges(elf_path: Path, names: Sequence[str]) -> list[tuple[int, int]]:
     """[start, end) of each function of `names` in the firmware image."""
-    with open(elf_path, "rb") as stream:
-        symbols = ELFFile(stream).get_section_by_name(".symtab")
-        assert isinstance(symbols, SymbolTableSection), "the firmware's link keeps its symbols"
-        found = {symbol.name: symbol for symbol in symbols.iter_symbols()
-                 if symbol["st_info"]["type"] == "STT_FUNC"}
+    found = {name: (start, end) for start, end, name in Image.load(elf_path).functions}
     missing = [name for name in names if name not in found]
     if missing:
         raise QemuError(f"the firmware image has no function {missing[0]}")
-    return [(found[name]["st_value"] & ~1, (found[name]["st_value"] & ~1) + found[name]["st_size"])
-            for name in names]
+    return [found[name] for name in names]
 
 
 def _written(path: Path, shape, dtype, what: str, board: str) -> np.ndarray:
