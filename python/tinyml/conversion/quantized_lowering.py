@@ -54,7 +54,8 @@ from mlir.dialects import arith, quant, tensor, tosa
 from ..dialects import tinyml as tm
 from ..ir.attributes import attr_float, attr_ints, window_attributes
 from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MIN, activation_range,
-                              narrow_requantization, quantize_multiplier, softmax_tables)
+                              mul_multiplier, narrow_requantization, quantize_multiplier,
+                              softmax_tables)
 from ..ir.lazy_modules import linalg
 from ..ir.lowering_config import TAPS_AS_CHANNELS
 from ..ir.ops import keyed_by_name
@@ -359,14 +360,14 @@ def lower_quantized_mul(op) -> ir.Value:
     s1 * s2 / s_out."""
     lhs, rhs = op.operands[0], op.operands[1]
     types = [element_of(lhs), element_of(rhs), element_of(op.results[0])]
-    s1, s2, s_out = (float(np.float32(quant.UniformQuantizedType(t).scale)) for t in types)
+    real = mul_multiplier([quant.UniformQuantizedType(t).scale for t in types])
     z1, z2, z_out = (_zero_point(t) for t in types)
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), storage_type(types[2]))
 
     def body(_, args):
         a, b = (arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
                 for value, zero_point in ((args[0], z1), (args[1], z2)))
-        out = apply_scale(arith.muli(a, b), s1 * s2 / s_out)
+        out = apply_scale(arith.muli(a, b), real)
         return _saturate(arith.addi(out, int_scalar(z_out, 32)), types[2])
 
     stored = build_elementwise(result_type, [storage_of(lhs), storage_of(rhs)], body)
@@ -532,31 +533,46 @@ def lower_quantize(op) -> ir.Value:
     element = element_of(op.results[0])
     scale, zero_point = float(_scales(element)[0]), _zero_point(element)
     params = quant.UniformQuantizedType(element)
-    bits = params.storage_type.width
-    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), int_type(bits))
-    round_to_integer = _round_half_away if "ties_away_from_zero" in op.attributes \
-        else _round_half_even
+    result_type = ir.RankedTensorType.get(shape_of(op.results[0]), storage_type(element))
+    ties_away = "ties_away_from_zero" in op.attributes
 
     def body(_, args):
         b = ScalarBuilder()  # float32: the generic's own builder is int8
         scaled = b.div(args[0], b.const(scale))
-        # Saturate first: the float-to-int conversion of an out-of-range
-        # value is poison.
-        low = b.const(float(params.storage_type_min - zero_point))
-        high = b.const(float(params.storage_type_max - zero_point))
-        bounded = b.select(b.cmp("olt", scaled, low), low,
-                           b.select(b.cmp("ogt", scaled, high), high, scaled))
-        rounded = arith.fptosi(int_type(32), round_to_integer(b, bounded))
-        return arith.trunci(int_type(bits), arith.addi(rounded, int_scalar(zero_point, 32)))
+        return _rounded_to_storage(b, _round_half_away(b, scaled) if ties_away else scaled,
+                                   zero_point, params)
 
     return with_quantized_result(op, build_elementwise(result_type, [op.operands[0]], body))
+
+
+#: 1.5 * 2^23, and its float32 bits: for |v| < 2^22, v + ROUNDING_MAGIC is
+#: in [2^23, 2^24), whose float32 values are the integers, so the add rounds
+#: v in the FPU's default mode (nearest, ties to even) and the sum's bits are
+#: ROUNDING_MAGIC_BITS plus the rounded v.
+ROUNDING_MAGIC = 12582912.0
+ROUNDING_MAGIC_BITS = 0x4B400000
+
+
+def _rounded_to_storage(b, value: ir.Value, zero_point: int, params) -> ir.Value:
+    """clamp(round_half_even(value) + zero_point) in the storage type of
+    `params`, read from the bits of value + 1.5 * 2^23: no float compare,
+    no float-to-int conversion (on the M4, 7 instructions a value where
+    float clamps and VCVT took 16). A larger value, an infinity or a NaN
+    lands beyond the range on its sign's side: a negative sum's bits are a
+    negative int32, which max(bits, 0) keeps from wrapping the subtraction."""
+    bits = arith.bitcast(int_type(32), b.add(value, b.const(ROUNDING_MAGIC)))
+    offset = arith.subi(arith.maxsi(bits, int_scalar(0, 32)),
+                        int_scalar(ROUNDING_MAGIC_BITS - zero_point, 32))
+    clamped = arith.minsi(arith.maxsi(offset, int_scalar(params.storage_type_min, 32)),
+                          int_scalar(params.storage_type_max, 32))
+    return arith.trunci(params.storage_type, clamped)
 
 
 def _round_half_even(b, value: ir.Value) -> ir.Value:
     """Ties to even for |value| < 2^22, with float32 arithmetic only: adding
     and subtracting 1.5 * 2^23 rounds in the FPU's default mode (nearest,
     ties to even), which needs no libm `roundevenf` on a Cortex-M."""
-    magic = b.const(12582912.0)
+    magic = b.const(ROUNDING_MAGIC)
     return b.sub(b.add(value, magic), magic)
 
 

@@ -356,6 +356,23 @@ def multiply_by_quantized_multiplier(x, quantized_multiplier, shift):
                                               quantized_multiplier), right_shift)
 
 
+def mul_multiplier(scales) -> float:
+    """mul_common.cc's real multiplier of an integer MUL: s1 * s2 / s_out,
+    each scale a float32, in double."""
+    s1, s2, s_out = (float(np.float32(s)) for s in scales)
+    return s1 * s2 / s_out
+
+
+def integer_mul(a: int, b: int, scales, zero_points, stored_range: tuple[int, int]) -> int:
+    """reference/integer_ops/mul.h MulElementwise of two stored values: the
+    product of the offset inputs scaled to the output, plus its zero point,
+    saturated to `stored_range`."""
+    multiplier, shift = quantize_multiplier(mul_multiplier(scales))
+    z1, z2, z_out = zero_points
+    out = multiply_by_quantized_multiplier((a - z1) * (b - z2), multiplier, shift) + z_out
+    return min(max(out, stored_range[0]), stored_range[1])
+
+
 def rounding_half_sum(a, b):
     """fixedpoint.h RoundingHalfSum<int32>: (a + b + sign) / 2 in int64."""
     total = a + b

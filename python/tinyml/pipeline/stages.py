@@ -48,14 +48,15 @@ def cleanup() -> Pipeline:
     subgraphs, simplify algebra, fold batch norms into the contractions
     before them (what folding exposes is folded again), turn a quantized
     model's dequantize -> op -> quantize into integer ops (an element-wise
-    function with no integer kernel into a table), read a recurrent layer's
+    function with no integer kernel into a table, below which a layout
+    transpose may sink further), read a recurrent layer's
     last output from its final state, then canonicalize (which erases what
     is left unused) and CSE."""
     return Pipeline([
         "canonicalize", "tinyml-cancel-transposes", "canonicalize",
         "tinyml-fold-constants", "tinyml-simplify", "tinyml-fold-batch-norm",
         "tinyml-quantize-ops", "tinyml-fold-constants", "tinyml-tabulate-int8-functions",
-        "tinyml-read-final-state", "canonicalize", "cse",
+        "tinyml-cancel-transposes", "tinyml-read-final-state", "canonicalize", "cse",
     ])
 
 

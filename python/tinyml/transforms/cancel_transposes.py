@@ -6,7 +6,7 @@ The ONNX frontend wraps every NCHW op in `transpose NCHW->NHWC`, the NHWC op,
 `T_back -> relu -> add(bias) -> T_fwd`. This pass sinks a transpose `T(x)`
 (`T(x)[i] = x[perm[i]]`) below the ops that commute with it:
 
-    unary(T(x))               = T(unary(x))              relu, clamp, sigmoid, ...
+    unary(T(x))               = T(unary(x))              relu, clamp, sigmoid, lookup, ...
     binary(T(x), T(y))        = T(binary(x, y))          add, sub, mul, ...
     binary(T(x), c)           = T(binary(x, c'))         c' = c, rank-expanded,
                                                          permuted by perm^-1
@@ -42,7 +42,7 @@ from ..ir.quant import QUANT_CASTS, is_per_axis, quant_cast
 from ..ir.values import element_of, shape_of
 from ..pipeline.registry import Option, Pass, register
 
-UNARY = (tm.ReluOp, tm.ClampOp, tm.SigmoidOp, tm.TanhOp, tm.ExpOp, tm.NegOp)
+UNARY = (tm.ReluOp, tm.ClampOp, tm.SigmoidOp, tm.TanhOp, tm.ExpOp, tm.NegOp, tm.LookupOp)
 BINARY = (tm.AddOp, tm.SubOp, tm.MulOp, tm.DivOp, tm.MaximumOp, tm.MinimumOp)
 REDUCE = (tm.ReduceSumOp, tm.ReduceMeanOp, tm.ReduceMaxOp)
 
@@ -183,7 +183,8 @@ def sink_through_reduce(op, rewriter, x, perm):
     kept_x = [d for d in range(len(x_shape)) if d not in x_axes]
     order = [kept_x.index(perm[i]) for i in range(len(perm)) if i not in axes]
     with rewriter.ip:
-        y = create(op.name, [x_shape[d] for d in kept_x], [x], attributes, op.location)
+        y = create(op.name, [x_shape[d] for d in kept_x], [x], attributes, op.location,
+                   element_of(op.results[0]))
         if order != list(range(len(order))):
             y = transpose(y, order, op.location)
         rewriter.replace_op(op, [y])

@@ -24,6 +24,20 @@ rounds ties away from zero: that is a TFLite model's, whose reference
 visible as one (the report's `float_layers`). Run after
 `tinyml-quantize-ops`, which gives ops with an integer kernel of their own
 (a clamp, a ReLU) their quantized form first.
+
+An integer element-wise kernel whose operands are all computed from one
+int8 tensor is a function of it too, and one table: a swish or hard swish
+is `mul(x, lookup(x))` (PyTorch's QDQ HardSwish: a HardSigmoid table
+times its input; Keras' swish: TFLite's LOGISTIC then MUL), about 27
+instructions an element where a lookup takes 4:
+
+    mul(g(x), h(x))      ->  lookup(x) {table[q] = mul(g(q), h(q))}
+    lookup[t](g(x))      ->  lookup(x) {table[q] = t[g(q)]}
+
+where `g` and `h` are `x` itself or such functions, over int8 per-tensor
+types of one shape. Each entry is TFLite's integer MUL of the stored
+values (`fixed_point.integer_mul`, the arithmetic the lowering builds), so
+the table is bit for bit what the kernels computed.
 """
 from __future__ import annotations
 
@@ -32,9 +46,10 @@ from mlir import ir
 from mlir.dialects import quant
 
 from ..dialects import tinyml as tm
+from ..ir.fixed_point import INT8_VALUES, integer_mul
 from ..ir.ops import op_names
 from ..ir.patterns import NO_MATCH, create, rewrite_greedily
-from ..ir.quant import is_int8_per_tensor, quantized_values
+from ..ir.quant import is_int8_per_tensor, quantized_values, scales, zero_points
 from ..ir.values import element_of, producer, shape_of
 from ..pipeline.registry import Pass, register
 from .fold_constants import EVALUATE, constant_array, dense_attr
@@ -117,12 +132,78 @@ def tabulate(op, rewriter):
         rewriter.replace_op(op, [looked_up])
 
 
+#: Integer element-wise ops a composed table may contain.
+INTEGER_FUNCTIONS = op_names(tm.MulOp, tm.LookupOp)
+
+
+def _integer_function(root: ir.Operation):
+    """(the int8 tensor x, the ops computing `root`'s result from it in
+    evaluation order) when `root` and every op it reads through are integer
+    lookups and muls on int8 per-tensor types of one shape, reading nothing
+    but x; None otherwise, or when `root` is already one lookup of x."""
+    shape = shape_of(root.results[0])
+    ops: list[ir.Operation] = []
+    sources: dict = {}
+
+    def visit(value: ir.Value) -> bool:
+        if not is_int8_per_tensor(element_of(value)) or shape_of(value) != shape:
+            return False
+        op = producer(value)
+        if op is None or op.name not in INTEGER_FUNCTIONS:
+            # Casts of one stored tensor to one type are one x (CSE has not
+            # merged them yet).
+            stored = op.operands[0] if op is not None and op.name == "quant.scast" else value
+            sources[(stored, element_of(value))] = value
+            return len(sources) == 1
+        if op not in ops:
+            if not all(visit(operand) for operand in op.operands):
+                return False
+            ops.append(op)
+        return True
+
+    if not visit(root.results[0]) or len(ops) < 2 and root.name == tm.LookupOp.OPERATION_NAME:
+        return None
+    return next(iter(sources.values())), ops
+
+
+def _evaluate_integer(ops: list[ir.Operation]) -> list[int]:
+    values: dict = {}
+    for op in ops:
+        operands = [values.get(v, list(INT8_VALUES)) for v in op.operands]
+        if op.name == tm.LookupOp.OPERATION_NAME:
+            table = list(ir.DenseI8ArrayAttr(op.attributes["table"]))
+            values[op.results[0]] = [table[q + 128] for q in operands[0]]
+        else:
+            types = [element_of(v) for v in (*op.operands, op.results[0])]
+            out = quant.UniformQuantizedType(types[2])
+            values[op.results[0]] = [
+                integer_mul(a, b, [scales(t)[0] for t in types], [zero_points(t)[0] for t in types],
+                            (out.storage_type_min, out.storage_type_max))
+                for a, b in zip(*operands)]
+    return values[ops[-1].results[0]]
+
+
+def compose(op, rewriter):
+    """f(x) -> lookup(x) {table[q] = f(q)} for f of integer lookups and muls"""
+    op = op.operation
+    found = _integer_function(op)
+    if found is None:
+        return NO_MATCH
+    x, ops = found
+    with rewriter.ip:
+        looked_up = create(tm.LookupOp, shape_of(op.results[0]), [x],
+                           {"table": ir.DenseI8ArrayAttr.get(_evaluate_integer(ops))},
+                           op.location, element_of(op.results[0]))
+        rewriter.replace_op(op, [looked_up])
+
+
 @register
 class TabulateInt8Functions(Pass):
     name = "tinyml-tabulate-int8-functions"
-    summary = ("Turn an element-wise float function between an int8 dequantize and "
-               "quantize into a lookup table of its 256 results")
+    summary = ("Turn an element-wise function of one int8 tensor (float between a dequantize "
+               "and a quantize, or integer muls and lookups) into a table of its 256 results")
     options = ()
 
     def apply(self, module):
-        rewrite_greedily(module, [(tm.QuantizeOp, tabulate)])
+        rewrite_greedily(module, [(tm.QuantizeOp, tabulate), (tm.MulOp, compose),
+                                  (tm.LookupOp, compose)])

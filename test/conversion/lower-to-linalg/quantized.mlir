@@ -186,16 +186,23 @@ func.func @relu6_range(%x: tensor<4x!quant.uniform<i8:f32, 0.1:-128>>) -> tensor
 
 // -----
 
-// An explicit quantize stays float: divide, saturate, round half to even
-// with the 1.5 * 2^23 trick (no libm on the target), add the zero point.
+// An explicit quantize divides in float and rounds half to even by adding
+// 1.5 * 2^23 (no libm on the target); the sum's bits, less 0x4B400000 less
+// the zero point (1), are the stored value before saturation: 0x4B400000 - 1
+// = 1262485503. A negative sum's bits (a negative int32) go to 0 first.
 // CHECK-LABEL: func.func @quantize
 // CHECK:         linalg.generic
 // CHECK:           arith.divf
 // CHECK:           %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
 // CHECK:           %[[UP:.*]] = arith.addf %{{.*}}, %[[MAGIC]] : f32
-// CHECK:           arith.subf %[[UP]], %[[MAGIC]] : f32
-// CHECK:           arith.fptosi
+// CHECK:           %[[BITS:.*]] = arith.bitcast %[[UP]] : f32 to i32
+// CHECK:           %[[POSITIVE:.*]] = arith.maxsi %[[BITS]], %{{.*}} : i32
+// CHECK:           %[[OFFSET:.*]] = arith.constant 1262485503 : i32
+// CHECK:           %[[STORED:.*]] = arith.subi %[[POSITIVE]], %[[OFFSET]] : i32
+// CHECK:           arith.maxsi %[[STORED]]
+// CHECK:           arith.minsi
 // CHECK:           arith.trunci %{{.*}} : i32 to i8
+// CHECK-NOT:       arith.fptosi
 func.func @quantize(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>> {
   %y = tinyml.quantize %x : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.5:1>>
   return %y : tensor<4x!quant.uniform<i8:f32, 0.5:1>>
@@ -204,7 +211,8 @@ func.func @quantize(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>
 // -----
 
 // TFLite's QUANTIZE rounds halves away from zero: where rounding to even
-// moved the value by exactly one half, the value plus its sign's half.
+// moved the value by exactly one half, the value plus its sign's half; the
+// integer that gives is read from its sum's bits as above.
 // CHECK-LABEL: func.func @quantize_ties_away_from_zero
 // CHECK:         linalg.generic
 // CHECK:           %[[UP:.*]] = arith.addf %{{.*}}, %[[MAGIC:.*]] : f32
@@ -215,7 +223,9 @@ func.func @quantize(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>
 // CHECK:           %[[TIE:.*]] = arith.ori
 // CHECK:           %[[HALF:.*]] = arith.select
 // CHECK:           %[[AWAY:.*]] = arith.addf %[[V]], %[[HALF]] : f32
-// CHECK:           arith.select %[[TIE]], %[[AWAY]], %[[EVEN]] : f32
+// CHECK:           %[[INTEGER:.*]] = arith.select %[[TIE]], %[[AWAY]], %[[EVEN]] : f32
+// CHECK:           %[[SUM:.*]] = arith.addf %[[INTEGER]], %{{.*}} : f32
+// CHECK:           arith.bitcast %[[SUM]] : f32 to i32
 func.func @quantize_ties_away_from_zero(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>> {
   %y = tinyml.quantize %x {ties_away_from_zero} : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.5:1>>
   return %y : tensor<4x!quant.uniform<i8:f32, 0.5:1>>
