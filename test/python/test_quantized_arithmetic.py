@@ -121,6 +121,25 @@ def test_narrow_form_is_multiply_by_quantized_multiplier():
                 _multiply_by_quantized_multiplier(x, multiplier, -e), (x, multiplier, e)
 
 
+def test_a_power_of_two_multipliers_high_product_is_a_halving():
+    """With the multiplier 2^30 (a scale that is a power of two) the narrow
+    form's high product of 2x, (2x * 2^30 + 2^31) >> 32, is (x + 1) >> 1,
+    which is what the lowering emits (`narrow_multiply`): odd x where the
+    rounding of the halving meets a tie of the right shift, both signs, and
+    random x, give MultiplyByQuantizedMultiplier's bits."""
+    rng = np.random.default_rng(7)
+    bound = (1 << 30) - 1
+    for e in range(1, 31):
+        ties = [k * (1 << (e + 1)) + (1 << e) - 1 for k in range(-3, 3)]
+        cases = ties + [-t for t in ties] + [int(v) for v in rng.integers(-bound, bound, 200)]
+        for x in (c for c in cases if abs(c) <= bound):
+            halved = (x + 1) >> 1
+            assert halved == (2 * x * (1 << 30) + (1 << 31)) >> 32
+            got = (((halved + (x >> 31)) >> (e - 1)) + 1) >> 1
+            assert got == narrow_multiply_by_quantized_multiplier(x, 1 << 30, -e) == \
+                _multiply_by_quantized_multiplier(x, 1 << 30, -e), (x, e)
+
+
 def test_narrow_form_without_sign_word_where_saturation_starts_at_zero():
     """A ReLU's saturation starts at the zero point: there the narrow form
     may leave out the accumulator's sign word (a negative accumulator gives

@@ -489,6 +489,36 @@ def test_quantize_rounds_halves_away_from_zero_as_tflite_does(tmp_path):
         np.testing.assert_array_equal(got, want, err_msg=target)
 
 
+@pytest.mark.parametrize("rhs_scale", [0.025, 0.03])
+@pytest.mark.parametrize("kind", ["ADD", "SUB"])
+def test_int8_add_with_power_of_two_scales_is_bit_exact_on_every_pair(tmp_path, kind,
+                                                                       rhs_scale):
+    """A residual add's scales are often powers of two apart (the output's
+    the larger input's): a multiplier is then 2^30, which the lowering
+    computes with shifts, no product (the larger input's 1/2, the sum's
+    2^-19; with an rhs scale of 0.025 its 1/4 too, with 0.03 the sum is odd
+    as often as not, where the rounding of the halving shows). All 65,536
+    pairs of int8 values, bit for bit to TFLM, with a RELU, on the host,
+    the M4 and the M0."""
+    m = TfliteModel()
+    a = m.tensor("a", [1, 256, 256], np.int8, quantization=([0.05], [3], 0))
+    b = m.tensor("b", [1, 256, 256], np.int8, quantization=([rhs_scale], [-7], 0))
+    y = m.tensor("y", [1, 256, 256], np.int8, quantization=([0.05], [-20], 0))
+    m.operator(kind, [a, b], [y], add_options("RELU", kind.capitalize()))
+    path = tmp_path / f"{kind.lower()}_{rhs_scale}.tflite"
+    path.write_bytes(m.build([a, b], [y]))
+    values = np.arange(-128, 128, dtype=np.int8)
+    x = [np.repeat(values, 256).reshape(1, 256, 256), np.tile(values, 256).reshape(1, 256, 256)]
+    interpreter = runtime.Interpreter.from_bytes(path.read_bytes(), arena_size=1 << 20)
+    for index, value in enumerate(x):
+        interpreter.set_input(value, index)
+    interpreter.invoke()
+    want = interpreter.get_output(0)
+    for target in ("host", "cortex-m4", "cortex-m0"):
+        model = tinyml.compile(str(path), target=target)
+        np.testing.assert_array_equal(model.run(*x).outputs[0], want, err_msg=target)
+
+
 @pytest.mark.parametrize("kind", ["SUB", "MUL"])
 def test_int8_sub_and_mul_are_bit_exact_to_tflite_micro(tmp_path, kind):
     """TFLite's integer SUB (the ADD arithmetic, the rhs subtracted) and MUL

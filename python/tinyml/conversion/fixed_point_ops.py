@@ -81,17 +81,19 @@ def reciprocal_of_one_plus(a: ir.Value) -> ir.Value:
     return saturating_shift_left(x, 1)
 
 
-def apply_scale(value: ir.Value, real: float, bound: int | None = None) -> ir.Value:
-    """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) on int32;
-    in its narrow form where `value` is known to be within +-`bound` and
-    that makes it exact (`narrow_requantization`)."""
+def apply_scale(value: ir.Value, real: float, bound: int | None = None,
+                zero_point: int = 0) -> ir.Value:
+    """MultiplyByQuantizedMultiplier(value, QuantizeMultiplier(real)) plus
+    `zero_point` on int32; in its narrow form where `value` is known to be
+    within +-`bound` and that makes it exact (`narrow_requantization`)."""
     multiplier, shift = quantize_multiplier(real)
     if bound is not None and narrow_requantization(bound, [(multiplier, shift)]):
-        return narrow_multiply(value, int_scalar(narrow_multiplier(multiplier), 32),
-                                int_scalar(-shift - 1, 32), 0)
-    return multiply_by_quantized_multiplier(value, int_scalar(multiplier, 32),
-                                             int_scalar(shift, 32) if shift > 0 else None,
-                                             int_scalar(max(-shift, 0), 32))
+        return narrow_multiply(value, narrow_multiplier(multiplier), int_scalar(-shift - 1, 32),
+                               zero_point)
+    scaled = multiply_by_quantized_multiplier(value, int_scalar(multiplier, 32),
+                                              int_scalar(shift, 32) if shift > 0 else None,
+                                              int_scalar(max(-shift, 0), 32))
+    return arith.addi(scaled, int_scalar(zero_point, 32)) if zero_point else scaled
 
 
 def multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
@@ -105,8 +107,9 @@ def multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
     return rounding_shift_right(doubling_high_mul(value, multiplier), right_shift)
 
 
-def narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value, shift_less_one: ir.Value,
-                     zero_point: int, clamps_below_zero: bool = False) -> ir.Value:
+def narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value | int,
+                    shift_less_one: ir.Value, zero_point: int,
+                    clamps_below_zero: bool = False) -> ir.Value:
     """fixed_point.py's narrow_multiply_by_quantized_multiplier plus
     `zero_point`, given the right shift less one and the multiplier m as
     2m - 2^32 (`narrow_multiplier`): four instructions, where
@@ -119,14 +122,24 @@ def narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value, shift_less_on
     ASR #1). With `clamps_below_zero` (the saturation's low end is the zero
     point or above: a fused ReLU) the sign word is left out: it only moves a
     negative accumulator's result, which is at most the zero point with it
-    or without it, and is clamped to the low end either way."""
+    or without it, and is clamped to the low end either way. A multiplier
+    given as a number and equal to 2^30 (a power-of-two scale, as a
+    residual add's often is) needs no product: the high product of 2x and
+    2^30 is (x + 1) >> 1."""
     wide, one = int_type(64), int_scalar(1, 32)
-    product = arith.muli(arith.extsi(wide, value), arith.extsi(wide, doubled_multiplier))
-    high = arith.trunci(int_type(32), arith.shrsi(arith.addi(product, int_scalar(1 << 31, 64)),
-                                                  int_scalar(32, 64)))
-    addend = value if clamps_below_zero else \
-        arith.addi(value, arith.shrsi(value, int_scalar(31, 32)))
-    signed = arith.addi(high, addend)
+    if doubled_multiplier == narrow_multiplier(1 << 30):
+        high = arith.shrsi(arith.addi(value, one), one)
+        signed = high if clamps_below_zero else \
+            arith.addi(high, arith.shrsi(value, int_scalar(31, 32)))
+    else:
+        if isinstance(doubled_multiplier, int):
+            doubled_multiplier = int_scalar(doubled_multiplier, 32)
+        product = arith.muli(arith.extsi(wide, value), arith.extsi(wide, doubled_multiplier))
+        high = arith.trunci(int_type(32), arith.shrsi(
+            arith.addi(product, int_scalar(1 << 31, 64)), int_scalar(32, 64)))
+        addend = value if clamps_below_zero else \
+            arith.addi(value, arith.shrsi(value, int_scalar(31, 32)))
+        signed = arith.addi(high, addend)
     rounded = arith.addi(arith.shrsi(signed, shift_less_one), int_scalar(1 + 2 * zero_point, 32))
     return arith.shrsi(rounded, one)
 

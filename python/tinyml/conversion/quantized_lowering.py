@@ -343,11 +343,17 @@ def _rescaled_sum(subtract: bool, scales: Sequence[float], zero_points: Sequence
     def body(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
         def scaled(value, zero_point, real):
             offset = arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
+            if quantize_multiplier(real) == (1 << 30, 0):
+                # The larger scale's input is scaled by 1/2: SRDHM(offset *
+                # 2^s, 2^30) halves an even product exactly, and the shift
+                # of 0 rounds nothing: offset * 2^(s - 1), where the general
+                # form takes a 64-bit product.
+                return arith.shli(offset, int_scalar(left_shift - 1, 32))
             return apply_scale(arith.muli(offset, int_scalar(1 << left_shift, 32)), real,
                                shifted_bound)
         combine = arith.subi if subtract else arith.addi
         total = combine(scaled(lhs, z1, reals[0]), scaled(rhs, z2, reals[1]))
-        out = arith.addi(apply_scale(total, reals[2], total_bound), int_scalar(z_out, 32))
+        out = apply_scale(total, reals[2], total_bound, z_out)
         clamped = arith.minsi(arith.maxsi(out, int_scalar(low, 32)), int_scalar(high, 32))
         return arith.trunci(int_type(bits), clamped)
 

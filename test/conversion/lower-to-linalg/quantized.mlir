@@ -376,15 +376,19 @@ func.func @mul(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<
 // operand scaled to scale / (2 * max_scale)) with the scaled rhs
 // subtracted. Each scaled operand is within 255 * 2^20 (times its scale),
 // so a multiply with a right shift takes the narrow form: the rhs's (1/4)
-// and the output's; the lhs's (1/2: QuantizeMultiplier gives no right
-// shift) stays general.
+// and the output's, whose zero point (2) joins its last rounding twice
+// over (1 + 2 * 2). The lhs's scale of 1/2 halves an even number: the
+// offset shifted left by 19, no product at all; the rhs's 1/4 is
+// QuantizeMultiplier's 2^30 with a right shift, whose high product is a
+// shift too. Only the output's scale takes a 64-bit product.
 // CHECK-LABEL: func.func @sub
-// (The other subi in the body take a constant: the rounding's masks.)
 // CHECK:         linalg.generic
-// CHECK:           tosa.apply_scale %{{.*}}, %c1073741824_i32
+// CHECK:           %[[LHS:.*]] = arith.addi %{{.*}}, %c-3_i32 : i32
+// CHECK:           %[[HALVED:.*]] = arith.shli %[[LHS]], %c19_i32 : i32
+// CHECK-NOT:       i64
+// CHECK:           arith.subi %[[HALVED]], %{{[0-9]+}} : i32
 // CHECK:           arith.muli %{{.*}}, %{{.*}} : i64
-// CHECK:           arith.subi %{{[0-9]+}}, %{{[0-9]+}} : i32
-// CHECK:           arith.muli %{{.*}}, %{{.*}} : i64
+// CHECK:           arith.addi %{{.*}}, %c5_i32 : i32
 // CHECK-NOT:       tosa.apply_scale
 // CHECK:           arith.trunci %{{.*}} : i32 to i8
 func.func @sub(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 1.000000e-01:2>> {
@@ -396,10 +400,10 @@ func.func @sub(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<
 
 // 16x8 quantization: TFLite's int16 add is the int8 one's arithmetic with
 // the operands shifted left by 15 (32768) where int8 shifts by 20,
-// saturated to int16.
+// saturated to int16 (the larger scale's operand, halved, by 14).
 // CHECK-LABEL: func.func @add_int16
 // CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4xi16>, tensor<4xi16>) outs(%{{.*}} : tensor<4xi16>)
-// CHECK:           arith.muli %{{.*}}, %c32768_i32{{.*}} : i32
+// CHECK:           arith.shli %{{.*}}, %c14_i32{{.*}} : i32
 // CHECK:           arith.muli %{{.*}}, %c32768_i32{{.*}} : i32
 // CHECK:           arith.maxsi %{{.*}}, %c-32768_i32 : i32
 // CHECK:           arith.trunci %{{.*}} : i32 to i16
@@ -419,4 +423,26 @@ func.func @add_int16(%a: tensor<4x!quant.uniform<i16:f32, 5.000000e-01>>, %b: te
 func.func @max_pool_int16(%x: tensor<1x3x3x2x!quant.uniform<i16:f32, 5.000000e-01>>) -> tensor<1x2x2x2x!quant.uniform<i16:f32, 5.000000e-01>> {
   %y = tinyml.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x3x3x2x!quant.uniform<i16:f32, 5.000000e-01>>) -> tensor<1x2x2x2x!quant.uniform<i16:f32, 5.000000e-01>>
   return %y : tensor<1x2x2x2x!quant.uniform<i16:f32, 5.000000e-01>>
+}
+
+// -----
+
+// A residual add whose output has its larger input's scale: the sum's
+// scale 2 * 0.5 / (2^20 * 0.5) is 2^-19, QuantizeMultiplier's 2^30 with
+// a right shift, whose narrow form's high product of 2x and 2^30 is
+// (x + 1) >> 1: no 64-bit product anywhere (the rhs's 1/2 a shift too).
+// CHECK-LABEL: func.func @add_power_of_two_scale
+// CHECK:         linalg.generic
+// CHECK-NOT:       i64
+// CHECK:           arith.shli %{{.*}}, %c19_i32 : i32
+// CHECK:           %[[SUM:.*]] = arith.addi %{{[0-9]+}}, %{{[0-9]+}} : i32
+// CHECK:           %[[UP:.*]] = arith.addi %[[SUM]], %[[ONE:.*]] : i32
+// CHECK:           %[[HIGH:.*]] = arith.shrsi %[[UP]], %[[ONE]] : i32
+// CHECK:           %[[SIGN:.*]] = arith.shrsi %[[SUM]], %c31_i32 : i32
+// CHECK:           arith.addi %[[HIGH]], %[[SIGN]] : i32
+// CHECK-NOT:       i64
+// CHECK:           arith.trunci %{{.*}} : i32 to i8
+func.func @add_power_of_two_scale(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>> {
+  %y = tinyml.add %a, %b : (tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<4x!quant.uniform<i8:f32, 5.000000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>>
+  return %y : tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>>
 }
