@@ -89,6 +89,9 @@ class ScalarBuilder:
     def sqrt(self, x):
         return math.sqrt(x)
 
+    def abs(self, x):
+        return math.absf(x)
+
     def select(self, cond, x, y):
         return arith.select(cond, x, y)
 

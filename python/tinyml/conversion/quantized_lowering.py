@@ -540,57 +540,60 @@ def lower_quantize(op) -> ir.Value:
     scale, zero_point = float(_scales(element)[0]), _zero_point(element)
     params = quant.UniformQuantizedType(element)
     result_type = ir.RankedTensorType.get(shape_of(op.results[0]), storage_type(element))
-    ties_away = "ties_away_from_zero" in op.attributes
+    rounded = _rounded_half_away if "ties_away_from_zero" in op.attributes \
+        else _rounded_half_even
 
     def body(_, args):
         b = ScalarBuilder()  # float32: the generic's own builder is int8
-        scaled = b.div(args[0], b.const(scale))
-        return _rounded_to_storage(b, _round_half_away(b, scaled) if ties_away else scaled,
-                                   zero_point, params)
+        offset = arith.addi(rounded(b, b.div(args[0], b.const(scale))),
+                            int_scalar(zero_point, 32))
+        clamped = arith.minsi(arith.maxsi(offset, int_scalar(params.storage_type_min, 32)),
+                              int_scalar(params.storage_type_max, 32))
+        return arith.trunci(params.storage_type, clamped)
 
     return with_quantized_result(op, build_elementwise(result_type, [op.operands[0]], body))
 
 
-#: 1.5 * 2^23, and its float32 bits: for |v| < 2^22, v + ROUNDING_MAGIC is
-#: in [2^23, 2^24), whose float32 values are the integers, so the add rounds
-#: v in the FPU's default mode (nearest, ties to even) and the sum's bits are
-#: ROUNDING_MAGIC_BITS plus the rounded v.
+#: 1.5 * 2^23, and its float32 bits: for 0 <= v < 2^22 (or |v| < 2^22),
+#: v + ROUNDING_MAGIC is in [2^23, 2^24), whose float32 values are the
+#: integers, so the add rounds v in the FPU's default mode (nearest, ties to
+#: even) and the sum's bits are ROUNDING_MAGIC_BITS plus the rounded v. No
+#: libm, no float compare, no float-to-int conversion.
 ROUNDING_MAGIC = 12582912.0
 ROUNDING_MAGIC_BITS = 0x4B400000
+#: The float32 bits of 0.5.
+HALF_BITS = 0x3F000000
 
 
-def _rounded_to_storage(b, value: ir.Value, zero_point: int, params) -> ir.Value:
-    """clamp(round_half_even(value) + zero_point) in the storage type of
-    `params`, read from the bits of value + 1.5 * 2^23: no float compare,
-    no float-to-int conversion (on the M4, 7 instructions a value where
-    float clamps and VCVT took 16). A larger value, an infinity or a NaN
-    lands beyond the range on its sign's side: a negative sum's bits are a
-    negative int32, which max(bits, 0) keeps from wrapping the subtraction."""
+def _rounded_half_even(b, value: ir.Value) -> ir.Value:
+    """round_half_even(value) as an int32, read from the bits of value +
+    1.5 * 2^23 (on the M4, 7 instructions a quantized value where float
+    clamps and VCVT took 16). A larger value, an infinity or a NaN lands
+    beyond any storage range on its sign's side: a negative sum's bits are
+    a negative int32, which max(bits, 0) keeps from wrapping the
+    subtraction."""
     bits = arith.bitcast(int_type(32), b.add(value, b.const(ROUNDING_MAGIC)))
-    offset = arith.subi(arith.maxsi(bits, int_scalar(0, 32)),
-                        int_scalar(ROUNDING_MAGIC_BITS - zero_point, 32))
-    clamped = arith.minsi(arith.maxsi(offset, int_scalar(params.storage_type_min, 32)),
-                          int_scalar(params.storage_type_max, 32))
-    return arith.trunci(params.storage_type, clamped)
+    return arith.subi(arith.maxsi(bits, int_scalar(0, 32)),
+                      int_scalar(ROUNDING_MAGIC_BITS, 32))
 
 
-def _round_half_even(b, value: ir.Value) -> ir.Value:
-    """Ties to even for |value| < 2^22, with float32 arithmetic only: adding
-    and subtracting 1.5 * 2^23 rounds in the FPU's default mode (nearest,
-    ties to even), which needs no libm `roundevenf` on a Cortex-M."""
-    magic = b.const(ROUNDING_MAGIC)
-    return b.sub(b.add(value, magic), magic)
-
-
-def _round_half_away(b, value: ir.Value) -> ir.Value:
-    """Ties away from zero (std::round) for |value| < 2^22: a tie is where
-    rounding to even moved by exactly one half; then value + sign(value)/2
-    is the integer away from zero, exactly."""
-    even = _round_half_even(b, value)
-    moved = b.sub(value, even)
-    tie = arith.ori(b.cmp("oeq", moved, b.const(0.5)), b.cmp("oeq", moved, b.const(-0.5)))
-    half = b.select(b.cmp("olt", value, b.const(0.0)), b.const(-0.5), b.const(0.5))
-    return b.select(tie, b.add(value, half), even)
+def _rounded_half_away(b, value: ir.Value) -> ir.Value:
+    """round_half_away_from_zero(value) (TfLiteRound) as an int32: |value|
+    rounded to even by the magic sum, one more where that rounded a tie
+    down (|value| is exactly half above the result), then value's sign
+    applied as (n ^ s) - s with s its sign word. Beyond 2^22, at an
+    infinity or a NaN the magnitude is beyond any storage range, and the
+    sign puts it on its side."""
+    magnitude = b.abs(value)
+    shifted = b.add(magnitude, b.const(ROUNDING_MAGIC))
+    nearest = b.sub(shifted, b.const(ROUNDING_MAGIC))
+    tie = arith.cmpi(arith.CmpIPredicate.eq,
+                     arith.bitcast(int_type(32), b.sub(magnitude, nearest)),
+                     int_scalar(HALF_BITS, 32))
+    even = arith.subi(arith.bitcast(int_type(32), shifted), int_scalar(ROUNDING_MAGIC_BITS, 32))
+    away = arith.addi(even, arith.extui(int_type(32), tie))
+    sign = arith.shrsi(arith.bitcast(int_type(32), value), int_scalar(31, 32))
+    return arith.subi(arith.xori(away, sign), sign)
 
 
 def lower_dequantize(op) -> ir.Value:

@@ -187,9 +187,9 @@ func.func @relu6_range(%x: tensor<4x!quant.uniform<i8:f32, 0.1:-128>>) -> tensor
 // -----
 
 // An explicit quantize divides in float and rounds half to even by adding
-// 1.5 * 2^23 (no libm on the target); the sum's bits, less 0x4B400000 less
-// the zero point (1), are the stored value before saturation: 0x4B400000 - 1
-// = 1262485503. A negative sum's bits (a negative int32) go to 0 first.
+// 1.5 * 2^23 (no libm on the target); the sum's bits less 0x4B400000 =
+// 1262485504 are the rounded value (a negative sum's bits, a negative
+// int32, go to 0 first), then the zero point (1) and saturation.
 // CHECK-LABEL: func.func @quantize
 // CHECK:         linalg.generic
 // CHECK:           arith.divf
@@ -197,8 +197,9 @@ func.func @relu6_range(%x: tensor<4x!quant.uniform<i8:f32, 0.1:-128>>) -> tensor
 // CHECK:           %[[UP:.*]] = arith.addf %{{.*}}, %[[MAGIC]] : f32
 // CHECK:           %[[BITS:.*]] = arith.bitcast %[[UP]] : f32 to i32
 // CHECK:           %[[POSITIVE:.*]] = arith.maxsi %[[BITS]], %{{.*}} : i32
-// CHECK:           %[[OFFSET:.*]] = arith.constant 1262485503 : i32
-// CHECK:           %[[STORED:.*]] = arith.subi %[[POSITIVE]], %[[OFFSET]] : i32
+// CHECK:           %[[OFFSET:.*]] = arith.constant 1262485504 : i32
+// CHECK:           %[[ROUNDED:.*]] = arith.subi %[[POSITIVE]], %[[OFFSET]] : i32
+// CHECK:           %[[STORED:.*]] = arith.addi %[[ROUNDED]], %c1_i32 : i32
 // CHECK:           arith.maxsi %[[STORED]]
 // CHECK:           arith.minsi
 // CHECK:           arith.trunci %{{.*}} : i32 to i8
@@ -210,22 +211,27 @@ func.func @quantize(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>
 
 // -----
 
-// TFLite's QUANTIZE rounds halves away from zero: where rounding to even
-// moved the value by exactly one half, the value plus its sign's half; the
-// integer that gives is read from its sum's bits as above.
+// TFLite's QUANTIZE rounds halves away from zero: |x / scale| rounded to
+// even by the magic sum, one more where that rounded a tie down (the
+// magnitude is exactly 0.5, bits 0x3F000000 = 1056964608, above the
+// rounded value), then the sign of x / scale applied as (n ^ s) - s.
 // CHECK-LABEL: func.func @quantize_ties_away_from_zero
 // CHECK:         linalg.generic
-// CHECK:           %[[UP:.*]] = arith.addf %{{.*}}, %[[MAGIC:.*]] : f32
-// CHECK:           %[[EVEN:.*]] = arith.subf %[[UP]], %[[MAGIC]] : f32
-// CHECK:           %[[MOVED:.*]] = arith.subf %[[V:.*]], %[[EVEN]] : f32
-// CHECK:           arith.cmpf oeq, %[[MOVED]]
-// CHECK:           arith.cmpf oeq, %[[MOVED]]
-// CHECK:           %[[TIE:.*]] = arith.ori
-// CHECK:           %[[HALF:.*]] = arith.select
-// CHECK:           %[[AWAY:.*]] = arith.addf %[[V]], %[[HALF]] : f32
-// CHECK:           %[[INTEGER:.*]] = arith.select %[[TIE]], %[[AWAY]], %[[EVEN]] : f32
-// CHECK:           %[[SUM:.*]] = arith.addf %[[INTEGER]], %{{.*}} : f32
-// CHECK:           arith.bitcast %[[SUM]] : f32 to i32
+// CHECK:           %[[V:.*]] = arith.divf
+// CHECK:           %[[ABS:.*]] = math.absf %[[V]] : f32
+// CHECK:           %[[UP:.*]] = arith.addf %[[ABS]], %{{.*}} : f32
+// CHECK:           %[[EVEN:.*]] = arith.subf %[[UP]], %{{.*}} : f32
+// CHECK:           %[[MOVED:.*]] = arith.subf %[[ABS]], %[[EVEN]] : f32
+// CHECK:           %[[MOVED_BITS:.*]] = arith.bitcast %[[MOVED]] : f32 to i32
+// CHECK:           %[[TIE:.*]] = arith.cmpi eq, %[[MOVED_BITS]], %c1056964608_i32 : i32
+// CHECK:           %[[UP_BITS:.*]] = arith.bitcast %[[UP]] : f32 to i32
+// CHECK:           %[[N:.*]] = arith.subi %[[UP_BITS]], %c1262485504_i32 : i32
+// CHECK:           %[[AWAY:.*]] = arith.addi %[[N]], %{{.*}} : i32
+// CHECK:           %[[V_BITS:.*]] = arith.bitcast %[[V]] : f32 to i32
+// CHECK:           %[[SIGN:.*]] = arith.shrsi %[[V_BITS]], %c31_i32 : i32
+// CHECK:           %[[FLIPPED:.*]] = arith.xori %[[AWAY]], %[[SIGN]] : i32
+// CHECK:           arith.subi %[[FLIPPED]], %[[SIGN]] : i32
+// CHECK-NOT:       arith.fptosi
 func.func @quantize_ties_away_from_zero(%x: tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:1>> {
   %y = tinyml.quantize %x {ties_away_from_zero} : tensor<4xf32> to tensor<4x!quant.uniform<i8:f32, 0.5:1>>
   return %y : tensor<4x!quant.uniform<i8:f32, 0.5:1>>
