@@ -90,13 +90,15 @@ def test_tflite_imports_the_same_ir_as_its_tf2onnx_conversion(path):
         assert graph_signature(from_tflite) == graph_signature(from_onnx)
 
 
-def _interpreter(data: bytes) -> runtime.Interpreter:
-    return runtime.Interpreter.from_bytes(data)
+def _interpreter(data: bytes, arena_size: int | None = None) -> runtime.Interpreter:
+    return runtime.Interpreter.from_bytes(data, arena_size=arena_size)
 
 
-def _run_reference(data: bytes, x: np.ndarray) -> np.ndarray:
-    interpreter = _interpreter(data)
-    interpreter.set_input(x, 0)
+def _run_reference(data: bytes, *inputs: np.ndarray, arena_size: int | None = None) -> np.ndarray:
+    """TFLM's first output for the model's inputs, in order."""
+    interpreter = _interpreter(data, arena_size)
+    for index, value in enumerate(inputs):
+        interpreter.set_input(value, index)
     interpreter.invoke()
     return interpreter.get_output(0)
 
@@ -509,11 +511,7 @@ def test_int8_add_with_power_of_two_scales_is_bit_exact_on_every_pair(tmp_path, 
     path.write_bytes(m.build([a, b], [y]))
     values = np.arange(-128, 128, dtype=np.int8)
     x = [np.repeat(values, 256).reshape(1, 256, 256), np.tile(values, 256).reshape(1, 256, 256)]
-    interpreter = runtime.Interpreter.from_bytes(path.read_bytes(), arena_size=1 << 20)
-    for index, value in enumerate(x):
-        interpreter.set_input(value, index)
-    interpreter.invoke()
-    want = interpreter.get_output(0)
+    want = _run_reference(path.read_bytes(), *x, arena_size=1 << 20)
     for target in ("host", "cortex-m4", "cortex-m0"):
         model = tinyml.compile(str(path), target=target)
         np.testing.assert_array_equal(model.run(*x).outputs[0], want, err_msg=target)
@@ -534,11 +532,7 @@ def test_int8_sub_and_mul_are_bit_exact_to_tflite_micro(tmp_path, kind):
     rng = np.random.default_rng(4)
     x = [rng.integers(-128, 128, (1, 3, 3, 4)).astype(np.int8),
          rng.integers(-128, 128, (1, 1, 1, 4)).astype(np.int8)]
-    interpreter = _interpreter(path.read_bytes())
-    for index, value in enumerate(x):
-        interpreter.set_input(value, index)
-    interpreter.invoke()
-    want = interpreter.get_output(0)
+    want = _run_reference(path.read_bytes(), *x)
     for target in ("host", "cortex-m4", "cortex-m0"):
         model = tinyml.compile(str(path), target=target)
         assert model.report.float_layers == []
