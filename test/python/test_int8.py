@@ -202,6 +202,39 @@ def test_an_element_wise_function_without_integer_kernel_is_a_table():
         assert np.abs(got.astype(int) - want.astype(int)).max() <= 1, target
 
 
+def test_a_qdq_silu_is_one_table():
+    """onnxruntime's QDQ SiLU, Sigmoid between its dequantize and quantize
+    times the dequantized input, quantized again: the Sigmoid is a table,
+    the Mul an integer MUL of x and that table, and the two one table of
+    256 results (tinyml-tabulate-int8-functions); onnxruntime's float
+    semantics within one step, on every target."""
+    q = [helper.make_node("DequantizeLinear", ["x0", "sx", "zx"], ["xf"]),
+         helper.make_node("Sigmoid", ["xf"], ["s"]),
+         helper.make_node("QuantizeLinear", ["s", "ss", "zs"], ["sq"]),
+         helper.make_node("DequantizeLinear", ["sq", "ss", "zs"], ["sf"]),
+         helper.make_node("Mul", ["xf", "sf"], ["t"]),
+         helper.make_node("QuantizeLinear", ["t", "sy", "zy"], ["y"])]
+    inits = [numpy_helper.from_array(np.float32(0.05), "sx"),
+             numpy_helper.from_array(np.int8(5), "zx"),
+             numpy_helper.from_array(np.float32(1 / 256), "ss"),
+             numpy_helper.from_array(np.int8(-128), "zs"),
+             numpy_helper.from_array(np.float32(0.03), "sy"),
+             numpy_helper.from_array(np.int8(-10), "zy")]
+    graph = helper.make_graph(
+        q, "qdq_silu", [helper.make_tensor_value_info("x0", onnx.TensorProto.INT8, [1, 256])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.INT8, [1, 256])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    x = np.arange(-128, 128, dtype=np.int8).reshape(1, 256)
+    want = zoo.reference(model, {"x0": x})[0]
+    for target in ("host", "cortex-m4", "cortex-m0"):
+        compiled = tinyml.compile(model, target=target, emit_stages=True)
+        cleaned = compiled.stages["cleanup"]
+        assert cleaned.count("tinyml.lookup") == 1 and "tinyml.mul" not in cleaned
+        got = compiled.run(x).outputs[0]
+        assert np.abs(got.astype(int) - want.astype(int)).max() <= 1, target
+
+
 def test_a_layer_without_integer_kernel_runs_in_float_and_is_reported():
     """A Div of two int8 tensors has no integer kernel: it runs in float
     between its dequantizes and quantize (ONNX's semantics), the report
