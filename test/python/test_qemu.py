@@ -201,15 +201,20 @@ def test_a_temporary_folder_with_a_comma_still_runs(monkeypatch, tmp_path):
     assert on_qemu.instructions == emulated.instructions > 0
 
 
+def _relu_on_qemu() -> None:
+    """Compile the one-op ReLU model for the M4 and run it on QEMU."""
+    model = zoo.build("op_relu")
+    compiled = tinyml.compile(model, target="cortex-m4")
+    compiled.run(next(iter(zoo.random_inputs(model).values())), emulator="qemu")
+
+
 def test_a_counter_that_does_not_build_is_a_one_line_error(monkeypatch, tmp_path):
     broken = tmp_path / "count_instructions.c"
     broken.write_text("this is not C\n")
     monkeypatch.setattr(qemu, "COUNTER_SOURCE", broken)
-    model = zoo.build("op_relu")
-    compiled = tinyml.compile(model, target="cortex-m4")
     with pytest.raises(RunError, match=r"^building QEMU's instruction counter "
                                        r"\(count_instructions.c\) with \S+ failed: [^\n]+$"):
-        compiled.run(next(iter(zoo.random_inputs(model).values())), emulator="qemu")
+        _relu_on_qemu()
 
 
 def test_a_call_the_counter_never_sees_return_is_a_one_line_error(monkeypatch):
@@ -220,11 +225,9 @@ def test_a_call_the_counter_never_sees_return_is_a_one_line_error(monkeypatch):
     def entry_in_the_vector_table(elf, names):
         return [(0, 0), *real(elf, names)[1:]]
     monkeypatch.setattr(qemu, "_function_ranges", entry_in_the_vector_table)
-    model = zoo.build("op_relu")
-    compiled = tinyml.compile(model, target="cortex-m4")
     with pytest.raises(RunError, match=r"^the instruction counter saw no return from \S+ on "
                                        r"mps2-an386$"):
-        compiled.run(next(iter(zoo.random_inputs(model).values())), emulator="qemu")
+        _relu_on_qemu()
 
 
 def test_a_function_missing_from_the_image_is_named(tmp_path):

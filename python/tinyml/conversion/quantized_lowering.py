@@ -373,8 +373,7 @@ def lower_quantized_mul(op) -> ir.Value:
     def body(_, args):
         a, b = (arith.addi(arith.extsi(int_type(32), value), int_scalar(-zero_point, 32))
                 for value, zero_point in ((args[0], z1), (args[1], z2)))
-        out = apply_scale(arith.muli(a, b), real)
-        return _saturate(arith.addi(out, int_scalar(z_out, 32)), types[2])
+        return _saturate(apply_scale(arith.muli(a, b), real, zero_point=z_out), types[2])
 
     stored = build_elementwise(result_type, [storage_of(lhs), storage_of(rhs)], body)
     return with_quantized_result(op, stored)

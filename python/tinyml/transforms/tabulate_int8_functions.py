@@ -176,10 +176,11 @@ def _evaluate_integer(ops: list[ir.Operation]) -> list[int]:
         else:
             types = [element_of(v) for v in (*op.operands, op.results[0])]
             out = quant.UniformQuantizedType(types[2])
-            values[op.results[0]] = [
-                integer_mul(a, b, [scales(t)[0] for t in types], [zero_points(t)[0] for t in types],
-                            (out.storage_type_min, out.storage_type_max))
-                for a, b in zip(*operands)]
+            type_scales = [scales(t)[0] for t in types]
+            type_zero_points = [zero_points(t)[0] for t in types]
+            stored_range = (out.storage_type_min, out.storage_type_max)
+            values[op.results[0]] = [integer_mul(a, b, type_scales, type_zero_points, stored_range)
+                                     for a, b in zip(*operands)]
     return values[ops[-1].results[0]]
 
 
