@@ -23,7 +23,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from mlir import ir
 
@@ -103,16 +103,17 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
                 if not spec.fpu:
                     refuse_float_layers(func, spec)
                 build.front.measured["float_layers"] = float_layers(func)
-        built: list[Candidate] = []
-        scheduled: set[bytes] = set()
-        for plan in plans:
-            stages = stages_for(memory_plan=plan)
-            # The last plan takes the module itself, each other one a copy.
-            planned = module if plan == plans[-1] else module.operation.clone()
-            candidate = build.plan(plan, planned, stages[_schedule_index(stages):],
-                                   sram_budget, scheduled)
-            if candidate is not None:
-                built.append(candidate)
+        # Byte-pair SMLADs trade arena for instructions: an SRAM budget that
+        # no plan meets with them is tried again without.
+        retry = sram_budget is not None and spec.dsp and not spec.mve
+        fronted = module.operation.clone() if retry else module
+        built = _build_plans(build, plans, module, stages_for, sram_budget)
+        byte_pairs = True
+        if retry and sram_budget is not None \
+                and not any(c.built and c.arena_bytes <= sram_budget for c in built):
+            byte_pairs = False
+            built = _build_plans(build, plans, fronted,
+                                 functools.partial(stages_for, byte_pairs=False), sram_budget)
         chosen = choose(built, sram_budget, flash_budget)
         chosen.artefacts["memory.svg"] = picture(chosen, built)
     report = CompileReport(
@@ -125,7 +126,8 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
                      ("opt_level", None if spec.is_host else opt_level),
                      ("float_abi", None if spec.is_host else spec.float_abi),
                      ("streaming", streaming or None), ("entry", entry or None),
-                     ("sram_budget", sram_budget), ("flash_budget", flash_budget))
+                     ("sram_budget", sram_budget), ("flash_budget", flash_budget),
+                     ("byte_pairs", None if byte_pairs else False))
                      if value is not None}},
         stages=[stage_file(i, stage) for i, stage in enumerate(chosen.stages)])
     compiled = CompiledModel(report, chosen.artefacts, chosen.stages, module=chosen.module)
@@ -136,6 +138,24 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
             raise CompileError(f"the host JIT failed: {one_line(error)}") from None
     report.compile_seconds = time.perf_counter() - start
     return compiled
+
+
+def _build_plans(build: "_Build", plans: list[str], module: Any,
+                 stages_for: Callable[..., list[Stage]],
+                 sram_budget: int | None) -> list[Candidate]:
+    """Each plan's compile of `module` (after the front stages), but those
+    whose schedule another plan gave."""
+    built: list[Candidate] = []
+    scheduled: set[bytes] = set()
+    for plan in plans:
+        stages = stages_for(memory_plan=plan)
+        # The last plan takes the module itself, each other one a copy.
+        planned = module if plan == plans[-1] else module.operation.clone()
+        candidate = build.plan(plan, planned, stages[_schedule_index(stages):],
+                               sram_budget, scheduled)
+        if candidate is not None:
+            built.append(candidate)
+    return built
 
 
 def _schedule_index(stages: list[Stage]) -> int:

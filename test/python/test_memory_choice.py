@@ -7,6 +7,8 @@ one-line error.
 The model is a residual block small enough to compile four times, whose
 second conv the plan "line-buffers" computes row by row inside the third's
 loop: the plans differ in arena and in code."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -132,3 +134,19 @@ def test_the_command_line_names_the_plan(tmp_path):
     assert_one_line_error(cli("compile", model, "-o", tmp_path / "bad", "--memory-plan", "x"),
                           "compile", "argument --memory-plan: invalid choice: 'x'")
     assert not (tmp_path / "bad").exists()
+
+
+def test_an_sram_budget_below_the_byte_pairs_arena_compiles_without_them():
+    """Byte-pair SMLADs pack a matrix-vector product's input into two bytes
+    a value: the autoencoder's 640-value input takes its arena from 272 to
+    1,408 bytes. A budget no plan meets with them is met without them (the
+    report says so), with the same outputs."""
+    model = str(Path(__file__).resolve().parents[1] / "models" / "int8" / "fc_autoencoder.tflite")
+    fast = tinyml.compile(model, target="cortex-m4")
+    assert "byte_pairs" not in fast.report.options
+    budget = fast.report.arena_bytes - 1
+    small = tinyml.compile(model, target="cortex-m4", sram_budget=budget)
+    assert small.report.arena_bytes <= budget
+    assert small.report.options["byte_pairs"] is False
+    x = np.random.default_rng(5).integers(-128, 128, (1, 640)).astype(np.int8)
+    np.testing.assert_array_equal(small.run(x).outputs[0], fast.run(x).outputs[0])

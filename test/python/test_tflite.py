@@ -537,3 +537,54 @@ def test_int8_sub_and_mul_are_bit_exact_to_tflite_micro(tmp_path, kind):
         model = tinyml.compile(str(path), target=target)
         assert model.report.float_layers == []
         np.testing.assert_array_equal(model.run(*x).outputs[0], want, err_msg=target)
+
+
+def _fully_connected(path: Path, weights: np.ndarray, bias: np.ndarray,
+                     output_scale: float) -> bytes:
+    """An int8 FULLY_CONNECTED layer of `weights` ([out, in]) and `bias`,
+    per-tensor scales, an input zero point of -5."""
+    out, length = weights.shape
+    m = TfliteModel()
+    x = m.tensor("x", [1, length], np.int8, quantization=([0.05], [-5], 0))
+    w = m.tensor("w", [out, length], np.int8, data=weights, quantization=([0.004], [0], 0))
+    b = m.tensor("b", [out], np.int32, data=bias, quantization=([0.0002], [0], 0))
+    y = m.tensor("y", [1, out], np.int8, quantization=([output_scale], [3], 0))
+    m.operator("FULLY_CONNECTED", [x, w, b], [y], fully_connected_options())
+    path.write_bytes(m.build([x], [y]))
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("case", ["byte_pairs", "odd_weight_below_int8", "beyond_24_bits"])
+def test_fully_connected_in_byte_pairs_is_bit_exact_to_tflite_micro(tmp_path, case):
+    """A matrix-vector product on a DSP core multiplies its weight words as
+    loaded (tinyml-contract-to-smlad's byte pairs: an accumulator 256 times
+    the sum, shifted back). Weights of every int8 value, inputs at both
+    ends and alternating, against TFLM on the host, the M4 and the M7; the
+    layer takes the byte-pair form only where it is exact: not with a
+    negative even weight before a -128, nor when 256 times a sum could
+    leave 32 bits (640 weights of +-127)."""
+    rng = np.random.default_rng(7)
+    length = 640 if case == "beyond_24_bits" else 64
+    if case == "beyond_24_bits":
+        weights = rng.choice(np.array([-127, 127], np.int8), (16, length))
+    else:
+        weights = rng.integers(-128, 128, (16, length)).astype(np.int8)
+        weights[:, 0::2] = np.where(weights[:, 1::2] == -128, 3, weights[:, 0::2])
+        weights[:4, :8] = [[-1, 127, -128, 127, 0, -128, 127, -127]] * 4
+        if case == "odd_weight_below_int8":
+            weights[5, 10:12] = [-1, -128]
+    bias = rng.integers(-40_000, 40_000, 16).astype(np.int32)
+    data = _fully_connected(tmp_path / f"{case}.tflite", weights, bias,
+                            0.6 if case == "beyond_24_bits" else 0.08)
+    inputs = [np.full((1, length), -128, np.int8), np.full((1, length), 127, np.int8),
+              np.resize(np.array([-128, 127], np.int8), (1, length)),
+              rng.integers(-128, 128, (1, length)).astype(np.int8)]
+    for target in ("host", "cortex-m4", "cortex-m7"):
+        model = tinyml.compile(str(tmp_path / f"{case}.tflite"), target=target,
+                               emit_stages=True)
+        if target != "host":
+            assert ("llvm.arm.ssub16" in model.stages["tile-and-vectorize"]) \
+                == (case == "byte_pairs"), target
+        for x in inputs:
+            want = _run_reference(data, x)
+            np.testing.assert_array_equal(model.run(x).outputs[0], want, err_msg=target)

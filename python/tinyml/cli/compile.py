@@ -74,7 +74,9 @@ def make_parser() -> argparse.ArgumentParser:
                              "--sram-budget; the report lists the plans built)")
     parser.add_argument("--sram-budget", type=_whole_number, metavar="BYTES",
                         help="keep the memory plan with the least code whose activation "
-                             "arena fits BYTES; fail when none does")
+                             "arena fits BYTES (on a DSP core, without the byte-pair "
+                             "matrix-vector products' packed inputs if none fits with "
+                             "them); fail when none does")
     parser.add_argument("--flash-budget", type=_whole_number, metavar="BYTES",
                         help="keep the memory plan with the least arena whose object "
                              "(code and constants) fits BYTES of flash; fail when none "

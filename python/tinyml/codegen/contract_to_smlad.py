@@ -44,7 +44,8 @@ from mlir.dialects import arith, llvm, vector
 
 from ..ir.values import constant_int, producer
 from ..ir.walk import ops_named
-from ..pipeline.registry import Pass, register
+from ..pipeline.registry import Option, Pass, register
+from . import smlad_byte_pairs as byte_pairs
 
 SXTB16 = "llvm.arm.sxtb16"
 SMLAD = "llvm.arm.smlad"
@@ -70,11 +71,21 @@ class ContractToSmlad(Pass):
     summary = ("Lower int8 vector contractions to SXTB16 + SMLAD dual multiply-accumulates "
                "over compile-time packed weights (Cortex-M DSP extension)")
 
+    options = (Option("byte-pairs", bool, True,
+                      "multiply a matrix-vector product's weight words as loaded, one SXTB16 a "
+                      "word, over its input packed once (see smlad_byte_pairs)"),)
+    # The option's value, set by `Pass.__init__`.
+    byte_pairs: bool
+
     def apply(self, module):
         packed: dict[tuple, ir.Value] = {}
+        packed_inputs: list[tuple[ir.Value, ir.Value]] = []
         for contract in ops_named(module, "vector.contract"):
             product = int8_dot_product(contract)
-            if product is not None:
+            if product is None:
+                continue
+            if not (self.byte_pairs and lower_to_byte_pairs(contract, product, packed,
+                                                            packed_inputs)):
                 lower_to_smlad(contract, product, packed)
 
 
@@ -172,13 +183,23 @@ def dims_of(map_attr: ir.Attribute) -> list[int] | None:
     return dims
 
 
-def weight_slice(weights: ir.Value, reduction_axis: int, channel_axis: int) -> WeightSlice | None:
-    """Trace a 2-D weight vector back to the int8 constant it is read from:
-    an optional `vector.extract` of a `vector.transfer_read` (in bounds,
-    minor identity) of unit-stride `tensor.extract_slice`s of an
-    `arith.constant`."""
+@dataclass
+class TracedRead:
+    """The tensor a vector is read from, through `tensor.extract_slice`s:
+    the vector's first element's index in it (per dimension, the terms of
+    a sum: the offsets of the slices and of the read) and the tensor
+    dimension of each of the vector's dimensions."""
+    source: ir.Value
+    offsets: list[list[ir.Value | int]]
+    dims: list[int]
+
+
+def traced_read(value: ir.Value) -> TracedRead | None:
+    """Trace a vector back to the tensor it is read from: an optional
+    `vector.extract` of a `vector.transfer_read` (in bounds, minor
+    identity) of unit-stride `tensor.extract_slice`s of it."""
     positions: list[int] = []
-    op = producer(weights)
+    op = producer(value)
     if op is not None and op.name == "vector.extract":
         if list(op.operands[1:]):
             return None  # a dynamic position
@@ -197,7 +218,6 @@ def weight_slice(weights: ir.Value, reduction_axis: int, channel_axis: int) -> W
     offsets = [[static_or_value(index)] for index in read.indices]
     for i, position in enumerate(positions):
         offsets[first + i].append(position)
-    # The tensor dimension of each dimension of `weights`.
     dims = [first + len(positions) + i for i in range(read_rank - len(positions))]
     source = read.base
     while (slice_op := producer(source)) is not None and slice_op.name == "tensor.extract_slice":
@@ -209,11 +229,20 @@ def weight_slice(weights: ir.Value, reduction_axis: int, channel_axis: int) -> W
             outer[source_dim] += offsets[result_dim]
         offsets, dims = outer, [mapping[d] for d in dims]
         source = slice_op.operands[0]
-    constant = producer(source)
+    return TracedRead(source, offsets, dims)
+
+
+def weight_slice(weights: ir.Value, reduction_axis: int, channel_axis: int) -> WeightSlice | None:
+    """Trace a 2-D weight vector back to the int8 constant it is read from
+    (`traced_read`)."""
+    read = traced_read(weights)
+    if read is None:
+        return None
+    constant = producer(read.source)
     if (constant is None or constant.name != "arith.constant"
             or not isinstance(constant.attributes["value"], ir.DenseIntElementsAttr)):
         return None
-    return WeightSlice(constant, dims[reduction_axis], dims[channel_axis], offsets)
+    return WeightSlice(constant, read.dims[reduction_axis], read.dims[channel_axis], read.offsets)
 
 
 def in_bounds(read) -> bool:
@@ -277,19 +306,30 @@ def index_sum(terms: list[ir.Value | int]) -> ir.Value:
     return arith.addi(total, arith.constant(ir.IndexType.get(), static)) if static else total
 
 
+def transposed_weights(weights: WeightSlice) -> np.ndarray:
+    """The weight constant's values in `weights.packed_order()`."""
+    array = np.array(ir.DenseIntElementsAttr(weights.constant.attributes["value"]))
+    return np.transpose(array, weights.packed_order())
+
+
 def packed_weights(weights: WeightSlice, cache: dict[tuple, ir.Value],
-                   interleaved: bool = False) -> ir.Value:
+                   layout: str = "plain") -> ir.Value:
     """The weight constant in `weights.packed_order()`, built once per
-    constant and layout; `interleaved`, each word's values in the order
+    constant and layout; "interleaved", each word's values in the order
     0, 2, 1, 3, so that its two `SXTB16`s give the pairs (0, 1) and (2, 3)
-    that multiply an int16 row's words."""
-    key = (weights.constant, weights.reduction_dim, weights.channel_dim, interleaved)
+    that multiply an int16 row's words; "byte-pairs", as
+    `smlad_byte_pairs.pair_encoded` stores them (the caller checked that
+    it can)."""
+    key = (weights.constant, weights.reduction_dim, weights.channel_dim, layout)
     if key not in cache:
-        array = np.array(ir.DenseIntElementsAttr(weights.constant.attributes["value"]))
-        packed = np.transpose(array, weights.packed_order())
-        if interleaved:
+        packed = transposed_weights(weights)
+        if layout == "interleaved":
             quads = packed.reshape(*packed.shape[:-1], -1, 2, 2)
             packed = np.swapaxes(quads, -1, -2).reshape(packed.shape)
+        elif layout == "byte-pairs":
+            encoded = byte_pairs.pair_encoded(packed)
+            assert encoded is not None, "the caller checked the weights encode"
+            packed = encoded
         packed = np.ascontiguousarray(packed)
         tensor_type = ir.RankedTensorType.get(packed.shape, i8())
         with ir.InsertionPoint(weights.constant), weights.constant.location:
@@ -314,12 +354,12 @@ def halfword_pairs(word: ir.Value) -> tuple[ir.Value, ir.Value]:
 
 
 def weight_tile(product: DotProduct, cache: dict[tuple, ir.Value],
-                interleaved: bool = False) -> ir.Value:
+                layout: str = "plain") -> ir.Value:
     """The contraction's weights as a `[channels, reduction]` int8 vector
     read from the packed constant (`packed_weights`): each channel's row is
     contiguous. Built at the current insertion point."""
     weights = product.weights
-    packed = packed_weights(weights, cache, interleaved)
+    packed = packed_weights(weights, cache, layout)
     indices = [index_sum(weights.offsets[d]) for d in weights.packed_order()]
     return vector.transfer_read(ir.VectorType.get([product.channels, product.reduction], i8()),
                                 packed, indices,
@@ -348,7 +388,7 @@ def lower_to_smlad(contract: ir.Operation, product: DotProduct,
     # An int16 row (tinyml-widen-conv-inputs) is its halfword pairs already.
     wide = ir.VectorType(product.lhs.type).element_type == i16()
     with ir.InsertionPoint(contract), contract.location:
-        tile = weight_tile(product, cache, interleaved=wide)
+        tile = weight_tile(product, cache, "interleaved" if wide else "plain")
         weight_words = [words(vector.extract(tile, [], [c]), quads)
                         for c in range(product.channels)]
         input_words = {row: words(input_row(product, row), 2 * quads if wide else quads)
@@ -371,3 +411,67 @@ def lower_to_smlad(contract: ir.Operation, product: DotProduct,
         result = vector.from_elements(contract.results[0].type, sums)
     contract.results[0].replace_all_uses_with(result)
     contract.erase()
+
+
+def lower_to_byte_pairs(contract: ir.Operation, product: DotProduct,
+                        cache: dict[tuple, ir.Value],
+                        packed_inputs: list[tuple[ir.Value, ir.Value]]) -> bool:
+    """Replace `contract` by byte-pair SMLADs (smlad_byte_pairs) if its
+    product qualifies: its accumulator rescaled, its input row read from
+    the row's packed words (packed once per row tensor, in
+    `packed_inputs`), each weight word multiplied as loaded and through one
+    `SXTB16`. False, changing nothing, if it does not qualify."""
+    weights = product.weights
+    if ir.VectorType(product.lhs.type).element_type != i8() or len(product.rows) != 1:
+        return False
+    chain = byte_pairs.scaled_chain(
+        contract, traced_read(product.lhs), product.reduction, product.channels, product.channel_of,
+        weights.offsets, weights.reduction_dim, weights.channel_dim,
+        list(ir.RankedTensorType(weights.constant.results[0].type).shape))
+    if chain is None:
+        return False
+    matrix = transposed_weights(weights)
+    matrix = matrix.reshape(-1, matrix.shape[-1])
+    start_values = byte_pairs.scaled_bias(byte_pairs.bias_of(chain), matrix)
+    if start_values is None or start_values.shape != (matrix.shape[0],) \
+            or byte_pairs.pair_encoded(matrix) is None:
+        return False
+    row = chain.input.source
+    packed_row = next((packed for source, packed in packed_inputs if source == row), None)
+    if packed_row is None:
+        if not byte_pairs.pays(matrix.shape[0], product.channels):
+            return False
+        owner = row.owner if isinstance(row.owner, ir.Block) else row.owner.operation.block
+        first = byte_pairs.ancestor_in(contract, owner)
+        if first is None:
+            return False
+        packed_row = byte_pairs.packed_input(row, first)
+        packed_inputs.append((row, packed_row))
+    byte_pairs.scale_chain(chain, start_values, cache)
+    quads = product.reduction // WORD
+    with ir.InsertionPoint(contract), contract.location:
+        tile = weight_tile(product, cache, "byte-pairs")
+        weight_words = [words(vector.extract(tile, [], [c]), quads)
+                        for c in range(product.channels)]
+        rank = ir.RankedTensorType(row.type).rank
+        row_halves = vector.transfer_read(
+            ir.VectorType.get([product.reduction], i16()), packed_row,
+            [index_sum(terms) for terms in chain.input.offsets],
+            ir.AffineMap.get_minor_identity(rank, 1), arith.constant(i16(), 0), [True])
+        packed_words = words(row_halves, 2 * quads)
+        sums = accumulator_elements(contract.operands[2])
+        for q in range(quads):
+            for channel in range(product.channels):
+                weight = weight_words[channel][q]
+                even = llvm.call_intrinsic(i32(), SXTB16, [weight], [], [])
+                for flat in range(len(sums)):
+                    if product.channel_of[flat] != channel:
+                        continue
+                    sums[flat] = llvm.call_intrinsic(
+                        i32(), SMLAD, [packed_words[2 * q], weight, sums[flat]], [], [])
+                    sums[flat] = llvm.call_intrinsic(
+                        i32(), SMLAD, [packed_words[2 * q + 1], even, sums[flat]], [], [])
+        result = vector.from_elements(contract.results[0].type, sums)
+    contract.results[0].replace_all_uses_with(result)
+    contract.erase()
+    return True

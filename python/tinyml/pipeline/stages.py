@@ -87,20 +87,22 @@ def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
                      "canonicalize", "cse"])
 
 
-def tile_and_vectorize(dsp: bool = False, mve: bool = False) -> Pipeline:
+def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = True) -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
     reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
     the int8 convs read their input windows extended to int16 once per tile
     (tinyml-widen-conv-inputs) and the int8 contractions become SMLAD dual
-    multiply-accumulates (tinyml-contract-to-smlad), on one with Helium
+    multiply-accumulates (tinyml-contract-to-smlad; a matrix-vector
+    product's weight words multiplied as loaded over its input packed once,
+    unless `byte_pairs` is off: see smlad_byte_pairs), on one with Helium
     (`mve`) Helium dot products of the int8 rows as they are
     (tinyml-contract-to-mve-dot); then the script's second entry point lowers
     the other contractions to FMAs and hoists the accumulators into
     registers; last, the padded windows the tiles stage are a copy plus
     fills of their padding only (tinyml-decompose-pads)."""
     contractions = ["tinyml-contract-to-mve-dot"] if mve else \
-        ["tinyml-contract-to-smlad"] if dsp else []
+        [pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else []
     return Pipeline([*(["tinyml-widen-conv-inputs"] if dsp else []),
                      "tinyml-attach-transform-script", "transform-interpreter",
                      "tinyml-read-in-place", *contractions,
@@ -305,7 +307,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                    memory: dict | None = None, max_accumulators: int = 20,
                    int_tile: tuple[int, int, int] = (8, 16, 4),
                    dsp: bool = False, mve: bool = False, memory_plan: str = "line-buffers",
-                   fpu: bool = True, armv6m: bool = False) -> list[Stage]:
+                   fpu: bool = True, armv6m: bool = False,
+                   byte_pairs: bool = True) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
@@ -316,7 +319,10 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     schedule stage that lower the arena (`MEMORY_PLANS`); `fpu`: the target
     computes in float (without, the edges of a float-edged int8 model
     convert with integers); `armv6m`: an ARMv6-M core, which loads words
-    only at word addresses and has no 32 x 32 -> 64-bit multiply. No allocation is left: the planner
+    only at word addresses and has no 32 x 32 -> 64-bit multiply; `byte_pairs`:
+    a DSP target's matrix-vector products multiply their weight words as
+    loaded, over an input packed once into two bytes a value (fewer
+    instructions, more arena). No allocation is left: the planner
     turns every intermediate into a view of the arena argument."""
     smlad = dsp and not mve
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
@@ -329,7 +335,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                               "recomputed_macs": analysis.recomputed_macs(module),
                               "line_buffers": analysis.line_buffers(module)}),
         Stage("lower-to-linalg", lower_to_linalg(fpu, wide_multiply=not armv6m)),
-        Stage("tile-and-vectorize", tile_and_vectorize(smlad, mve)),
+        Stage("tile-and-vectorize", tile_and_vectorize(smlad, mve, byte_pairs)),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),

@@ -1,0 +1,284 @@
+// RUN: tinyml-opt %s --split-input-file --tinyml-contract-to-smlad | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --pass-pipeline="builtin.module(tinyml-contract-to-smlad{byte-pairs=false})" \
+// RUN:   | FileCheck %s --check-prefix=PLAIN
+
+// The byte-pair form (tinyml/codegen/smlad_byte_pairs.py): a weight word
+// multiplies as loaded, (w0 + 256 w1, w2 + 256 w3), and through one SXTB16,
+// (w0, w2), against an input packed once into P = (x1, x3) and
+// Q = (256 x0 - x1 + 127, 256 x2 - x3 + 127); the accumulator is 256 times
+// the sum plus 127 times the even weights, started from a scaled bias and
+// shifted back after the reduction's loop.
+
+// With the option off, the same layer takes the plain form.
+// PLAIN-LABEL: func.func @matrix_vector
+// PLAIN-NOT:     llvm.arm.ssub16
+// PLAIN-COUNT-10: llvm.call_intrinsic "llvm.arm.sxtb16"
+// PLAIN-NOT:     arith.shrsi
+
+// A matrix-vector product's layer as tiling leaves it: 8 output channels in
+// tiles of 4, its reduction of 8 in steps of 4, each step reading and
+// writing the loop's accumulator tile whole, the tile starting from the
+// bias. The input row is packed once, before the layer's loops, into its P
+// and Q words (SXTB16 of the word rotated by 8; SSUB16 and SADD16 for Q).
+// Each channel's weights, w[k] = k - 2, are stored with each odd value one
+// lower after a negative even one: (-2, -1) -> (-2, -2), then 0, 1, 2, 3, 4,
+// 5. The accumulators start at 256 bias - 127 * (w[0] + w[2] + w[4] + w[6])
+// = 256 bias - 508, and the loop's end is shifted right by 8. Each weight
+// word takes one SXTB16 and two SMLAD: P with the word, Q with its SXTB16.
+// CHECK-LABEL: func.func @matrix_vector
+// CHECK-DAG:     arith.constant dense<[4, 260, 516, 772, 1028, 1284, 1540, 1796]> : tensor<8xi32>
+// CHECK-DAG:     arith.constant dense<{{\[\[}}-2, -2, 0, 1, 2, 3, 4, 5], {{.*}}]> : tensor<8x8xi8>
+// CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<1x8xi16>
+// CHECK:         %[[PACKED:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[EMPTY]]) -> (tensor<1x8xi16>)
+// CHECK:           llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK:           llvm.call_intrinsic "llvm.arm.ssub16"
+// CHECK:           llvm.call_intrinsic "llvm.arm.sadd16"
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             vector.transfer_read %[[PACKED]]{{.*}} : tensor<1x8xi16>, vector<4xi16>
+// CHECK:             %[[WORDS:.*]] = vector.bitcast %{{.*}} : vector<4xi16> to vector<2xi32>
+// CHECK:             %[[P:.*]] = vector.extract %[[WORDS]][0]
+// CHECK:             %[[Q:.*]] = vector.extract %[[WORDS]][1]
+// CHECK:             %[[EVEN:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"(%[[W:[0-9]+]])
+// CHECK-NEXT:        %[[SUM:.*]] = llvm.call_intrinsic "llvm.arm.smlad"(%[[P]], %[[W]], %{{.*}})
+// CHECK-NEXT:        llvm.call_intrinsic "llvm.arm.smlad"(%[[Q]], %[[EVEN]], %[[SUM]])
+// CHECK-COUNT-3:     llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-NOT:         llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-NOT:         vector.contract
+// CHECK:           arith.shrsi %{{.*}}, %{{.*}} : vector<1x4xi32>
+
+func.func @matrix_vector(%x: tensor<1x8xi8>, %out: tensor<1x8xi32>) -> tensor<1x8xi32> {
+  %c0 = arith.constant 0 : index
+  %cstep = arith.constant 4 : index
+  %ctile = arith.constant 4 : index
+  %cK = arith.constant 8 : index
+  %cC = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]> : tensor<8x8xi8>
+  %bias = arith.constant dense<[2, 3, 4, 5, 6, 7, 8, 9]> : tensor<8xi32>
+  %r = scf.for %c = %c0 to %cC step %ctile iter_args(%o = %out) -> (tensor<1x8xi32>) {
+    %tile0 = tensor.extract_slice %o[0, %c] [1, 4] [1, 1] : tensor<1x8xi32> to tensor<1x4xi32>
+    %bs = tensor.extract_slice %bias[%c] [4] [1] : tensor<8xi32> to tensor<4xi32>
+    %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true], permutation_map = affine_map<(d0) -> (0, d0)>} : tensor<4xi32>, vector<1x4xi32>
+    %init = vector.transfer_write %b, %tile0[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+    %acc = scf.for %k = %c0 to %cK step %cstep iter_args(%t = %init) -> (tensor<1x4xi32>) {
+      %xs = tensor.extract_slice %x[0, %k] [1, 4] [1, 1] : tensor<1x8xi8> to tensor<1x4xi8>
+      %ws = tensor.extract_slice %w[%k, %c] [4, 4] [1, 1] : tensor<8x8xi8> to tensor<4x4xi8>
+      %ts = tensor.extract_slice %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> to tensor<1x4xi32>
+      %lhs = vector.transfer_read %xs[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+      %rhs = vector.transfer_read %ws[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<4x4xi8>, vector<4x4xi8>
+      %a = vector.transfer_read %ts[%c0, %c0], %zero32 {in_bounds = [true, true]} : tensor<1x4xi32>, vector<1x4xi32>
+      %y = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %a : vector<1x4xi8>, vector<4x4xi8> into vector<1x4xi32>
+      %yw = vector.transfer_write %y, %ts[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+      %ins = tensor.insert_slice %yw into %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x4xi32>
+      scf.yield %ins : tensor<1x4xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, %c] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x8xi32>
+    scf.yield %done : tensor<1x8xi32>
+  }
+  return %r : tensor<1x8xi32>
+}
+
+// -----
+
+// Not firing: channel 0's pair (-1, -128) cannot be stored as a byte pair
+// (-128 one lower leaves int8): the layer keeps the plain form, two SXTB16
+// a weight word and two an input word, 10 a step.
+// CHECK-LABEL: func.func @odd_weight_below_int8
+// CHECK-NOT:     llvm.arm.ssub16
+// CHECK-COUNT-10: llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-NOT:     arith.shrsi
+
+func.func @odd_weight_below_int8(%x: tensor<1x8xi8>, %out: tensor<1x8xi32>) -> tensor<1x8xi32> {
+  %c0 = arith.constant 0 : index
+  %cstep = arith.constant 4 : index
+  %ctile = arith.constant 4 : index
+  %cK = arith.constant 8 : index
+  %cC = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[-1, -2, -2, -2, -2, -2, -2, -2], [-128, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]> : tensor<8x8xi8>
+  %bias = arith.constant dense<[2, 3, 4, 5, 6, 7, 8, 9]> : tensor<8xi32>
+  %r = scf.for %c = %c0 to %cC step %ctile iter_args(%o = %out) -> (tensor<1x8xi32>) {
+    %tile0 = tensor.extract_slice %o[0, %c] [1, 4] [1, 1] : tensor<1x8xi32> to tensor<1x4xi32>
+    %bs = tensor.extract_slice %bias[%c] [4] [1] : tensor<8xi32> to tensor<4xi32>
+    %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true], permutation_map = affine_map<(d0) -> (0, d0)>} : tensor<4xi32>, vector<1x4xi32>
+    %init = vector.transfer_write %b, %tile0[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+    %acc = scf.for %k = %c0 to %cK step %cstep iter_args(%t = %init) -> (tensor<1x4xi32>) {
+      %xs = tensor.extract_slice %x[0, %k] [1, 4] [1, 1] : tensor<1x8xi8> to tensor<1x4xi8>
+      %ws = tensor.extract_slice %w[%k, %c] [4, 4] [1, 1] : tensor<8x8xi8> to tensor<4x4xi8>
+      %ts = tensor.extract_slice %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> to tensor<1x4xi32>
+      %lhs = vector.transfer_read %xs[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+      %rhs = vector.transfer_read %ws[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<4x4xi8>, vector<4x4xi8>
+      %a = vector.transfer_read %ts[%c0, %c0], %zero32 {in_bounds = [true, true]} : tensor<1x4xi32>, vector<1x4xi32>
+      %y = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %a : vector<1x4xi8>, vector<4x4xi8> into vector<1x4xi32>
+      %yw = vector.transfer_write %y, %ts[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+      %ins = tensor.insert_slice %yw into %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x4xi32>
+      scf.yield %ins : tensor<1x4xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, %c] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x8xi32>
+    scf.yield %done : tensor<1x8xi32>
+  }
+  return %r : tensor<1x8xi32>
+}
+
+// -----
+
+// Not firing: a bias of 2^23 - 1 leaves no room for 256 times the sum in 32 bits.
+// CHECK-LABEL: func.func @bias_beyond_24_bits
+// CHECK-NOT:     llvm.arm.ssub16
+// CHECK-COUNT-10: llvm.call_intrinsic "llvm.arm.sxtb16"
+
+func.func @bias_beyond_24_bits(%x: tensor<1x8xi8>, %out: tensor<1x8xi32>) -> tensor<1x8xi32> {
+  %c0 = arith.constant 0 : index
+  %cstep = arith.constant 4 : index
+  %ctile = arith.constant 4 : index
+  %cK = arith.constant 8 : index
+  %cC = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]> : tensor<8x8xi8>
+  %bias = arith.constant dense<[8388607, 0, 1, 2, 3, 4, 5, 6]> : tensor<8xi32>
+  %r = scf.for %c = %c0 to %cC step %ctile iter_args(%o = %out) -> (tensor<1x8xi32>) {
+    %tile0 = tensor.extract_slice %o[0, %c] [1, 4] [1, 1] : tensor<1x8xi32> to tensor<1x4xi32>
+    %bs = tensor.extract_slice %bias[%c] [4] [1] : tensor<8xi32> to tensor<4xi32>
+    %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true], permutation_map = affine_map<(d0) -> (0, d0)>} : tensor<4xi32>, vector<1x4xi32>
+    %init = vector.transfer_write %b, %tile0[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+    %acc = scf.for %k = %c0 to %cK step %cstep iter_args(%t = %init) -> (tensor<1x4xi32>) {
+      %xs = tensor.extract_slice %x[0, %k] [1, 4] [1, 1] : tensor<1x8xi8> to tensor<1x4xi8>
+      %ws = tensor.extract_slice %w[%k, %c] [4, 4] [1, 1] : tensor<8x8xi8> to tensor<4x4xi8>
+      %ts = tensor.extract_slice %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> to tensor<1x4xi32>
+      %lhs = vector.transfer_read %xs[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+      %rhs = vector.transfer_read %ws[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<4x4xi8>, vector<4x4xi8>
+      %a = vector.transfer_read %ts[%c0, %c0], %zero32 {in_bounds = [true, true]} : tensor<1x4xi32>, vector<1x4xi32>
+      %y = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %a : vector<1x4xi8>, vector<4x4xi8> into vector<1x4xi32>
+      %yw = vector.transfer_write %y, %ts[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+      %ins = tensor.insert_slice %yw into %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x4xi32>
+      scf.yield %ins : tensor<1x4xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, %c] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x8xi32>
+    scf.yield %done : tensor<1x8xi32>
+  }
+  return %r : tensor<1x8xi32>
+}
+
+// -----
+
+// Not firing: 4 output channels, one tile of 4, save 5 instructions a word,
+// less than the packing's 10.
+// CHECK-LABEL: func.func @few_channels
+// CHECK-NOT:     llvm.arm.ssub16
+// CHECK-COUNT-10: llvm.call_intrinsic "llvm.arm.sxtb16"
+
+func.func @few_channels(%x: tensor<1x8xi8>, %out: tensor<1x4xi32>) -> tensor<1x4xi32> {
+  %c0 = arith.constant 0 : index
+  %cstep = arith.constant 4 : index
+  %ctile = arith.constant 4 : index
+  %cK = arith.constant 8 : index
+  %cC = arith.constant 4 : index
+  %zero = arith.constant 0 : i8
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[-2, -2, -2, -2], [-1, -1, -1, -1], [0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3], [4, 4, 4, 4], [5, 5, 5, 5]]> : tensor<8x4xi8>
+  %bias = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %r = scf.for %c = %c0 to %cC step %ctile iter_args(%o = %out) -> (tensor<1x4xi32>) {
+    %tile0 = tensor.extract_slice %o[0, %c] [1, 4] [1, 1] : tensor<1x4xi32> to tensor<1x4xi32>
+    %bs = tensor.extract_slice %bias[%c] [4] [1] : tensor<4xi32> to tensor<4xi32>
+    %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true], permutation_map = affine_map<(d0) -> (0, d0)>} : tensor<4xi32>, vector<1x4xi32>
+    %init = vector.transfer_write %b, %tile0[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+    %acc = scf.for %k = %c0 to %cK step %cstep iter_args(%t = %init) -> (tensor<1x4xi32>) {
+      %xs = tensor.extract_slice %x[0, %k] [1, 4] [1, 1] : tensor<1x8xi8> to tensor<1x4xi8>
+      %ws = tensor.extract_slice %w[%k, %c] [4, 4] [1, 1] : tensor<8x4xi8> to tensor<4x4xi8>
+      %ts = tensor.extract_slice %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> to tensor<1x4xi32>
+      %lhs = vector.transfer_read %xs[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+      %rhs = vector.transfer_read %ws[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<4x4xi8>, vector<4x4xi8>
+      %a = vector.transfer_read %ts[%c0, %c0], %zero32 {in_bounds = [true, true]} : tensor<1x4xi32>, vector<1x4xi32>
+      %y = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %a : vector<1x4xi8>, vector<4x4xi8> into vector<1x4xi32>
+      %yw = vector.transfer_write %y, %ts[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+      %ins = tensor.insert_slice %yw into %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x4xi32>
+      scf.yield %ins : tensor<1x4xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, %c] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x4xi32>
+    scf.yield %done : tensor<1x4xi32>
+  }
+  return %r : tensor<1x4xi32>
+}
+
+// -----
+
+// Not firing: the accumulator tile does not start from a read of a bias
+// constant (here, the output's own values), so there is no constant to scale.
+// CHECK-LABEL: func.func @start_not_a_bias
+// CHECK-NOT:     llvm.arm.ssub16
+// CHECK-COUNT-10: llvm.call_intrinsic "llvm.arm.sxtb16"
+
+func.func @start_not_a_bias(%x: tensor<1x8xi8>, %out: tensor<1x8xi32>) -> tensor<1x8xi32> {
+  %c0 = arith.constant 0 : index
+  %cstep = arith.constant 4 : index
+  %ctile = arith.constant 4 : index
+  %cK = arith.constant 8 : index
+  %cC = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]> : tensor<8x8xi8>
+  %bias = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi32>
+  %r = scf.for %c = %c0 to %cC step %ctile iter_args(%o = %out) -> (tensor<1x8xi32>) {
+    %tile0 = tensor.extract_slice %o[0, %c] [1, 4] [1, 1] : tensor<1x8xi32> to tensor<1x4xi32>
+    %init = tensor.extract_slice %o[0, %c] [1, 4] [1, 1] : tensor<1x8xi32> to tensor<1x4xi32>
+    %acc = scf.for %k = %c0 to %cK step %cstep iter_args(%t = %init) -> (tensor<1x4xi32>) {
+      %xs = tensor.extract_slice %x[0, %k] [1, 4] [1, 1] : tensor<1x8xi8> to tensor<1x4xi8>
+      %ws = tensor.extract_slice %w[%k, %c] [4, 4] [1, 1] : tensor<8x8xi8> to tensor<4x4xi8>
+      %ts = tensor.extract_slice %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> to tensor<1x4xi32>
+      %lhs = vector.transfer_read %xs[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+      %rhs = vector.transfer_read %ws[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<4x4xi8>, vector<4x4xi8>
+      %a = vector.transfer_read %ts[%c0, %c0], %zero32 {in_bounds = [true, true]} : tensor<1x4xi32>, vector<1x4xi32>
+      %y = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %a : vector<1x4xi8>, vector<4x4xi8> into vector<1x4xi32>
+      %yw = vector.transfer_write %y, %ts[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+      %ins = tensor.insert_slice %yw into %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x4xi32>
+      scf.yield %ins : tensor<1x4xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, %c] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x8xi32>
+    scf.yield %done : tensor<1x8xi32>
+  }
+  return %r : tensor<1x8xi32>
+}
+
+// -----
+
+// Not firing: the loop runs over half the reduction (its steps of 4 from 0
+// to 8 of a reduction of 16), so the scaled start would not match the sums.
+// CHECK-LABEL: func.func @part_of_the_reduction
+// CHECK-NOT:     llvm.arm.ssub16
+
+func.func @part_of_the_reduction(%x: tensor<1x16xi8>, %out: tensor<1x8xi32>) -> tensor<1x8xi32> {
+  %c0 = arith.constant 0 : index
+  %cstep = arith.constant 4 : index
+  %ctile = arith.constant 4 : index
+  %cK = arith.constant 8 : index
+  %cC = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5], [-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]> : tensor<16x8xi8>
+  %bias = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi32>
+  %r = scf.for %c = %c0 to %cC step %ctile iter_args(%o = %out) -> (tensor<1x8xi32>) {
+    %tile0 = tensor.extract_slice %o[0, %c] [1, 4] [1, 1] : tensor<1x8xi32> to tensor<1x4xi32>
+    %bs = tensor.extract_slice %bias[%c] [4] [1] : tensor<8xi32> to tensor<4xi32>
+    %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true], permutation_map = affine_map<(d0) -> (0, d0)>} : tensor<4xi32>, vector<1x4xi32>
+    %init = vector.transfer_write %b, %tile0[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+    %acc = scf.for %k = %c0 to %cK step %cstep iter_args(%t = %init) -> (tensor<1x4xi32>) {
+      %xs = tensor.extract_slice %x[0, %k] [1, 4] [1, 1] : tensor<1x16xi8> to tensor<1x4xi8>
+      %ws = tensor.extract_slice %w[%k, %c] [4, 4] [1, 1] : tensor<16x8xi8> to tensor<4x4xi8>
+      %ts = tensor.extract_slice %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> to tensor<1x4xi32>
+      %lhs = vector.transfer_read %xs[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+      %rhs = vector.transfer_read %ws[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<4x4xi8>, vector<4x4xi8>
+      %a = vector.transfer_read %ts[%c0, %c0], %zero32 {in_bounds = [true, true]} : tensor<1x4xi32>, vector<1x4xi32>
+      %y = vector.contract {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs, %rhs, %a : vector<1x4xi8>, vector<4x4xi8> into vector<1x4xi32>
+      %yw = vector.transfer_write %y, %ts[%c0, %c0] {in_bounds = [true, true]} : vector<1x4xi32>, tensor<1x4xi32>
+      %ins = tensor.insert_slice %yw into %t[0, 0] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x4xi32>
+      scf.yield %ins : tensor<1x4xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, %c] [1, 4] [1, 1] : tensor<1x4xi32> into tensor<1x8xi32>
+    scf.yield %done : tensor<1x8xi32>
+  }
+  return %r : tensor<1x8xi32>
+}
