@@ -42,6 +42,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, llvm, vector
 
+from ..ir.lowering_config import WIDENED
 from ..ir.values import constant_int, producer
 from ..ir.walk import ops_named
 from ..pipeline.registry import Option, Pass, register
@@ -80,12 +81,14 @@ class ContractToSmlad(Pass):
     def apply(self, module):
         packed: dict[tuple, ir.Value] = {}
         packed_inputs: list[tuple[ir.Value, ir.Value]] = []
-        for contract in ops_named(module, "vector.contract"):
-            product = int8_dot_product(contract)
-            if product is None:
-                continue
-            if not (self.byte_pairs and lower_to_byte_pairs(contract, product, packed,
-                                                            packed_inputs)):
+        products = [(contract, product) for contract in ops_named(module, "vector.contract")
+                    if (product := int8_dot_product(contract)) is not None]
+        paired = byte_paired_windows(products) if self.byte_pairs else {}
+        for contract, product in products:
+            if contract in paired:
+                emit_byte_pairs(contract, product, paired[contract], packed, None)
+            elif not (self.byte_pairs and lower_to_byte_pairs(contract, product, packed,
+                                                              packed_inputs)):
                 lower_to_smlad(contract, product, packed)
 
 
@@ -192,6 +195,7 @@ class TracedRead:
     source: ir.Value
     offsets: list[list[ir.Value | int]]
     dims: list[int]
+    read: ir.Operation
 
 
 def traced_read(value: ir.Value) -> TracedRead | None:
@@ -199,7 +203,7 @@ def traced_read(value: ir.Value) -> TracedRead | None:
     `vector.extract` of a `vector.transfer_read` (in bounds, minor
     identity) of unit-stride `tensor.extract_slice`s of it."""
     positions: list[int] = []
-    op = producer(value)
+    op = producer(byte_pairs.whole_vector(value))
     if op is not None and op.name == "vector.extract":
         if list(op.operands[1:]):
             return None  # a dynamic position
@@ -229,7 +233,7 @@ def traced_read(value: ir.Value) -> TracedRead | None:
             outer[source_dim] += offsets[result_dim]
         offsets, dims = outer, [mapping[d] for d in dims]
         source = slice_op.operands[0]
-    return TracedRead(source, offsets, dims)
+    return TracedRead(source, offsets, dims, op)
 
 
 def weight_slice(weights: ir.Value, reduction_axis: int, channel_axis: int) -> WeightSlice | None:
@@ -413,65 +417,143 @@ def lower_to_smlad(contract: ir.Operation, product: DotProduct,
     contract.erase()
 
 
-def lower_to_byte_pairs(contract: ir.Operation, product: DotProduct,
-                        cache: dict[tuple, ir.Value],
-                        packed_inputs: list[tuple[ir.Value, ir.Value]]) -> bool:
-    """Replace `contract` by byte-pair SMLADs (smlad_byte_pairs) if its
-    product qualifies: its accumulator rescaled, its input row read from
-    the row's packed words (packed once per row tensor, in
-    `packed_inputs`), each weight word multiplied as loaded and through one
-    `SXTB16`. False, changing nothing, if it does not qualify."""
+@dataclass
+class BytePairForm:
+    """How byte-pair SMLADs compute a contraction: its accumulator's chain
+    and the channels' scaled starts (smlad_byte_pairs)."""
+    chain: byte_pairs.ScaledChain
+    start_values: np.ndarray
+
+
+def byte_pair_form(contract: ir.Operation, product: DotProduct) -> BytePairForm | None:
+    """The contraction's byte-pair form, if it has one: its rows read along
+    the reduction, its accumulator started from a bias and carried whole
+    over the reduction, every accumulator exact in 24 bits and every
+    weight pair encodable."""
     weights = product.weights
-    if ir.VectorType(product.lhs.type).element_type != i8() or len(product.rows) != 1:
-        return False
     chain = byte_pairs.scaled_chain(
-        contract, traced_read(product.lhs), product.reduction, product.channels, product.channel_of,
-        weights.offsets, weights.reduction_dim, weights.channel_dim,
+        contract, traced_read(product.lhs), product.reduction, product.channels,
+        product.channel_of, weights.offsets, weights.reduction_dim, weights.channel_dim,
         list(ir.RankedTensorType(weights.constant.results[0].type).shape))
     if chain is None:
-        return False
+        return None
     matrix = transposed_weights(weights)
     matrix = matrix.reshape(-1, matrix.shape[-1])
     start_values = byte_pairs.scaled_bias(byte_pairs.bias_of(chain), matrix)
     if start_values is None or start_values.shape != (matrix.shape[0],) \
             or byte_pairs.pair_encoded(matrix) is None:
-        return False
-    row = chain.input.source
-    packed_row = next((packed for source, packed in packed_inputs if source == row), None)
-    if packed_row is None:
-        if not byte_pairs.pays(matrix.shape[0], product.channels):
+        return None
+    return BytePairForm(chain, start_values)
+
+
+def byte_paired_windows(products: list[tuple[ir.Operation, DotProduct]]) \
+        -> dict[ir.Operation, BytePairForm]:
+    """The contractions over int16 windows (tinyml-widen-conv-inputs) that
+    take the byte-pair form, their windows packed in place of extended: a
+    window's every reader must take it. The packing takes the extension's
+    place (the same two bytes a value), so it costs no arena."""
+    readers: dict[ir.Operation, list[tuple[ir.Operation, DotProduct]]] = {}
+    for contract, product in products:
+        row = traced_read(product.lhs)
+        if ir.VectorType(product.lhs.type).element_type != i16() or row is None:
+            continue
+        extension = producer(row.source)
+        if extension is not None and WIDENED in extension.attributes:
+            readers.setdefault(extension, []).append((contract, product))
+    paired: dict[ir.Operation, BytePairForm] = {}
+    for extension, group in readers.items():
+        forms = {contract: byte_pair_form(contract, product) for contract, product in group}
+        row_reads = [traced_read(product.lhs) for _, product in group]
+        if any(form is None for form in forms.values()) or not reads_only(
+                extension.results[0], [row.read for row in row_reads if row is not None]):
+            continue
+        window = byte_pairs.packed_input(extension.operands[0], extension)
+        extension.results[0].replace_all_uses_with(window)
+        extension.erase()
+        paired.update({contract: form for contract, form in forms.items() if form is not None})
+    return paired
+
+
+def reads_only(value: ir.Value, reads: list[ir.Operation]) -> bool:
+    """Whether every live use of `value`, through `tensor.extract_slice`s,
+    is one of `reads`."""
+    for use in value.uses:
+        user = use.owner
+        if user.name == "tensor.extract_slice":
+            if not reads_only(user.results[0], reads):
+                return False
+        elif not (user in reads or all(not list(r.uses) for r in user.results)):
             return False
-        owner = row.owner if isinstance(row.owner, ir.Block) else row.owner.operation.block
+    return True
+
+
+def lower_to_byte_pairs(contract: ir.Operation, product: DotProduct,
+                        cache: dict[tuple, ir.Value],
+                        packed_inputs: list[tuple[ir.Value, ir.Value]]) -> bool:
+    """Replace a matrix-vector `contract` (one int8 row) by byte-pair
+    SMLADs (smlad_byte_pairs) if it qualifies, its input row packed once
+    per row tensor (`packed_inputs`) before the loop over its channel
+    tiles. False, changing nothing, if it does not qualify."""
+    if ir.VectorType(product.lhs.type).element_type != i8() or len(product.rows) != 1:
+        return False
+    row = traced_read(product.lhs)
+    if row is None or any(n != 1 for n in ir.RankedTensorType(row.source.type).shape[:-1]):
+        return False
+    form = byte_pair_form(contract, product)
+    if form is None:
+        return False
+    source = row.source
+    packed_row = next((packed for value, packed in packed_inputs if value == source), None)
+    if packed_row is None:
+        if not byte_pairs.pays(form.start_values.shape[0], product.channels):
+            return False
+        owner = source.owner if isinstance(source.owner, ir.Block) \
+            else source.owner.operation.block
         first = byte_pairs.ancestor_in(contract, owner)
         if first is None:
             return False
-        packed_row = byte_pairs.packed_input(row, first)
-        packed_inputs.append((row, packed_row))
-    byte_pairs.scale_chain(chain, start_values, cache)
+        packed_row = byte_pairs.packed_input(source, first)
+        packed_inputs.append((source, packed_row))
+    emit_byte_pairs(contract, product, form, cache, packed_row)
+    return True
+
+
+def emit_byte_pairs(contract: ir.Operation, product: DotProduct, form: BytePairForm,
+                    cache: dict[tuple, ir.Value], packed_row: ir.Value | None) -> None:
+    """Replace `contract` by byte-pair SMLADs: its chain's accumulator
+    rescaled, each input row's P and Q words read from `packed_row` (a
+    matrix-vector product's row packed apart) or from the contraction's
+    own int16 rows (a packed window), each weight word multiplied as loaded
+    and through one `SXTB16`."""
+    byte_pairs.scale_chain(form.chain, form.start_values, cache)
     quads = product.reduction // WORD
     with ir.InsertionPoint(contract), contract.location:
         tile = weight_tile(product, cache, "byte-pairs")
         weight_words = [words(vector.extract(tile, [], [c]), quads)
                         for c in range(product.channels)]
-        rank = ir.RankedTensorType(row.type).rank
-        row_halves = vector.transfer_read(
-            ir.VectorType.get([product.reduction], i16()), packed_row,
-            [index_sum(terms) for terms in chain.input.offsets],
-            ir.AffineMap.get_minor_identity(rank, 1), arith.constant(i16(), 0), [True])
-        packed_words = words(row_halves, 2 * quads)
+        if packed_row is None:
+            input_words = {row: words(input_row(product, row), 2 * quads)
+                           for row in product.rows}
+        else:
+            rank = ir.RankedTensorType(packed_row.type).rank
+            halves = vector.transfer_read(
+                ir.VectorType.get([product.reduction], i16()), packed_row,
+                [index_sum(terms) for terms in form.chain.input.offsets],
+                ir.AffineMap.get_minor_identity(rank, 1), arith.constant(i16(), 0), [True])
+            input_words = {product.rows[0]: words(halves, 2 * quads)}
         sums = accumulator_elements(contract.operands[2])
         for q in range(quads):
             for channel in range(product.channels):
                 weight = weight_words[channel][q]
                 even = llvm.call_intrinsic(i32(), SXTB16, [weight], [], [])
-                for flat in range(len(sums)):
+                for flat, row in enumerate(product.row_of):
                     if product.channel_of[flat] != channel:
                         continue
-                    sums[flat] = llvm.call_intrinsic(
-                        i32(), SMLAD, [packed_words[2 * q], weight, sums[flat]], [], [])
-                    sums[flat] = llvm.call_intrinsic(
-                        i32(), SMLAD, [packed_words[2 * q + 1], even, sums[flat]], [], [])
+                    pair, offset = input_words[row][2 * q], input_words[row][2 * q + 1]
+                    sums[flat] = llvm.call_intrinsic(i32(), SMLAD, [pair, weight, sums[flat]],
+                                                     [], [])
+                    sums[flat] = llvm.call_intrinsic(i32(), SMLAD, [offset, even, sums[flat]],
+                                                     [], [])
         result = vector.from_elements(contract.results[0].type, sums)
     contract.results[0].replace_all_uses_with(result)
     contract.erase()
-    return True

@@ -120,30 +120,41 @@ def input_words(word: ir.Value) -> tuple[ir.Value, ir.Value]:
 
 
 def packed_input(source: ir.Value, before: ir.Operation) -> ir.Value:
-    """`source` (int8, one row: every dimension but the last 1) packed
-    into its P and Q words, as an int16 tensor of its shape: a loop over
-    its words, built before `before`."""
+    """`source` (int8, its last dimension a whole number of words) packed
+    into P and Q words along its last dimension, an int16 tensor of its
+    shape: loops over its other dimensions and its words, built before
+    `before`."""
     source_type = ir.RankedTensorType(source.type)
     index = ir.IndexType.get()
-    length = source_type.shape[-1]
-    leading = source_type.rank - 1
+    shape = list(source_type.shape)
+    row_map = ir.AffineMap.get_minor_identity(source_type.rank, 1)
     with ir.InsertionPoint(before), before.location:
         zero = arith.constant(index, 0)
-        init = tensor.empty(list(source_type.shape), i16())
-        loop = scf.ForOp(zero, arith.constant(index, length), arith.constant(index, WORD), [init])
-        with ir.InsertionPoint(loop.body):
-            at = [zero] * leading + [loop.induction_variable]
-            row_map = ir.AffineMap.get_minor_identity(source_type.rank, 1)
-            loaded = vector.transfer_read(ir.VectorType.get([WORD], source_type.element_type),
-                                          source, at, row_map,
-                                          arith.constant(source_type.element_type, 0), [True])
-            word = vector.extract(vector.bitcast(ir.VectorType.get([1], i32()), loaded), [], [0])
-            pair = vector.from_elements(ir.VectorType.get([2], i32()), list(input_words(word)))
-            halves = vector.bitcast(ir.VectorType.get([WORD], i16()), pair)
-            written = vector.transfer_write(init.type, halves, loop.inner_iter_args[0], at,
-                                            row_map, [True])
-            scf.YieldOp([written])
-    return loop.results[0]
+        init = tensor.empty(shape, i16())
+
+        def pack(dim: int, at: list[ir.Value], target: ir.Value) -> ir.Value:
+            step = WORD if dim == len(shape) - 1 else 1
+            loop = scf.ForOp(zero, arith.constant(index, shape[dim]), arith.constant(index, step),
+                             [target])
+            with ir.InsertionPoint(loop.body):
+                here = at + [loop.induction_variable]
+                if dim < len(shape) - 1:
+                    written = pack(dim + 1, here, loop.inner_iter_args[0])
+                else:
+                    loaded = vector.transfer_read(
+                        ir.VectorType.get([WORD], source_type.element_type), source, here,
+                        row_map, arith.constant(source_type.element_type, 0), [True])
+                    word = vector.extract(vector.bitcast(ir.VectorType.get([1], i32()), loaded),
+                                          [], [0])
+                    pair = vector.from_elements(ir.VectorType.get([2], i32()),
+                                                list(input_words(word)))
+                    written = vector.transfer_write(
+                        init.type, vector.bitcast(ir.VectorType.get([WORD], i16()), pair),
+                        loop.inner_iter_args[0], here, row_map, [True])
+                scf.YieldOp([written])
+            return loop.results[0]
+
+        return pack(0, [], init)
 
 
 @dataclass
@@ -176,11 +187,21 @@ def same_sum(a: list[ir.Value | int], b: list[ir.Value | int]) -> bool:
 
 
 def whole(value: ir.Value) -> ir.Value:
-    """`value` without a `tensor.extract_slice` that takes all of it."""
+    """`value` without the `tensor.extract_slice`s that take all of it
+    (rank-reducing ones too)."""
+    while (op := producer(value)) is not None and op.name == "tensor.extract_slice" \
+            and all(o == 0 for o in ir.DenseI64ArrayAttr(op.attributes["static_offsets"])) \
+            and list(ir.DenseI64ArrayAttr(op.attributes["static_sizes"])) \
+            == list(ir.RankedTensorType(op.operands[0].type).shape):
+        value = op.operands[0]
+    return value
+
+
+def whole_vector(value: ir.Value) -> ir.Value:
+    """`value` without a `vector.extract_strided_slice` that takes all of it."""
     op = producer(value)
-    if op is not None and op.name == "tensor.extract_slice" \
-            and op.results[0].type == op.operands[0].type \
-            and all(o == 0 for o in ir.DenseI64ArrayAttr(op.attributes["static_offsets"])):
+    if op is not None and op.name == "vector.extract_strided_slice" \
+            and op.results[0].type == op.operands[0].type:
         return op.operands[0]
     return value
 
@@ -192,15 +213,88 @@ def at_origin(transfer: ir.Operation, indices_from: int) -> bool:
     return all(constant_int(v) == 0 for v in list(transfer.operands)[indices_from:last])
 
 
+def written_back(contract: ir.Operation, read: ir.Operation, tile: ir.Value,
+                 yielded: ir.Value) -> bool:
+    """Whether the loop body yields `tile` as `contract`'s result written
+    over all of it (a `transfer_write` at its origin, maybe of the result
+    inserted whole into the accumulator it read, inserted whole into
+    slices of the tile)."""
+    uses = list(contract.results[0].uses)
+    if len(uses) != 1:
+        return False
+    write = uses[0].owner
+    if write.name == "vector.insert_strided_slice" \
+            and write.results[0].type == contract.results[0].type \
+            and whole_vector(write.operands[1]) == read.results[0]:
+        uses = list(write.results[0].uses)
+        if len(uses) != 1:
+            return False
+        write = uses[0].owner
+    if write.name != "vector.transfer_write" or not at_origin(write, 2) \
+            or whole(write.operands[1]) != tile:
+        return False
+    value = yielded
+    while value != write.results[0]:
+        insert = producer(value)
+        if insert is None or insert.name != "tensor.insert_slice" \
+                or whole(insert.operands[1]) != tile \
+                or any(o != 0 for o in ir.DenseI64ArrayAttr(insert.attributes["static_offsets"])):
+            return False
+        value = insert.operands[0]
+    return True
+
+
+def accumulator_loops(contract: ir.Operation, total: int, reduction: int,
+                      reduction_terms: list[ir.Value | int]) -> tuple[ir.Operation, int] | None:
+    """The outermost loop carrying `contract`'s accumulator tile and the
+    tile's position in it, if the tile is read and written whole by each
+    step, the loops carrying it run over the whole reduction once (one of
+    them from 0 to `total` by `reduction`, over the weights' reduction
+    offset, or none when the contraction is the whole reduction) and
+    every other one once."""
+    read = producer(whole_vector(contract.operands[2]))
+    if read is None or read.name != "vector.transfer_read" or not at_origin(read, 1):
+        return None
+    tile = whole(read.operands[0])
+    if not isinstance(tile.owner, ir.Block) or tile.owner.owner.name != "scf.for":
+        return None
+    block = tile.owner
+    loop = block.owner
+    position = ir.BlockArgument(tile).arg_number - 1
+    if not written_back(contract, read, tile,
+                        block.operations[len(block.operations) - 1].operands[position]):
+        return None
+    stepped = reduction == total and same_sum([], reduction_terms)
+    while True:
+        body = loop.regions[0].blocks[0]
+        bounds = [constant_int(v) for v in loop.operands[:3]]
+        if bounds == [0, total, reduction] and same_sum([body.arguments[0]], reduction_terms) \
+                and not stepped:
+            stepped = True
+        elif bounds != [0, 1, 1]:
+            return None
+        start = loop.operands[3 + position]
+        if not isinstance(start.owner, ir.Block) or start.owner.owner.name != "scf.for" \
+                or len(list(start.uses)) != 1:
+            break
+        outer = start.owner
+        outer_position = ir.BlockArgument(start).arg_number - 1
+        if outer.operations[len(outer.operations) - 1].operands[outer_position] \
+                != loop.results[position]:
+            break
+        loop, position = outer.owner, outer_position
+    return (loop, position) if stepped else None
+
+
 def scaled_chain(contract: ir.Operation, row: TracedRead | None, reduction: int, channels: int,
                  channel_of: list[int], weight_offsets: list[list[ir.Value | int]],
                  reduction_dim: int, channel_dim: int,
                  weight_shape: list[int]) -> ScaledChain | None:
     """The chain of `contract`'s accumulator, if byte-pair SMLADs can run it
     (see the module's docstring): the contraction reads `reduction` values
-    of an int8 row (read from `row.source`) against `channels` weight
-    columns, its weights sliced at `weight_offsets` from a constant of
-    `weight_shape`."""
+    of each input row (read from `row.source`, the reduction its last
+    dimension) against `channels` weight columns, its weights sliced at
+    `weight_offsets` from a constant of `weight_shape`."""
     total = weight_shape[reduction_dim]
     if any(size != 1 for d, size in enumerate(weight_shape)
            if d not in (reduction_dim, channel_dim)) \
@@ -211,32 +305,12 @@ def scaled_chain(contract: ir.Operation, row: TracedRead | None, reduction: int,
     row_shape = ir.RankedTensorType(row.source.type).shape
     reduction_terms = weight_offsets[reduction_dim]
     if row.dims[-1] != len(row_shape) - 1 or row_shape[-1] != total \
-            or any(n != 1 for n in row_shape[:-1]) \
             or not same_sum(row.offsets[-1], reduction_terms):
         return None
-    # Each step reads the loop's tile whole and writes it back whole.
-    read = producer(contract.operands[2])
-    if read is None or read.name != "vector.transfer_read" or not at_origin(read, 1):
+    carried = accumulator_loops(contract, total, reduction, reduction_terms)
+    if carried is None:
         return None
-    tile = whole(read.operands[0])
-    if not isinstance(tile.owner, ir.Block) or tile.owner.owner.name != "scf.for":
-        return None
-    block, loop = tile.owner, tile.owner.owner
-    position = ir.BlockArgument(tile).arg_number - 1
-    uses = list(contract.results[0].uses)
-    if len(uses) != 1 or uses[0].owner.name != "vector.transfer_write":
-        return None
-    write = uses[0].owner
-    yielded = producer(block.operations[len(block.operations) - 1].operands[position])
-    if not at_origin(write, 2) or whole(write.operands[1]) != tile or yielded is None \
-            or (yielded != write and not (
-                yielded.name == "tensor.insert_slice" and yielded.operands[0] == write.results[0]
-                and yielded.operands[1] == tile
-                and yielded.results[0].type == write.results[0].type)):
-        return None
-    if [constant_int(v) for v in loop.operands[:3]] != [0, total, reduction] \
-            or not same_sum([block.arguments[0]], reduction_terms):
-        return None
+    loop, position = carried
     # The loop's initial tile is written from a read of a bias slice.
     start = producer(loop.operands[3 + position])
     if start is None or start.name != "vector.transfer_write" or not at_origin(start, 2):

@@ -282,3 +282,131 @@ func.func @part_of_the_reduction(%x: tensor<1x16xi8>, %out: tensor<1x8xi32>) -> 
   }
   return %r : tensor<1x8xi32>
 }
+
+// -----
+
+// A pointwise conv's tile over its int16 window (tinyml-widen-conv-inputs'
+// extension, marked tinyml.widened): 2 pixels x 2 channels, its reduction
+// carried through the loop over the kernel's one row and the loop over the
+// input channels. The window is packed into P and Q words in place of the
+// extension (the same two bytes a value), the tile reads each pixel's words
+// from it as they are, and each weight word takes one SXTB16 for the two
+// pixels: 2 SXTB16 and 8 SMLAD a step.
+// CHECK-LABEL: func.func @pointwise_window
+// CHECK-DAG:     arith.constant dense<[4, 260, 516, 772, 1028, 1284, 1540, 1796]> : tensor<8xi32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.for {{.*}} -> (tensor<1x1x2x8xi16>)
+// CHECK:           llvm.call_intrinsic "llvm.arm.ssub16"
+// CHECK:         scf.for
+// CHECK:             %[[EVEN:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"(%[[W:[0-9]+]])
+// CHECK-NEXT:        %[[SUM:.*]] = llvm.call_intrinsic "llvm.arm.smlad"(%[[P:[0-9]+]], %[[W]], %{{.*}})
+// CHECK-NEXT:        llvm.call_intrinsic "llvm.arm.smlad"(%[[Q:[0-9]+]], %[[EVEN]], %[[SUM]])
+// CHECK-NEXT:        %[[SUM2:.*]] = llvm.call_intrinsic "llvm.arm.smlad"(%{{[0-9]+}}, %[[W]], %{{.*}})
+// CHECK-NEXT:        llvm.call_intrinsic "llvm.arm.smlad"(%{{[0-9]+}}, %[[EVEN]], %[[SUM2]])
+// CHECK-NEXT:        llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-NOT:         llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK:           arith.shrsi %{{.*}}, %{{.*}} : vector<1x1x2x2xi32>
+
+func.func @pointwise_window(%x: tensor<1x1x2x8xi8>, %out: tensor<1x1x2x8xi32>) -> (tensor<1x1x2x8xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero16 = arith.constant 0 : i16
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[[[-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]]]> : tensor<1x1x8x8xi8>
+  %bias = arith.constant dense<[2, 3, 4, 5, 6, 7, 8, 9]> : tensor<8xi32>
+  %wide0 = tensor.empty() : tensor<1x1x2x8xi16>
+  %wide = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1x2x8xi8>) outs(%wide0 : tensor<1x1x2x8xi16>) attrs = {tinyml.widened} {
+  ^bb0(%in: i8, %o: i16):
+    %e = arith.extsi %in : i8 to i16
+    linalg.yield %e : i16
+  } -> tensor<1x1x2x8xi16>
+  %r = scf.for %c = %c0 to %c8 step %c2 iter_args(%o = %out) -> (tensor<1x1x2x8xi32>) {
+    %bs = tensor.extract_slice %bias[%c] [2] [1] : tensor<8xi32> to tensor<2xi32>
+    %tile0 = tensor.extract_slice %o[0, 0, 0, %c] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x8xi32> to tensor<1x1x2x2xi32>
+    %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0) -> (0, 0, 0, d0)>} : tensor<2xi32>, vector<1x1x2x2xi32>
+    %init = vector.transfer_write %b, %tile0[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x2x2xi32>, tensor<1x1x2x2xi32>
+    %acc = scf.for %kh = %c0 to %c1 step %c1 iter_args(%t1 = %init) -> (tensor<1x1x2x2xi32>) {
+      %acc2 = scf.for %k = %c0 to %c8 step %c4 iter_args(%t = %t1) -> (tensor<1x1x2x2xi32>) {
+        %xs = tensor.extract_slice %wide[0, %kh, 0, %k] [1, 1, 2, 4] [1, 1, 1, 1] : tensor<1x1x2x8xi16> to tensor<1x2x4xi16>
+        %ws = tensor.extract_slice %w[%kh, 0, %k, %c] [1, 1, 4, 2] [1, 1, 1, 1] : tensor<1x1x8x8xi8> to tensor<1x4x2xi8>
+        %ts = tensor.extract_slice %t[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x2xi32> to tensor<1x2x2xi32>
+        %lhs = vector.transfer_read %xs[%c0, %c0, %c0], %zero16 {in_bounds = [true, true, true]} : tensor<1x2x4xi16>, vector<1x2x4xi16>
+        %rhsr = vector.transfer_read %ws[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x4x2xi8>, vector<1x4x2xi8>
+        %rhs = vector.extract %rhsr[0] : vector<4x2xi8> from vector<1x4x2xi8>
+        %a = vector.transfer_read %ts[%c0, %c0, %c0], %zero32 {in_bounds = [true, true, true]} : tensor<1x2x2xi32>, vector<1x2x2xi32>
+        %lhs32 = arith.extsi %lhs : vector<1x2x4xi16> to vector<1x2x4xi32>
+        %rhs32 = arith.extsi %rhs : vector<4x2xi8> to vector<4x2xi32>
+        %y = vector.contract {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs32, %rhs32, %a : vector<1x2x4xi32>, vector<4x2xi32> into vector<1x2x2xi32>
+        %yw = vector.transfer_write %y, %ts[%c0, %c0, %c0] {in_bounds = [true, true, true]} : vector<1x2x2xi32>, tensor<1x2x2xi32>
+        %ins = tensor.insert_slice %yw into %t[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x2x2xi32> into tensor<1x1x2x2xi32>
+        scf.yield %ins : tensor<1x1x2x2xi32>
+      }
+      scf.yield %acc2 : tensor<1x1x2x2xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, 0, 0, %c] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x2xi32> into tensor<1x1x2x8xi32>
+    scf.yield %done : tensor<1x1x2x8xi32>
+  }
+  return %r : tensor<1x1x2x8xi32>
+}
+
+// -----
+
+// Not firing: the window has another reader, which needs its plain int16
+// values: it stays an extension, its tiles in the interleaved form (two
+// SXTB16 a weight word, none for the input).
+// CHECK-LABEL: func.func @window_read_elsewhere
+// CHECK:         linalg.generic
+// CHECK-SAME:    tinyml.widened
+// CHECK-NOT:     llvm.arm.ssub16
+// CHECK-COUNT-4: llvm.call_intrinsic "llvm.arm.sxtb16"
+
+func.func @window_read_elsewhere(%x: tensor<1x1x2x8xi8>, %out: tensor<1x1x2x8xi32>) -> (tensor<1x1x2x8xi32>, i16) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero16 = arith.constant 0 : i16
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[[[-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]]]> : tensor<1x1x8x8xi8>
+  %bias = arith.constant dense<[2, 3, 4, 5, 6, 7, 8, 9]> : tensor<8xi32>
+  %wide0 = tensor.empty() : tensor<1x1x2x8xi16>
+  %wide = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1x2x8xi8>) outs(%wide0 : tensor<1x1x2x8xi16>) attrs = {tinyml.widened} {
+  ^bb0(%in: i8, %o: i16):
+    %e = arith.extsi %in : i8 to i16
+    linalg.yield %e : i16
+  } -> tensor<1x1x2x8xi16>
+  %peek = tensor.extract %wide[%c0, %c0, %c0, %c0] : tensor<1x1x2x8xi16>
+  %r = scf.for %c = %c0 to %c8 step %c2 iter_args(%o = %out) -> (tensor<1x1x2x8xi32>) {
+    %bs = tensor.extract_slice %bias[%c] [2] [1] : tensor<8xi32> to tensor<2xi32>
+    %tile0 = tensor.extract_slice %o[0, 0, 0, %c] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x8xi32> to tensor<1x1x2x2xi32>
+    %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0) -> (0, 0, 0, d0)>} : tensor<2xi32>, vector<1x1x2x2xi32>
+    %init = vector.transfer_write %b, %tile0[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x2x2xi32>, tensor<1x1x2x2xi32>
+    %acc = scf.for %kh = %c0 to %c1 step %c1 iter_args(%t1 = %init) -> (tensor<1x1x2x2xi32>) {
+      %acc2 = scf.for %k = %c0 to %c8 step %c4 iter_args(%t = %t1) -> (tensor<1x1x2x2xi32>) {
+        %xs = tensor.extract_slice %wide[0, %kh, 0, %k] [1, 1, 2, 4] [1, 1, 1, 1] : tensor<1x1x2x8xi16> to tensor<1x2x4xi16>
+        %ws = tensor.extract_slice %w[%kh, 0, %k, %c] [1, 1, 4, 2] [1, 1, 1, 1] : tensor<1x1x8x8xi8> to tensor<1x4x2xi8>
+        %ts = tensor.extract_slice %t[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x2xi32> to tensor<1x2x2xi32>
+        %lhs = vector.transfer_read %xs[%c0, %c0, %c0], %zero16 {in_bounds = [true, true, true]} : tensor<1x2x4xi16>, vector<1x2x4xi16>
+        %rhsr = vector.transfer_read %ws[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x4x2xi8>, vector<1x4x2xi8>
+        %rhs = vector.extract %rhsr[0] : vector<4x2xi8> from vector<1x4x2xi8>
+        %a = vector.transfer_read %ts[%c0, %c0, %c0], %zero32 {in_bounds = [true, true, true]} : tensor<1x2x2xi32>, vector<1x2x2xi32>
+        %lhs32 = arith.extsi %lhs : vector<1x2x4xi16> to vector<1x2x4xi32>
+        %rhs32 = arith.extsi %rhs : vector<4x2xi8> to vector<4x2xi32>
+        %y = vector.contract {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lhs32, %rhs32, %a : vector<1x2x4xi32>, vector<4x2xi32> into vector<1x2x2xi32>
+        %yw = vector.transfer_write %y, %ts[%c0, %c0, %c0] {in_bounds = [true, true, true]} : vector<1x2x2xi32>, tensor<1x2x2xi32>
+        %ins = tensor.insert_slice %yw into %t[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x2x2xi32> into tensor<1x1x2x2xi32>
+        scf.yield %ins : tensor<1x1x2x2xi32>
+      }
+      scf.yield %acc2 : tensor<1x1x2x2xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, 0, 0, %c] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x2xi32> into tensor<1x1x2x8xi32>
+    scf.yield %done : tensor<1x1x2x8xi32>
+  }
+  return %r, %peek : tensor<1x1x2x8xi32>, i16
+}
