@@ -57,7 +57,7 @@ AttrKind operationAttrKind(StringRef name) {
       .Cases({"tinyml.peak_op", "tinyml.schedule_method", "tinyml.signature"},
              AttrKind::String)
       .Cases({"tinyml.in_place", "tinyml.taps_as_channels",
-              "tinyml.widened"}, AttrKind::Unit)
+              "tinyml.widened", "tinyml.byte_pairs"}, AttrKind::Unit)
       .Case("tinyml.kernels", AttrKind::Array)
       .Case("tinyml.memory_plan", AttrKind::Dictionary)
       .Default(AttrKind::None);

@@ -21,6 +21,13 @@ weights are packed with each word's values in the order 0, 2, 1, 3, so
 that their two `SXTB16`s give (w0, w1) and (w2, w3). A step of K values
 then costs, per input row, K/2 word loads and no extension.
 
+With the option `byte-pairs` (the default), the contractions that can
+multiply each weight word as it is loaded, with one `SXTB16` a word, do:
+their accumulators scaled by 256 from a bias constant scaled at compile
+time, their windows staged as byte-pair words in place of the extension,
+a matrix-vector product's row packed before its loops
+(`smlad_byte_pairs`, which says which qualify).
+
 The weights must be contiguous along the reduction for their words to be
 loads: the pass packs each weight constant it reads at compile time, its
 reduction dimension innermost and its output channel dimension next
@@ -42,7 +49,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, llvm, vector
 
-from ..ir.lowering_config import WIDENED
+from ..ir.lowering_config import BYTE_PAIRS, WIDENED
 from ..ir.values import constant_int, producer
 from ..ir.walk import ops_named
 from ..pipeline.registry import Option, Pass, register
@@ -80,16 +87,20 @@ class ContractToSmlad(Pass):
 
     def apply(self, module):
         packed: dict[tuple, ir.Value] = {}
-        packed_inputs: list[tuple[ir.Value, ir.Value]] = []
-        products = [(contract, product) for contract in ops_named(module, "vector.contract")
-                    if (product := int8_dot_product(contract)) is not None]
-        paired = byte_paired_windows(products) if self.byte_pairs else {}
-        for contract, product in products:
-            if contract in paired:
-                emit_byte_pairs(contract, product, paired[contract], packed, None)
-            elif not (self.byte_pairs and lower_to_byte_pairs(contract, product, packed,
-                                                              packed_inputs)):
-                lower_to_smlad(contract, product, packed)
+        products = {contract.operation: product
+                    for contract in ops_named(module, "vector.contract")
+                    if (product := int8_dot_product(contract)) is not None}
+        chains = byte_pair_chains(products, packed) if self.byte_pairs else []
+        # An op's hash follows its operands, which lowering a chain changes:
+        # the lowering goes by a list.
+        remaining = list(products.items())
+        for form in chains:
+            byte_pairs.scale_chain(form.chain, form.start_values, packed)
+            for contract in form.chain.contracts:
+                [index] = [i for i, (op, _) in enumerate(remaining) if op == contract]
+                emit_byte_pairs(contract, remaining.pop(index)[1], packed, form.packed_row)
+        for contract, product in remaining:
+            lower_to_smlad(contract, product, packed)
 
 
 @dataclass
@@ -201,9 +212,17 @@ class TracedRead:
 def traced_read(value: ir.Value) -> TracedRead | None:
     """Trace a vector back to the tensor it is read from: an optional
     `vector.extract` of a `vector.transfer_read` (in bounds, minor
-    identity) of unit-stride `tensor.extract_slice`s of it."""
+    identity) of unit-stride `tensor.extract_slice`s of it, maybe through a
+    unit-stride `vector.extract_strided_slice` (a conv tile's row of one
+    kernel column)."""
     positions: list[int] = []
-    op = producer(byte_pairs.whole_vector(value))
+    strided: list[int] = []
+    op = producer(value)
+    if op is not None and op.name == "vector.extract_strided_slice":
+        if any(ir.IntegerAttr(s).value != 1 for s in ir.ArrayAttr(op.attributes["strides"])):
+            return None
+        strided = [ir.IntegerAttr(o).value for o in ir.ArrayAttr(op.attributes["offsets"])]
+        op = producer(op.operands[0])
     if op is not None and op.name == "vector.extract":
         if list(op.operands[1:]):
             return None  # a dynamic position
@@ -222,6 +241,8 @@ def traced_read(value: ir.Value) -> TracedRead | None:
     offsets = [[static_or_value(index)] for index in read.indices]
     for i, position in enumerate(positions):
         offsets[first + i].append(position)
+    for i, offset in enumerate(strided):
+        offsets[first + len(positions) + i].append(offset)
     dims = [first + len(positions) + i for i in range(read_rank - len(positions))]
     source = read.base
     while (slice_op := producer(source)) is not None and slice_op.name == "tensor.extract_slice":
@@ -417,61 +438,135 @@ def lower_to_smlad(contract: ir.Operation, product: DotProduct,
     contract.erase()
 
 
-@dataclass
+@dataclass(eq=False)
 class BytePairForm:
-    """How byte-pair SMLADs compute a contraction: its accumulator's chain
-    and the channels' scaled starts (smlad_byte_pairs)."""
+    """How byte-pair SMLADs compute a chain of contractions: the chain, its
+    channels' scaled starts (smlad_byte_pairs) and, for a matrix-vector
+    product, its row's packed words (None for a conv's packed window,
+    which its contractions read as they read the extension)."""
     chain: byte_pairs.ScaledChain
     start_values: np.ndarray
+    packed_row: ir.Value | None = None
 
 
-def byte_pair_form(contract: ir.Operation, product: DotProduct) -> BytePairForm | None:
-    """The contraction's byte-pair form, if it has one: its rows read along
-    the reduction, its accumulator started from a bias and carried whole
-    over the reduction, every accumulator exact in 24 bits and every
-    weight pair encodable."""
-    weights = product.weights
-    chain = byte_pairs.scaled_chain(
-        contract, traced_read(product.lhs), product.reduction, product.channels,
-        product.channel_of, weights.offsets, weights.reduction_dim, weights.channel_dim,
-        list(ir.RankedTensorType(weights.constant.results[0].type).shape))
-    if chain is None:
+def byte_pair_form(contracts: list[ir.Operation], loops: list[ir.Operation], position: int,
+                   products: dict[ir.Operation, DotProduct]) -> BytePairForm | None:
+    """The byte-pair form of a chain of contractions, if it has one: every
+    one an int8 product over the same weights, reading its rows along the
+    reduction, the chain's tile started from a bias, every accumulator
+    exact in 24 bits and every weight pair encodable."""
+    if any(contract not in products for contract in contracts):
         return None
-    matrix = transposed_weights(weights)
-    matrix = matrix.reshape(-1, matrix.shape[-1])
-    start_values = byte_pairs.scaled_bias(byte_pairs.bias_of(chain), matrix)
-    if start_values is None or start_values.shape != (matrix.shape[0],) \
-            or byte_pairs.pair_encoded(matrix) is None:
-        return None
-    return BytePairForm(chain, start_values)
-
-
-def byte_paired_windows(products: list[tuple[ir.Operation, DotProduct]]) \
-        -> dict[ir.Operation, BytePairForm]:
-    """The contractions over int16 windows (tinyml-widen-conv-inputs) that
-    take the byte-pair form, their windows packed in place of extended: a
-    window's every reader must take it. The packing takes the extension's
-    place (the same two bytes a value), so it costs no arena."""
-    readers: dict[ir.Operation, list[tuple[ir.Operation, DotProduct]]] = {}
-    for contract, product in products:
+    chain_products = [products[contract] for contract in contracts]
+    first = chain_products[0]
+    weights = first.weights
+    for product in chain_products:
         row = traced_read(product.lhs)
-        if ir.VectorType(product.lhs.type).element_type != i16() or row is None:
+        same = product.weights
+        if row is None or row.dims[-1] != ir.RankedTensorType(row.source.type).rank - 1 \
+                or not byte_pairs.same_sum(row.offsets[-1], same.offsets[same.reduction_dim]) \
+                or (same.constant, same.reduction_dim, same.channel_dim, product.channels,
+                    product.channel_of) != (weights.constant, weights.reduction_dim,
+                                            weights.channel_dim, first.channels,
+                                            first.channel_of) \
+                or product.channel_of != [f % product.channels
+                                          for f in range(len(product.channel_of))]:
+            return None
+    started = byte_pairs.bias_start(loops[-1], position, first.channels,
+                                    weights.offsets[weights.channel_dim])
+    if started is None or byte_pairs.pair_encoded(transposed_weights(weights)) is None:
+        return None
+    chain = byte_pairs.ScaledChain(contracts, loops, position, *started)
+    array = np.array(ir.DenseIntElementsAttr(weights.constant.attributes["value"]))
+    start_values = byte_pairs.scaled_start(chain, array, [
+        byte_pairs.WeightUse(p.weights.offsets, p.weights.reduction_dim, p.reduction,
+                             p.weights.channel_dim) for p in chain_products])
+    return None if start_values is None else BytePairForm(chain, start_values)
+
+
+def byte_pair_chains(products: dict[ir.Operation, DotProduct],
+                     cache: dict[tuple, ir.Value]) -> list[BytePairForm]:
+    """The chains of contractions that take the byte-pair form, their
+    inputs packed: a matrix-vector product's int8 row into a new int16
+    tensor, once per row, before the layer's loops (where its channels
+    save what the packing costs); a conv's int16 window (tinyml-widen-conv-
+    inputs) in place of its extension, the extension marked `BYTE_PAIRS`
+    (the same two bytes a value, staged as the extension was), where every
+    chain reading the window takes the form (a chain whose every window is
+    packed)."""
+    forms: dict[ir.Operation, BytePairForm | None] = {}
+    for contract in products:
+        if contract not in forms:
+            carried = byte_pairs.accumulation(contract)
+            form = None if carried is None else byte_pair_form(*carried, products)
+            forms.update({member: form for member in (carried[0] if carried else [])})
+            forms[contract] = form
+    rows = {contract: traced_read(product.lhs) for contract, product in products.items()}
+    # The window each contraction reads, or None for an int8 row.
+    window_of: dict[ir.Operation, ir.Operation | None] = {}
+    for contract, product in products.items():
+        row = rows[contract]
+        if ir.VectorType(product.lhs.type).element_type == i16():
+            extension = None if row is None else producer(row.source)
+            if extension is None or WIDENED not in extension.attributes:
+                forms[contract] = None
+            else:
+                window_of[contract] = extension
+    readers: dict[ir.Operation, list[ir.Operation]] = {}
+    for contract, extension in window_of.items():
+        readers.setdefault(extension, []).append(contract)
+    windows = {extension for extension, contracts in readers.items()
+               if reads_only(extension.results[0],
+                             [row.read for c in contracts if (row := rows[c]) is not None])}
+    # A window is packed if every chain reading it takes the form; a
+    # chain over windows takes it if each of its windows is packed.
+    while True:
+        refused = {forms[c] for c in products
+                   if forms[c] is not None and c in window_of and window_of[c] not in windows}
+        dropped = {extension for extension in windows
+                   if any(forms[c] is None or forms[c] in refused for c in readers[extension])}
+        for contract, form in forms.items():
+            if form in refused:
+                forms[contract] = None
+        windows -= dropped
+        if not refused and not dropped:
+            break
+    chosen: list[BytePairForm] = []
+    packed_rows: list[tuple[ir.Value, ir.Value]] = []
+    for contract, product in products.items():
+        form, row = forms[contract], rows[contract]
+        if form is None or form in chosen or contract in window_of:
             continue
-        extension = producer(row.source)
-        if extension is not None and WIDENED in extension.attributes:
-            readers.setdefault(extension, []).append((contract, product))
-    paired: dict[ir.Operation, BytePairForm] = {}
-    for extension, group in readers.items():
-        forms = {contract: byte_pair_form(contract, product) for contract, product in group}
-        row_reads = [traced_read(product.lhs) for _, product in group]
-        if any(form is None for form in forms.values()) or not reads_only(
-                extension.results[0], [row.read for row in row_reads if row is not None]):
-            continue
-        window = byte_pairs.packed_input(extension.operands[0], extension)
-        extension.results[0].replace_all_uses_with(window)
-        extension.erase()
-        paired.update({contract: form for contract, form in forms.items() if form is not None})
-    return paired
+        if row is not None and len(product.rows) == 1 and len(form.chain.contracts) == 1 \
+                and all(n == 1 for n in ir.RankedTensorType(row.source.type).shape[:-1]):
+            form.packed_row = matrix_vector_row(contract, product, form, row, packed_rows)
+            if form.packed_row is not None:
+                chosen.append(form)
+    for extension in windows:
+        chosen += [form for c in readers[extension] if (form := forms[c]) is not None]
+        extension.attributes[BYTE_PAIRS] = ir.UnitAttr.get()
+    return list(dict.fromkeys(chosen))
+
+
+def matrix_vector_row(contract: ir.Operation, product: DotProduct, form: BytePairForm,
+                      row: TracedRead, packed_rows: list[tuple[ir.Value, ir.Value]]) \
+        -> ir.Value | None:
+    """A matrix-vector product's row packed into P and Q words, once per row
+    tensor (`packed_rows`), before the loops of the layer reading it; None
+    where its channels would save less than the packing costs."""
+    source = row.source
+    packed_row = next((packed for value, packed in packed_rows if value == source), None)
+    if packed_row is not None:
+        return packed_row
+    if not byte_pairs.pays(form.start_values.shape[0], product.channels):
+        return None
+    owner = source.owner if isinstance(source.owner, ir.Block) else source.owner.operation.block
+    first = byte_pairs.ancestor_in(contract, owner)
+    if first is None:
+        return None
+    packed_row = byte_pairs.packed_input(source, first)
+    packed_rows.append((source, packed_row))
+    return packed_row
 
 
 def reads_only(value: ir.Value, reads: list[ir.Operation]) -> bool:
@@ -487,58 +582,26 @@ def reads_only(value: ir.Value, reads: list[ir.Operation]) -> bool:
     return True
 
 
-def lower_to_byte_pairs(contract: ir.Operation, product: DotProduct,
-                        cache: dict[tuple, ir.Value],
-                        packed_inputs: list[tuple[ir.Value, ir.Value]]) -> bool:
-    """Replace a matrix-vector `contract` (one int8 row) by byte-pair
-    SMLADs (smlad_byte_pairs) if it qualifies, its input row packed once
-    per row tensor (`packed_inputs`) before the loop over its channel
-    tiles. False, changing nothing, if it does not qualify."""
-    if ir.VectorType(product.lhs.type).element_type != i8() or len(product.rows) != 1:
-        return False
-    row = traced_read(product.lhs)
-    if row is None or any(n != 1 for n in ir.RankedTensorType(row.source.type).shape[:-1]):
-        return False
-    form = byte_pair_form(contract, product)
-    if form is None:
-        return False
-    source = row.source
-    packed_row = next((packed for value, packed in packed_inputs if value == source), None)
-    if packed_row is None:
-        if not byte_pairs.pays(form.start_values.shape[0], product.channels):
-            return False
-        owner = source.owner if isinstance(source.owner, ir.Block) \
-            else source.owner.operation.block
-        first = byte_pairs.ancestor_in(contract, owner)
-        if first is None:
-            return False
-        packed_row = byte_pairs.packed_input(source, first)
-        packed_inputs.append((source, packed_row))
-    emit_byte_pairs(contract, product, form, cache, packed_row)
-    return True
-
-
-def emit_byte_pairs(contract: ir.Operation, product: DotProduct, form: BytePairForm,
+def emit_byte_pairs(contract: ir.Operation, product: DotProduct,
                     cache: dict[tuple, ir.Value], packed_row: ir.Value | None) -> None:
-    """Replace `contract` by byte-pair SMLADs: its chain's accumulator
-    rescaled, each input row's P and Q words read from `packed_row` (a
-    matrix-vector product's row packed apart) or from the contraction's
-    own int16 rows (a packed window), each weight word multiplied as loaded
-    and through one `SXTB16`."""
-    byte_pairs.scale_chain(form.chain, form.start_values, cache)
+    """Replace `contract` by byte-pair SMLADs: each input row's P and Q
+    words read from `packed_row` (a matrix-vector product's row packed
+    apart) or from the contraction's own int16 rows (a packed window),
+    each weight word multiplied as loaded and through one `SXTB16`. Its
+    chain's accumulator is the caller's to rescale."""
     quads = product.reduction // WORD
     with ir.InsertionPoint(contract), contract.location:
         tile = weight_tile(product, cache, "byte-pairs")
         weight_words = [words(vector.extract(tile, [], [c]), quads)
                         for c in range(product.channels)]
-        if packed_row is None:
-            input_words = {row: words(input_row(product, row), 2 * quads)
-                           for row in product.rows}
+        row = traced_read(product.lhs)
+        if packed_row is None or row is None:
+            input_words = {r: words(input_row(product, r), 2 * quads) for r in product.rows}
         else:
             rank = ir.RankedTensorType(packed_row.type).rank
             halves = vector.transfer_read(
                 ir.VectorType.get([product.reduction], i16()), packed_row,
-                [index_sum(terms) for terms in form.chain.input.offsets],
+                [index_sum(terms) for terms in row.offsets],
                 ir.AffineMap.get_minor_identity(rank, 1), arith.constant(i16(), 0), [True])
             input_words = {product.rows[0]: words(halves, 2 * quads)}
         sums = accumulator_elements(contract.operands[2])
@@ -546,13 +609,13 @@ def emit_byte_pairs(contract: ir.Operation, product: DotProduct, form: BytePairF
             for channel in range(product.channels):
                 weight = weight_words[channel][q]
                 even = llvm.call_intrinsic(i32(), SXTB16, [weight], [], [])
-                for flat, row in enumerate(product.row_of):
+                for flat, position in enumerate(product.row_of):
                     if product.channel_of[flat] != channel:
                         continue
-                    pair, offset = input_words[row][2 * q], input_words[row][2 * q + 1]
-                    sums[flat] = llvm.call_intrinsic(i32(), SMLAD, [pair, weight, sums[flat]],
+                    p_word, q_word = input_words[position][2 * q], input_words[position][2 * q + 1]
+                    sums[flat] = llvm.call_intrinsic(i32(), SMLAD, [p_word, weight, sums[flat]],
                                                      [], [])
-                    sums[flat] = llvm.call_intrinsic(i32(), SMLAD, [offset, even, sums[flat]],
+                    sums[flat] = llvm.call_intrinsic(i32(), SMLAD, [q_word, even, sums[flat]],
                                                      [], [])
         result = vector.from_elements(contract.results[0].type, sums)
     contract.results[0].replace_all_uses_with(result)

@@ -14,7 +14,10 @@ transposed straight into the window and the strips filled there: one
 staged window, as for an NHWC input, where pad then transpose would
 stage two. So does a pad whose only user extends it to int16
 (tinyml-widen-conv-inputs): its source is extended straight into an
-int16 window.
+int16 window; an extension that packs byte pairs (`tinyml.byte_pairs`)
+packs it straight into the window, its strips filled with the padding
+value's byte-pair words, unless the pad adds channels (a group of four
+then spans source and padding: the padded int8 copy is packed).
 """
 from __future__ import annotations
 
@@ -23,8 +26,9 @@ from mlir.dialects import arith, tensor
 
 from ..ir.lazy_modules import linalg
 from ..ir.walk import ops_named
-from ..ir.lowering_config import WIDENED
+from ..ir.lowering_config import BYTE_PAIRS, WIDENED
 from ..pipeline.registry import Pass, register
+from . import smlad_byte_pairs as byte_pairs
 from .widen_conv_inputs import extended
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()
@@ -110,6 +114,8 @@ def decompose(pad: ir.Operation, value: ir.Value,
     elif reader is not None:
         result_type = ir.RankedTensorType(reader.results[0].type)
         source = extended(source, sizes)
+        if BYTE_PAIRS in reader.attributes:
+            source.owner.attributes[BYTE_PAIRS] = ir.UnitAttr.get()
         value = arith.extsi(result_type.element_type, value)
     full = list(result_type.shape)
     padded = tensor.empty(full, result_type.element_type)
@@ -123,7 +129,8 @@ def decompose(pad: ir.Operation, value: ir.Value,
             strip_sizes = list(full)
             strip_sizes[d] = size
             strip = extract(padded, offsets, strip_sizes)
-            filled = linalg.fill(value, outs=[strip])
+            filled = byte_pair_fill(value, strip) if reader is not None \
+                and BYTE_PAIRS in reader.attributes else linalg.fill(value, outs=[strip])
             padded = insert(filled, padded, offsets, strip_sizes)
     return padded
 
@@ -148,6 +155,29 @@ class DecomposePads(Pass):
             pad.erase()
 
 
+def byte_pair_fill(value: ir.Value, strip: ir.Value) -> ir.Value:
+    """`strip` (int16, its last dimension whole groups of four) filled with
+    the byte-pair words of a padding value z everywhere
+    (`smlad_byte_pairs`): P = (z, z) and Q = (255 z + 127, 255 z + 127),
+    by each element's place in its group of four."""
+    strip_type = ir.RankedTensorType(strip.type)
+    rank = strip_type.rank
+    identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))
+    fill = linalg.GenericOp(
+        [strip_type], [], [strip], ir.ArrayAttr.get([identity]),
+        ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * rank))
+    block = fill.regions[0].blocks.append(strip_type.element_type)
+    i16 = strip_type.element_type
+    with ir.InsertionPoint(block):
+        place = arith.remui(linalg.IndexOp(rank - 1).result,
+                            arith.constant(ir.IndexType.get(), 4))
+        in_p = arith.cmpi(arith.CmpIPredicate.ult, place, arith.constant(ir.IndexType.get(), 2))
+        q_value = arith.addi(arith.muli(value, arith.constant(i16, 255)),
+                             arith.constant(i16, byte_pairs.OFFSET))
+        linalg.YieldOp([arith.select(in_p, value, q_value)])
+    return fill.result
+
+
 def window_reader(pad: ir.Operation) -> ir.Operation | None:
     """The pad's only user, if it is a `linalg.transpose` (a conv's window
     of an NCHW input, tinyml-fuse-input-transpose, padded then transposed)
@@ -155,6 +185,11 @@ def window_reader(pad: ir.Operation) -> ir.Operation | None:
     padded then extended)."""
     users = [use.owner.operation for use in pad.results[0].uses]
     if len(users) != 1 or users[0].operands[0] != pad.results[0]:
+        return None
+    if BYTE_PAIRS in users[0].attributes \
+            and list(ir.DenseI64ArrayAttr(pad.attributes["static_high"]))[-1] != 0:
+        # A window padded with channels packs its groups of four across the
+        # padding: it is packed from its padded int8 copy.
         return None
     if users[0].name == "linalg.transpose" or WIDENED in users[0].attributes:
         return users[0]

@@ -11,14 +11,21 @@ kilobytes of code per layer.
 The generic's innermost dimensions must be one contiguous run, in source
 and target, a whole number of words long (a conv's input channels, steps
 of whole words); it is loops over the dimensions before the run and,
-inside, over its words. Any other is left to linalg's loops."""
+inside, over its words. Any other is left to linalg's loops, but one
+marked `tinyml.byte_pairs` (tinyml-contract-to-smlad): its words are the
+byte-pair P and Q words of its input (`smlad_byte_pairs.input_words`),
+which linalg's loops of its body would not compute, so this pass fails
+on one it cannot lower."""
+from typing import Callable
+
 from mlir import ir
 from mlir.dialects import arith, vector
 
-from ..ir.lowering_config import WIDENED
+from ..ir.lowering_config import BYTE_PAIRS, WIDENED
 from ..ir.walk import ops_named
-from ..pipeline.registry import Pass, register
+from ..pipeline.registry import Pass, PassError, register
 from .contract_to_smlad import halfword_pairs, i32
+from .smlad_byte_pairs import input_words
 from .lower_copies import collapsed, contiguous_from, word_loops
 
 #: int8 values per word.
@@ -41,10 +48,11 @@ def natural_pairs(word: ir.Value) -> tuple[ir.Value, ir.Value]:
     return first, second
 
 
-def extend_by_words(source: ir.Value, target: ir.Value, first: int) -> None:
+def extend_by_words(source: ir.Value, target: ir.Value, first: int,
+                    pairs: Callable[[ir.Value], tuple[ir.Value, ir.Value]]) -> None:
     """Loops over the dimensions before `first` and, inside, the words of
-    the run from `first` on (up to `UNROLL` an iteration), each extended
-    into two words of `target`."""
+    the run from `first` on (up to `UNROLL` an iteration), each made into
+    two words of `target` by `pairs`."""
     flat_source, flat_target = collapsed(source, first), collapsed(target, first)
     t = ir.MemRefType(flat_source.type)
     index = ir.IndexType.get()
@@ -61,8 +69,8 @@ def extend_by_words(source: ir.Value, target: ir.Value, first: int) -> None:
                 if k else at
             loaded = vector.load(bytes_type, flat_source, position)
             word = vector.extract(vector.bitcast(word_type, loaded), [], [0])
-            pairs = vector.from_elements(pairs_type, list(natural_pairs(word)))
-            vector.store(vector.bitcast(halves_type, pairs), flat_target, position)
+            made = vector.from_elements(pairs_type, list(pairs(word)))
+            vector.store(vector.bitcast(halves_type, made), flat_target, position)
 
     word_loops(flat_source, first, words * WORD, extend)
 
@@ -85,8 +93,12 @@ class LowerInt16Extensions(Pass):
             run = 1
             for size in source_type.shape[first:]:
                 run *= size
-            if first == source_type.rank or run % WORD:
+            packs = BYTE_PAIRS in generic.attributes
+            if first == source_type.rank or run % WORD or (packs and source_type.shape[-1] % WORD):
+                if packs:
+                    raise PassError(f"a byte-pair window ({source_type}) that is not a run of "
+                                    "whole words", generic.location)
                 continue
             with ir.InsertionPoint(generic), generic.location:
-                extend_by_words(source, target, first)
+                extend_by_words(source, target, first, input_words if packs else natural_pairs)
             generic.erase()

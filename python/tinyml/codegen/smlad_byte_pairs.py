@@ -1,13 +1,13 @@
-"""Byte-pair SMLAD: an int8 matrix-vector product on a core with the DSP
-extension whose weight words multiply as they are loaded, one `SXTB16` a
-word where the plain form (tinyml-contract-to-smlad) takes two.
+"""Byte-pair SMLAD: an int8 contraction on a core with the DSP extension
+whose weight words multiply as they are loaded, one `SXTB16` a word where
+the plain form (tinyml-contract-to-smlad) takes two.
 
 `SMLAD` multiplies halfwords. A weight word (w0, w1, w2, w3) read as two
 halfwords is (w0 + 256 w1, w2 + 256 w3) when each even byte is stored as
 its unsigned bit pattern and the odd byte after it is stored one lower
 where the even byte is negative (the pattern of a negative w0 reads as
 w0 + 256). `SXTB16` of the same word gives (w0, w2). For four inputs
-(x0, x1, x2, x3), two words of the input packed once per layer,
+(x0, x1, x2, x3), two words of the input packed once,
 
     P = (x1, x3),   Q = (256 x0 - x1 + 127, 256 x2 - x3 + 127),
 
@@ -16,39 +16,42 @@ give `SMLAD(P, W) + SMLAD(Q, SXTB16(W))` =
 dot product, plus a term of the weights alone. The 127 keeps Q's halves
 inside int16 for every pair of int8 inputs; it is the only offset that
 does. So the accumulator starts at `256 bias - 127 sum(w[k] for even k)`
-(a constant per output channel, computed here at compile time), the
-SMLADs run, and an arithmetic shift right by 8 gives `bias + x . w`
-exactly: every partial sum is the same modulo 2^32, and the final one is
-256 times a value that fits in 24 bits.
+over every weight slice the layer's loops multiply into it (a constant
+per output channel, computed here at compile time by running the loops'
+counters), the SMLADs run, and an arithmetic shift right by 8 gives
+`bias + x . w` exactly: every partial sum is the same modulo 2^32, and
+the final one is 256 times a value that fits in 24 bits.
 
 Per four inputs and output channel this is a weight load, one `SXTB16`
-and two `SMLAD`, against a load, two `SXTB16` and two `SMLAD`; the
-input's two words are loads shared by the tile's channels, against a load
-and two `SXTB16`. The packed input takes two bytes a value in the arena
-while the layer runs; its packing costs about 10 instructions a word,
-so a layer of few output channels (a classifier's 2) keeps the plain form.
+and two `SMLAD`, against a load, two `SXTB16` and two `SMLAD`. The input's
+words are loads shared by the tile's channels:
 
-A product qualifies when every output channel's accumulator is exact
-in 24 bits (`|bias| + 128 sum |w|` below 2^23), no odd weight would go
-below -128 (-128 after a negative even byte), the accumulator starts
-from a read of a bias constant and runs over the whole reduction (one
-contraction, or a loop of them from 0 to the reduction's end), and the
-input is one row read from a tensor defined outside the layer's loops.
-Anything else takes the plain form.
+- a conv's window, which tinyml-widen-conv-inputs stages extended to
+  int16, holds the P and Q words instead (the same two bytes a value; its
+  extension marked `tinyml.byte_pairs`);
+- a matrix-vector product's row is packed into a new int16 tensor before
+  the layer's loops: two bytes a value of arena while the layer runs, and
+  about 10 instructions a word, so a layer of few output channels (a
+  classifier's 2) keeps the plain form.
+
+A chain of contractions (each the next one's accumulator, the chain's
+tile carried by its loops) qualifies when every output channel's
+accumulator is exact in 24 bits (`|bias| + 128 sum |w|` below 2^23), no
+odd weight would go below -128 (-128 after a negative even byte), the
+tile starts from a read of a bias constant, and every weight slice's
+place is a sum of the loops' counters and constants. Anything else takes
+the plain form.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, llvm, scf, tensor, vector
 
 from ..ir.values import constant_int, producer
-
-if TYPE_CHECKING:
-    from .contract_to_smlad import TracedRead
 
 SXTB16 = "llvm.arm.sxtb16"
 SADD16 = "llvm.arm.sadd16"
@@ -92,18 +95,6 @@ def pair_encoded(weights: np.ndarray) -> np.ndarray | None:
     return encoded.astype(np.int8)
 
 
-def scaled_bias(bias: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
-    """The accumulators' start, `256 bias - 127 sum(w[even k])` per output
-    channel (`weights` `[channel, reduction]`), or None when an
-    accumulator could leave 24 bits for some int8 input."""
-    wide = weights.astype(np.int64)
-    bound = np.abs(bias.astype(np.int64)) + 128 * np.abs(wide).sum(axis=-1)
-    if bound.max(initial=0) >= EXACT_BOUND:
-        return None
-    start = (bias.astype(np.int64) << SCALE_BITS) - OFFSET * wide[..., 0::2].sum(axis=-1)
-    return start.astype(np.int32)
-
-
 def input_words(word: ir.Value) -> tuple[ir.Value, ir.Value]:
     """P = (x1, x3) and Q = (256 x0 - x1 + 127, 256 x2 - x3 + 127) of the
     int8 word (x0, x1, x2, x3): `SXTB16` of the word rotated by 8, the even
@@ -121,7 +112,7 @@ def input_words(word: ir.Value) -> tuple[ir.Value, ir.Value]:
 
 def packed_input(source: ir.Value, before: ir.Operation) -> ir.Value:
     """`source` (int8, its last dimension a whole number of words) packed
-    into P and Q words along its last dimension, an int16 tensor of its
+    into P and Q words along its last dimension, a new int16 tensor of its
     shape: loops over its other dimensions and its words, built before
     `before`."""
     source_type = ir.RankedTensorType(source.type)
@@ -159,16 +150,28 @@ def packed_input(source: ir.Value, before: ir.Operation) -> ir.Value:
 
 @dataclass
 class ScaledChain:
-    """A contraction's accumulator through the loop over its reduction
-    (its tile a tensor the loop carries, at `position`, read and written
-    whole by each step): the bias read whose value the loop's initial tile
-    is written from, the `tensor.extract_slice` of the bias constant it
-    reads, and where the input row is read from."""
-    loop: ir.Operation
+    """A chain of contractions accumulating into one tile (each the next
+    one's accumulator) over the loops that carry the tile, innermost
+    first (at `position` in the outermost, whose initial tile is written
+    from a read of `bias_slice`, a `tensor.extract_slice` of the bias
+    constant `bias`)."""
+    contracts: list[ir.Operation]
+    loops: list[ir.Operation]
     position: int
     bias_slice: ir.Operation
     bias: ir.Operation
-    input: TracedRead
+
+
+@dataclass
+class WeightUse:
+    """Where one contraction of a chain reads its weights: per dimension
+    of the weight constant, the terms of the sum that is its first index
+    (ints and loop induction variables), the reduction's dimension and
+    length, and the output channels' dimension."""
+    offsets: list[list[ir.Value | int]]
+    reduction_dim: int
+    reduction: int
+    channel_dim: int
 
 
 def index_terms(index: ir.Value) -> list[ir.Value | int]:
@@ -244,15 +247,22 @@ def written_back(contract: ir.Operation, read: ir.Operation, tile: ir.Value,
     return True
 
 
-def accumulator_loops(contract: ir.Operation, total: int, reduction: int,
-                      reduction_terms: list[ir.Value | int]) -> tuple[ir.Operation, int] | None:
-    """The outermost loop carrying `contract`'s accumulator tile and the
-    tile's position in it, if the tile is read and written whole by each
-    step, the loops carrying it run over the whole reduction once (one of
-    them from 0 to `total` by `reduction`, over the weights' reduction
-    offset, or none when the contraction is the whole reduction) and
-    every other one once."""
-    read = producer(whole_vector(contract.operands[2]))
+def accumulation(
+        contract: ir.Operation) -> tuple[list[ir.Operation], list[ir.Operation], int] | None:
+    """The chain of contractions `contract` is in (each the next one's
+    accumulator), the loops carrying their tile (innermost first: each
+    step reads the tile whole into the first and writes the last's result
+    over it whole) and the tile's position in the outermost; None if the
+    tile is not carried so, or a loop's bounds are not constants."""
+    first = contract.operation
+    while (before := producer(first.operands[2])) is not None and before.name == "vector.contract":
+        first = before
+    contracts = [first]
+    while len(uses := list(contracts[-1].results[0].uses)) == 1 \
+            and uses[0].owner.name == "vector.contract" \
+            and uses[0].owner.operands[2] == contracts[-1].results[0]:
+        contracts.append(uses[0].owner.operation)
+    read = producer(whole_vector(first.operands[2]))
     if read is None or read.name != "vector.transfer_read" or not at_origin(read, 1):
         return None
     tile = whole(read.operands[0])
@@ -261,18 +271,11 @@ def accumulator_loops(contract: ir.Operation, total: int, reduction: int,
     block = tile.owner
     loop = block.owner
     position = ir.BlockArgument(tile).arg_number - 1
-    if not written_back(contract, read, tile,
+    if not written_back(contracts[-1], read, tile,
                         block.operations[len(block.operations) - 1].operands[position]):
         return None
-    stepped = reduction == total and same_sum([], reduction_terms)
+    loops = [loop]
     while True:
-        body = loop.regions[0].blocks[0]
-        bounds = [constant_int(v) for v in loop.operands[:3]]
-        if bounds == [0, total, reduction] and same_sum([body.arguments[0]], reduction_terms) \
-                and not stepped:
-            stepped = True
-        elif bounds != [0, 1, 1]:
-            return None
         start = loop.operands[3 + position]
         if not isinstance(start.owner, ir.Block) or start.owner.owner.name != "scf.for" \
                 or len(list(start.uses)) != 1:
@@ -283,35 +286,17 @@ def accumulator_loops(contract: ir.Operation, total: int, reduction: int,
                 != loop.results[position]:
             break
         loop, position = outer.owner, outer_position
-    return (loop, position) if stepped else None
+        loops.append(loop)
+    if any(constant_int(v) is None for loop in loops for v in loop.operands[:3]):
+        return None
+    return contracts, loops, position
 
 
-def scaled_chain(contract: ir.Operation, row: TracedRead | None, reduction: int, channels: int,
-                 channel_of: list[int], weight_offsets: list[list[ir.Value | int]],
-                 reduction_dim: int, channel_dim: int,
-                 weight_shape: list[int]) -> ScaledChain | None:
-    """The chain of `contract`'s accumulator, if byte-pair SMLADs can run it
-    (see the module's docstring): the contraction reads `reduction` values
-    of each input row (read from `row.source`, the reduction its last
-    dimension) against `channels` weight columns, its weights sliced at
-    `weight_offsets` from a constant of `weight_shape`."""
-    total = weight_shape[reduction_dim]
-    if any(size != 1 for d, size in enumerate(weight_shape)
-           if d not in (reduction_dim, channel_dim)) \
-            or channel_of != [flat % channels for flat in range(len(channel_of))]:
-        return None
-    if row is None or not isinstance(row.source.type, ir.RankedTensorType):
-        return None
-    row_shape = ir.RankedTensorType(row.source.type).shape
-    reduction_terms = weight_offsets[reduction_dim]
-    if row.dims[-1] != len(row_shape) - 1 or row_shape[-1] != total \
-            or not same_sum(row.offsets[-1], reduction_terms):
-        return None
-    carried = accumulator_loops(contract, total, reduction, reduction_terms)
-    if carried is None:
-        return None
-    loop, position = carried
-    # The loop's initial tile is written from a read of a bias slice.
+def bias_start(loop: ir.Operation, position: int, channels: int,
+               channel_terms: list[ir.Value | int]) -> tuple[ir.Operation, ir.Operation] | None:
+    """The `tensor.extract_slice` of a bias constant, and the constant,
+    whose read (of `channels` values, at the weights' channel offset) the
+    loop's initial tile at `position` is written from."""
     start = producer(loop.operands[3 + position])
     if start is None or start.name != "vector.transfer_write" or not at_origin(start, 2):
         return None
@@ -329,9 +314,69 @@ def scaled_chain(contract: ir.Operation, row: TracedRead | None, reduction: int,
     offsets = slice_offsets(bias_slice)
     if bias is None or bias.name != "arith.constant" \
             or not isinstance(bias.attributes["value"], ir.DenseIntElementsAttr) \
-            or offsets is None or not same_sum(offsets, weight_offsets[channel_dim]):
+            or offsets is None or not same_sum(offsets, channel_terms):
         return None
-    return ScaledChain(loop, position, bias_slice, bias, row)
+    return bias_slice, bias
+
+
+#: Most contraction runs a chain's start is computed over (its loops'
+#: trip counts times its contractions).
+MAX_RUNS = 1 << 16
+
+
+def scaled_start(chain: ScaledChain, weights: np.ndarray,
+                 uses: list[WeightUse]) -> np.ndarray | None:
+    """The chain's accumulators' start per output channel, `256 bias - 127
+    sum(w[even k])` over every weight slice its contractions multiply, run
+    by run of its loops (`uses`, one per contraction, index `weights`);
+    None when a slice's place depends on anything but the loops' counters
+    and constants, or an accumulator could leave 24 bits."""
+    induction = [loop.regions[0].blocks[0].arguments[0] for loop in chain.loops]
+    ranges = [range(*(constant_int(v) or 0 for v in loop.operands[:3])) for loop in chain.loops]
+    if int(np.prod([len(r) for r in ranges])) * len(uses) > MAX_RUNS:
+        return None
+    channel_dim = uses[0].channel_dim
+    if any(term == iv for use in uses for term in use.offsets[channel_dim]
+           if not isinstance(term, int) for iv in induction):
+        return None
+    bias = np.array(ir.DenseIntElementsAttr(chain.bias.attributes["value"])).astype(np.int64)
+    correction = np.zeros(weights.shape[channel_dim], np.int64)
+    magnitude = np.zeros(weights.shape[channel_dim], np.int64)
+    for counters in itertools.product(*ranges):
+        for use in uses:
+            index: list[int | slice] = []
+            for dim, terms in enumerate(use.offsets):
+                if dim == channel_dim:
+                    index.append(slice(None))
+                    continue
+                first = evaluated(terms, induction, counters)
+                length = use.reduction if dim == use.reduction_dim else 1
+                if first is None or first < 0 or first + length > weights.shape[dim]:
+                    return None
+                index.append(slice(first, first + length))
+            block = np.moveaxis(weights[tuple(index)], [use.reduction_dim, channel_dim],
+                                [0, 1]).reshape(use.reduction, -1).astype(np.int64)
+            correction += OFFSET * block[0::2].sum(axis=0)
+            magnitude += np.abs(block).sum(axis=0)
+    if (np.abs(bias) + 128 * magnitude).max(initial=0) >= EXACT_BOUND:
+        return None
+    return ((bias << SCALE_BITS) - correction).astype(np.int32)
+
+
+def evaluated(terms: list[ir.Value | int], induction: list[ir.Value],
+              counters: tuple[int, ...]) -> int | None:
+    """The sum of `terms` when each loop counter in `induction` takes its
+    value in `counters`; None if a term is anything else."""
+    total = 0
+    for term in terms:
+        if isinstance(term, int):
+            total += term
+            continue
+        matches = [value for iv, value in zip(induction, counters) if iv == term]
+        if not matches:
+            return None
+        total += matches[0]
+    return total
 
 
 def slice_offsets(slice_op: ir.Operation) -> list[ir.Value | int] | None:
@@ -344,16 +389,11 @@ def slice_offsets(slice_op: ir.Operation) -> list[ir.Value | int] | None:
     return index_terms(slice_op.operands[1])
 
 
-def bias_of(chain: ScaledChain) -> np.ndarray:
-    """The bias constant the chain's accumulator starts from."""
-    return np.array(ir.DenseIntElementsAttr(chain.bias.attributes["value"]))
-
-
 def scale_chain(chain: ScaledChain, start_values: np.ndarray,
                 cache: dict[tuple, ir.Value]) -> None:
     """Start the chain's accumulator at `start_values` (a constant per
     channel, built once per set of values in `cache`, sliced as the bias
-    was) and shift the loop's final tile right by `SCALE_BITS`."""
+    was) and shift the outermost loop's final tile right by `SCALE_BITS`."""
     key = ("scaled-bias", chain.bias, start_values.tobytes())
     if key not in cache:
         with ir.InsertionPoint(chain.bias), chain.bias.location:
@@ -361,9 +401,10 @@ def scale_chain(chain: ScaledChain, start_values: np.ndarray,
             cache[key] = arith.ConstantOp(
                 constant_type, ir.DenseElementsAttr.get(start_values, type=constant_type)).result
     chain.bias_slice.operands[0] = cache[key]
-    end = chain.loop.results[chain.position]
+    loop = chain.loops[-1]
+    end = loop.results[chain.position]
     end_type = ir.RankedTensorType(end.type)
-    with ir.InsertionPoint.after(chain.loop), chain.loop.location:
+    with ir.InsertionPoint.after(loop), loop.location:
         index = ir.IndexType.get()
         origin = [arith.constant(index, 0)] * end_type.rank
         vector_type = ir.VectorType.get(list(end_type.shape), i32())

@@ -26,6 +26,13 @@ TAPS_AS_CHANNELS = "tinyml.taps_as_channels"
 #: input to int16 (tinyml-widen-conv-inputs), fused into its tiles' windows
 #: like a transpose.
 WIDENED = "tinyml.widened"
+#: The unit attribute that makes a `WIDENED` generic's int16 result the
+#: byte-pair words of its input (P = (x1, x3), Q = (256 x0 - x1 + 127,
+#: 256 x2 - x3 + 127) per four values along the last dimension; see
+#: codegen/smlad_byte_pairs), which tinyml-contract-to-smlad's tiles read,
+#: not the extension its body computes. Only tinyml-lower-int16-extensions
+#: lowers it; it fails on one it cannot.
+BYTE_PAIRS = "tinyml.byte_pairs"
 
 @dataclass(frozen=True)
 class LoweringConfig:

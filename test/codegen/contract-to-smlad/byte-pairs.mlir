@@ -245,10 +245,12 @@ func.func @start_not_a_bias(%x: tensor<1x8xi8>, %out: tensor<1x8xi32>) -> tensor
 
 // -----
 
-// Not firing: the loop runs over half the reduction (its steps of 4 from 0
-// to 8 of a reduction of 16), so the scaled start would not match the sums.
+// The start counts the weight slices the loops multiply: here the first 8
+// of a reduction of 16 (steps of 4 from 0 to 8), w[k] = k - 2 for those,
+// so 256 bias - 127 * (-2 + 0 + 2 + 4).
 // CHECK-LABEL: func.func @part_of_the_reduction
-// CHECK-NOT:     llvm.arm.ssub16
+// CHECK:         arith.constant dense<[-508, -252, 4, 260, 516, 772, 1028, 1284]> : tensor<8xi32>
+// CHECK:         llvm.arm.ssub16
 
 func.func @part_of_the_reduction(%x: tensor<1x16xi8>, %out: tensor<1x8xi32>) -> tensor<1x8xi32> {
   %c0 = arith.constant 0 : index
@@ -288,15 +290,14 @@ func.func @part_of_the_reduction(%x: tensor<1x16xi8>, %out: tensor<1x8xi32>) -> 
 // A pointwise conv's tile over its int16 window (tinyml-widen-conv-inputs'
 // extension, marked tinyml.widened): 2 pixels x 2 channels, its reduction
 // carried through the loop over the kernel's one row and the loop over the
-// input channels. The window is packed into P and Q words in place of the
-// extension (the same two bytes a value), the tile reads each pixel's words
-// from it as they are, and each weight word takes one SXTB16 for the two
-// pixels: 2 SXTB16 and 8 SMLAD a step.
+// input channels. The extension is marked tinyml.byte_pairs: the window
+// holds P and Q words in place of the extended values (the same two bytes
+// a value; tinyml-lower-int16-extensions packs it), the tile reads each
+// pixel's words from it as they are, and each weight word takes one SXTB16
+// for the two pixels: 2 SXTB16 and 8 SMLAD a step.
 // CHECK-LABEL: func.func @pointwise_window
 // CHECK-DAG:     arith.constant dense<[4, 260, 516, 772, 1028, 1284, 1540, 1796]> : tensor<8xi32>
-// CHECK-NOT:     linalg.generic
-// CHECK:         scf.for {{.*}} -> (tensor<1x1x2x8xi16>)
-// CHECK:           llvm.call_intrinsic "llvm.arm.ssub16"
+// CHECK:         linalg.generic {{.*}} attrs = {tinyml.byte_pairs, tinyml.widened}
 // CHECK:         scf.for
 // CHECK:             %[[EVEN:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"(%[[W:[0-9]+]])
 // CHECK-NEXT:        %[[SUM:.*]] = llvm.call_intrinsic "llvm.arm.smlad"(%[[P:[0-9]+]], %[[W]], %{{.*}})
@@ -359,8 +360,7 @@ func.func @pointwise_window(%x: tensor<1x1x2x8xi8>, %out: tensor<1x1x2x8xi32>) -
 // values: it stays an extension, its tiles in the interleaved form (two
 // SXTB16 a weight word, none for the input).
 // CHECK-LABEL: func.func @window_read_elsewhere
-// CHECK:         linalg.generic
-// CHECK-SAME:    tinyml.widened
+// CHECK:         linalg.generic {{.*}} attrs = {tinyml.widened}
 // CHECK-NOT:     llvm.arm.ssub16
 // CHECK-COUNT-4: llvm.call_intrinsic "llvm.arm.sxtb16"
 

@@ -140,3 +140,63 @@ func.func @extended_window(%x: tensor<1x?x4x8xi8>, %high: index) -> tensor<1x3x4
   } -> tensor<1x3x4x8xi16>
   return %w : tensor<1x3x4x8xi16>
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// The same window packed into byte pairs (tinyml.byte_pairs): the source is
+// packed straight into it (the extension keeps its mark), and each strip is
+// filled with the padding value's byte-pair words, by each element's place
+// in its group of four channels: z for P's two, 255 z + 127 for Q's two.
+// CHECK-LABEL: func.func @byte_pair_window
+// CHECK:         linalg.generic {{.*}} ins(%arg0 : tensor<1x?x4x8xi8>) {{.*}} attrs = {tinyml.byte_pairs, tinyml.widened}
+// CHECK:         %[[Z:.*]] = arith.extsi %c{{.*}} : i8 to i16
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<1x1x4x8xi16>)
+// CHECK:           %[[PLACE:.*]] = arith.remui %{{.*}}, %c4
+// CHECK:           %[[IN_P:.*]] = arith.cmpi ult, %[[PLACE]], %c2
+// CHECK:           %[[TIMES:.*]] = arith.muli %[[Z]], %c255_i16
+// CHECK:           %[[Q:.*]] = arith.addi %[[TIMES]], %c127_i16
+// CHECK:           arith.select %[[IN_P]], %[[Z]], %[[Q]]
+// CHECK-NOT:     linalg.fill
+// CHECK-NOT:     tensor.pad
+// CHECK:         return
+func.func @byte_pair_window(%x: tensor<1x?x4x8xi8>, %high: index) -> tensor<1x3x4x8xi16> {
+  %fill = arith.constant -3 : i8
+  %p = tensor.pad %x low[0, 1, 0, 0] high[0, %high, 0, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %fill : i8
+  } : tensor<1x?x4x8xi8> to tensor<1x3x4x8xi8>
+  %e = tensor.empty() : tensor<1x3x4x8xi16>
+  %w = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p : tensor<1x3x4x8xi8>) outs(%e : tensor<1x3x4x8xi16>) attrs = {tinyml.byte_pairs, tinyml.widened} {
+  ^bb0(%a: i8, %o: i16):
+    %v = arith.extsi %a : i8 to i16
+    linalg.yield %v : i16
+  } -> tensor<1x3x4x8xi16>
+  return %w : tensor<1x3x4x8xi16>
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// Not folded: a byte-pair window padded with a channel (3 read as 4) packs
+// each group of four across source and padding, so the pad is decomposed
+// into its int8 window, which the extension then packs.
+// CHECK-LABEL: func.func @byte_pair_window_padded_channels
+// CHECK:         linalg.fill ins(%{{.*}} : i8)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<1x3x4x4xi8>) {{.*}} attrs = {tinyml.byte_pairs, tinyml.widened}
+func.func @byte_pair_window_padded_channels(%x: tensor<1x3x4x3xi8>) -> tensor<1x3x4x4xi16> {
+  %fill = arith.constant -3 : i8
+  %p = tensor.pad %x low[0, 0, 0, 0] high[0, 0, 0, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %fill : i8
+  } : tensor<1x3x4x3xi8> to tensor<1x3x4x4xi8>
+  %e = tensor.empty() : tensor<1x3x4x4xi16>
+  %w = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%p : tensor<1x3x4x4xi8>) outs(%e : tensor<1x3x4x4xi16>) attrs = {tinyml.byte_pairs, tinyml.widened} {
+  ^bb0(%a: i8, %o: i16):
+    %v = arith.extsi %a : i8 to i16
+    linalg.yield %v : i16
+  } -> tensor<1x3x4x4xi16>
+  return %w : tensor<1x3x4x4xi16>
+}

@@ -88,3 +88,29 @@ func.func @unmarked(%x: memref<1x1x2x8xi8>, %y: memref<1x1x2x8xi16>) {
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A window marked tinyml.byte_pairs (tinyml-contract-to-smlad) is its
+// input's byte-pair words: per word, P = (x1, x3) (SXTB16 of the word
+// rotated by 8) and Q = (256 x0 - x1 + 127, 256 x2 - x3 + 127) (the even
+// bytes shifted to the top of each halfword, SSUB16, SADD16 of 127 in both
+// halves), stored as one vector.
+// CHECK-LABEL: func.func @byte_pairs
+// CHECK:         scf.for
+// CHECK:           vector.load %{{.*}} : memref<16xi8>, vector<4xi8>
+// CHECK:           %[[P:.*]] = llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK:           %[[DIFFERENCE:.*]] = llvm.call_intrinsic "llvm.arm.ssub16"(%{{.*}}, %[[P]])
+// CHECK:           %[[Q:.*]] = llvm.call_intrinsic "llvm.arm.sadd16"(%[[DIFFERENCE]], %{{.*}})
+// CHECK:           vector.from_elements %[[P]], %[[Q]] : vector<2xi32>
+// CHECK-NOT:     linalg.generic
+func.func @byte_pairs(%x: memref<1x1x2x8xi8>, %y: memref<1x1x2x8xi16>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x1x2x8xi8>) outs(%y : memref<1x1x2x8xi16>) attrs = {tinyml.byte_pairs, tinyml.widened} {
+  ^bb0(%a: i8, %o: i16):
+    %e = arith.extsi %a : i8 to i16
+    linalg.yield %e : i16
+  }
+  return
+}
