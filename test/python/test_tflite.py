@@ -590,16 +590,18 @@ def test_fully_connected_in_byte_pairs_is_bit_exact_to_tflite_micro(tmp_path, ca
             np.testing.assert_array_equal(model.run(x).outputs[0], want, err_msg=target)
 
 
-@pytest.mark.parametrize("case,kernel", [("byte_pairs", 1), ("byte_pairs", 3),
-                                         ("odd_weight_below_int8", 1)])
-def test_conv_in_byte_pairs_is_bit_exact_to_tflite_micro(tmp_path, case, kernel):
+@pytest.mark.parametrize("case,kernel,stride", [("byte_pairs", 1, 1), ("byte_pairs", 3, 1),
+                                                ("byte_pairs", 3, 2),
+                                                ("odd_weight_below_int8", 1, 1)])
+def test_conv_in_byte_pairs_is_bit_exact_to_tflite_micro(tmp_path, case, kernel, stride):
     """A conv on a DSP core reads its input window packed into byte pairs
     where it would extend it to int16 (tinyml-contract-to-smlad), when
-    every tile reading the window can: a 1x1 conv, and a 3x3 conv whose
-    SAME padding (the input zero point, 7) is filled with its byte-pair
-    words; per-channel weights of every int8 value, inputs at both ends and
-    random, against TFLM on the host, the M4 and the M7. One negative even
-    weight before a -128 keeps the whole window in the extended form."""
+    every tile reading the window can: a 1x1 conv, a 3x3 conv whose SAME
+    padding (the input zero point, 7) is filled with its byte-pair words,
+    and one of stride 2 (each pixel of a tile its own chain); per-channel
+    weights of every int8 value, inputs at both ends and random, against
+    TFLM on the host, the M4 and the M7. One negative even weight before a
+    -128 keeps the whole window in the extended form."""
     rng = np.random.default_rng(11)
     weights = rng.integers(-128, 128, (32, kernel, kernel, 16)).astype(np.int8)
     weights[..., 0::2] = np.where(weights[..., 1::2] == -128, 5, weights[..., 0::2])
@@ -612,9 +614,10 @@ def test_conv_in_byte_pairs_is_bit_exact_to_tflite_micro(tmp_path, case, kernel)
                  quantization=(list(rng.uniform(0.002, 0.006, 32)), [0] * 32, 0))
     b = m.tensor("b", [32], np.int32, data=rng.integers(-30_000, 30_000, 32),
                  quantization=([0.0002] * 32, [0] * 32, 0))
-    y = m.tensor("y", [1, 5, 5, 32], np.int8, quantization=([0.12 * kernel], [-4], 0))
-    m.operator("CONV_2D", [x, w, b], [y], conv_options())
-    path = tmp_path / f"{case}_{kernel}.tflite"
+    side = 5 if stride == 1 else 3
+    y = m.tensor("y", [1, side, side, 32], np.int8, quantization=([0.12 * kernel], [-4], 0))
+    m.operator("CONV_2D", [x, w, b], [y], conv_options(stride=stride))
+    path = tmp_path / f"{case}_{kernel}_{stride}.tflite"
     path.write_bytes(m.build([x], [y]))
     inputs = [np.full((1, 5, 5, 16), -128, np.int8), np.full((1, 5, 5, 16), 127, np.int8),
               rng.integers(-128, 128, (1, 5, 5, 16)).astype(np.int8)]

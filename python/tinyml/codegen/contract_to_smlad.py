@@ -449,12 +449,14 @@ class BytePairForm:
     packed_row: ir.Value | None = None
 
 
-def byte_pair_form(contracts: list[ir.Operation], loops: list[ir.Operation], position: int,
+def byte_pair_form(chains: list[list[ir.Operation]], loops: list[ir.Operation], position: int,
                    products: dict[ir.Operation, DotProduct]) -> BytePairForm | None:
-    """The byte-pair form of a chain of contractions, if it has one: every
-    one an int8 product over the same weights, reading its rows along the
-    reduction, the chain's tile started from a bias, every accumulator
-    exact in 24 bits and every weight pair encodable."""
+    """The byte-pair form of the chains of contractions into one tile, if
+    they have one: every one an int8 product over the same weights, reading
+    its rows along the reduction, the tile started from a bias, every
+    accumulator exact in 24 bits, every weight pair encodable, and every
+    chain's start the same (a conv tile's pixels)."""
+    contracts = [contract for chain in chains for contract in chain]
     if any(contract not in products for contract in contracts):
         return None
     chain_products = [products[contract] for contract in contracts]
@@ -476,12 +478,17 @@ def byte_pair_form(contracts: list[ir.Operation], loops: list[ir.Operation], pos
                                     weights.offsets[weights.channel_dim])
     if started is None or byte_pairs.pair_encoded(transposed_weights(weights)) is None:
         return None
-    chain = byte_pairs.ScaledChain(contracts, loops, position, *started)
+    scaled = byte_pairs.ScaledChain(chains, loops, position, *started)
     array = np.array(ir.DenseIntElementsAttr(weights.constant.attributes["value"]))
-    start_values = byte_pairs.scaled_start(chain, array, [
+    starts = [byte_pairs.scaled_start(scaled, array, [
         byte_pairs.WeightUse(p.weights.offsets, p.weights.reduction_dim, p.reduction,
-                             p.weights.channel_dim) for p in chain_products])
-    return None if start_values is None else BytePairForm(chain, start_values)
+                             p.weights.channel_dim) for p in map(products.__getitem__, chain)])
+        for chain in chains]
+    first_start = starts[0]
+    if first_start is None or any(start is None or not np.array_equal(start, first_start)
+                                  for start in starts):
+        return None
+    return BytePairForm(scaled, first_start)
 
 
 def byte_pair_chains(products: dict[ir.Operation, DotProduct],
@@ -499,7 +506,8 @@ def byte_pair_chains(products: dict[ir.Operation, DotProduct],
         if contract not in forms:
             carried = byte_pairs.accumulation(contract)
             form = None if carried is None else byte_pair_form(*carried, products)
-            forms.update({member: form for member in (carried[0] if carried else [])})
+            forms.update({member: form for chain in (carried[0] if carried else [])
+                          for member in chain})
             forms[contract] = form
     rows = {contract: traced_read(product.lhs) for contract, product in products.items()}
     # The window each contraction reads, or None for an int8 row.
@@ -508,7 +516,10 @@ def byte_pair_chains(products: dict[ir.Operation, DotProduct],
         row = rows[contract]
         if ir.VectorType(product.lhs.type).element_type == i16():
             extension = None if row is None else producer(row.source)
-            if extension is None or WIDENED not in extension.attributes:
+            tiles = ir.RankedTensorType(product.weights.constant.results[0].type).shape[
+                product.weights.channel_dim] // product.channels
+            if extension is None or WIDENED not in extension.attributes or (
+                    tiles < PADDED_WINDOW_TILES and pads_channels(extension.operands[0])):
                 forms[contract] = None
             else:
                 window_of[contract] = extension
@@ -567,6 +578,31 @@ def matrix_vector_row(contract: ir.Operation, product: DotProduct, form: BytePai
     packed_row = byte_pairs.packed_input(source, first)
     packed_rows.append((source, packed_row))
     return packed_row
+
+
+#: Output channel tiles a window padded with channels must serve to be
+#: packed: a group of four spans source and padding, so it is packed from
+#: a padded int8 copy, which costs more than the byte pairs save on few
+#: channels (a Keras MobileNet block's 3x3 stem, 4 tiles of 2 channels:
+#: +0.2%; ResNet-8's, 8 tiles: -0.2%).
+PADDED_WINDOW_TILES = 8
+
+
+def pads_channels(window: ir.Value) -> bool:
+    """Whether a window is padded with channels (an RGB image's 3 read as
+    4), through the tile's branches and casts."""
+    op = producer(window)
+    if op is None:
+        return False
+    if op.name == "tensor.cast":
+        return pads_channels(op.operands[0])
+    if op.name == "scf.if":
+        number = ir.OpResult(window).result_number
+        return any(pads_channels(region.blocks[0].operations[
+            len(region.blocks[0].operations) - 1].operands[number]) for region in op.regions)
+    return op.name == "tensor.pad" and any(
+        list(ir.DenseI64ArrayAttr(op.attributes[side]))[-1] != 0
+        for side in ("static_low", "static_high"))
 
 
 def reads_only(value: ir.Value, reads: list[ir.Operation]) -> bool:

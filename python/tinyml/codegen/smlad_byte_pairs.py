@@ -150,16 +150,21 @@ def packed_input(source: ir.Value, before: ir.Operation) -> ir.Value:
 
 @dataclass
 class ScaledChain:
-    """A chain of contractions accumulating into one tile (each the next
-    one's accumulator) over the loops that carry the tile, innermost
-    first (at `position` in the outermost, whose initial tile is written
-    from a read of `bias_slice`, a `tensor.extract_slice` of the bias
-    constant `bias`)."""
-    contracts: list[ir.Operation]
+    """The chains of contractions accumulating into one tile (in each, a
+    contraction is the next one's accumulator; each chain a part of the
+    tile) over the loops that carry the tile, innermost first (at
+    `position` in the outermost, whose initial tile is written from a read
+    of `bias_slice`, a `tensor.extract_slice` of the bias constant
+    `bias`)."""
+    chains: list[list[ir.Operation]]
     loops: list[ir.Operation]
     position: int
     bias_slice: ir.Operation
     bias: ir.Operation
+
+    @property
+    def contracts(self) -> list[ir.Operation]:
+        return [contract for chain in self.chains for contract in chain]
 
 
 @dataclass
@@ -216,63 +221,105 @@ def at_origin(transfer: ir.Operation, indices_from: int) -> bool:
     return all(constant_int(v) == 0 for v in list(transfer.operands)[indices_from:last])
 
 
-def written_back(contract: ir.Operation, read: ir.Operation, tile: ir.Value,
-                 yielded: ir.Value) -> bool:
-    """Whether the loop body yields `tile` as `contract`'s result written
-    over all of it (a `transfer_write` at its origin, maybe of the result
-    inserted whole into the accumulator it read, inserted whole into
-    slices of the tile)."""
-    uses = list(contract.results[0].uses)
-    if len(uses) != 1:
-        return False
-    write = uses[0].owner
-    if write.name == "vector.insert_strided_slice" \
-            and write.results[0].type == contract.results[0].type \
-            and whole_vector(write.operands[1]) == read.results[0]:
-        uses = list(write.results[0].uses)
-        if len(uses) != 1:
-            return False
-        write = uses[0].owner
-    if write.name != "vector.transfer_write" or not at_origin(write, 2) \
-            or whole(write.operands[1]) != tile:
-        return False
-    value = yielded
-    while value != write.results[0]:
-        insert = producer(value)
-        if insert is None or insert.name != "tensor.insert_slice" \
-                or whole(insert.operands[1]) != tile \
-                or any(o != 0 for o in ir.DenseI64ArrayAttr(insert.attributes["static_offsets"])):
-            return False
-        value = insert.operands[0]
-    return True
+def chain_from(head: ir.Operation) -> list[ir.Operation]:
+    """The contractions from `head` on, each the next one's accumulator."""
+    chain = [head]
+    while len(uses := list(chain[-1].results[0].uses)) == 1 \
+            and uses[0].owner.name == "vector.contract" \
+            and uses[0].owner.operands[2] == chain[-1].results[0]:
+        chain.append(uses[0].owner.operation)
+    return chain
 
 
-def accumulation(
-        contract: ir.Operation) -> tuple[list[ir.Operation], list[ir.Operation], int] | None:
-    """The chain of contractions `contract` is in (each the next one's
-    accumulator), the loops carrying their tile (innermost first: each
-    step reads the tile whole into the first and writes the last's result
-    over it whole) and the tile's position in the outermost; None if the
-    tile is not carried so, or a loop's bounds are not constants."""
+def strided_offsets(op: ir.Operation) -> list[int]:
+    return [ir.IntegerAttr(o).value for o in ir.ArrayAttr(op.attributes["offsets"])]
+
+
+def tile_chains(read: ir.Operation) -> tuple[list[list[ir.Operation]], ir.Operation] | None:
+    """The chains of contractions accumulating into the tile `read` reads
+    (each from a part of it, `vector.extract_strided_slice`, or all of it),
+    and the `transfer_write` of their results, inserted where they were
+    read (`vector.insert_strided_slice`): the parts must cover the tile
+    once; None if anything else reads or writes it."""
+    parts: list[tuple[list[int], list[int], list[ir.Operation]]] = []
+    base = None
+    for use in read.results[0].uses:
+        user = use.owner.operation
+        if user.name == "vector.extract_strided_slice" and all(
+                ir.IntegerAttr(s).value == 1 for s in ir.ArrayAttr(user.attributes["strides"])):
+            heads = [u.owner.operation for u in user.results[0].uses]
+            if len(heads) != 1 or heads[0].name != "vector.contract" \
+                    or heads[0].operands[2] != user.results[0]:
+                return None
+            shape = list(ir.VectorType(user.results[0].type).shape)
+            parts.append((strided_offsets(user), shape, chain_from(heads[0])))
+        elif user.name == "vector.contract" and user.operands[2] == read.results[0]:
+            parts.append(([0] * ir.VectorType(read.results[0].type).rank,
+                          list(ir.VectorType(read.results[0].type).shape), chain_from(user)))
+        elif user.name == "vector.insert_strided_slice" and user.operands[1] == read.results[0] \
+                and base is None:
+            base = user
+        else:
+            return None
+    shape = list(ir.VectorType(read.results[0].type).shape)
+    covered = np.zeros(shape, np.int64)
+    for offsets, sizes, _ in parts:
+        covered[tuple(slice(o, o + n) for o, n in zip(offsets, sizes))] += 1
+    if not parts or (covered != 1).any():
+        return None
+    # The chains' results go back where they were read: inserts from the
+    # read on, one per chain, to the write (or one chain's result written).
+    remaining = [(offsets, chain[-1]) for offsets, _, chain in parts]
+    value = read.results[0]
+    current = base
+    if base is None:
+        if len(parts) != 1:
+            return None
+        value, remaining = parts[0][2][-1].results[0], []
+        current = next(iter(u.owner.operation for u in value.uses), None)
+    while current is not None and current.name == "vector.insert_strided_slice":
+        source = producer(current.operands[0])
+        matched = [item for item in remaining
+                   if item[1] == source and item[0] == strided_offsets(current)]
+        if current.operands[1] != value or not matched:
+            return None
+        remaining.remove(matched[0])
+        value = current.results[0]
+        uses = list(value.uses)
+        current = uses[0].owner.operation if len(uses) == 1 else None
+    if remaining or current is None or current.name != "vector.transfer_write" \
+            or current.operands[0] != value or len(list(value.uses)) != 1 \
+            or not at_origin(current, 2):
+        return None
+    return [chain for _, _, chain in parts], current
+
+
+def accumulation(contract: ir.Operation) \
+        -> tuple[list[list[ir.Operation]], list[ir.Operation], int] | None:
+    """The chains of contractions accumulating into the tile `contract`'s
+    accumulator is read from (`tile_chains`), the loops carrying the tile
+    (innermost first: each step reads it whole and writes it back whole)
+    and its position in the outermost; None if the tile is not carried
+    so, or a loop's bounds are not constants."""
     first = contract.operation
     while (before := producer(first.operands[2])) is not None and before.name == "vector.contract":
         first = before
-    contracts = [first]
-    while len(uses := list(contracts[-1].results[0].uses)) == 1 \
-            and uses[0].owner.name == "vector.contract" \
-            and uses[0].owner.operands[2] == contracts[-1].results[0]:
-        contracts.append(uses[0].owner.operation)
-    read = producer(whole_vector(first.operands[2]))
+    accumulator = producer(first.operands[2])
+    read = producer(accumulator.operands[0]) if accumulator is not None \
+        and accumulator.name == "vector.extract_strided_slice" else accumulator
     if read is None or read.name != "vector.transfer_read" or not at_origin(read, 1):
         return None
     tile = whole(read.operands[0])
-    if not isinstance(tile.owner, ir.Block) or tile.owner.owner.name != "scf.for":
+    found = tile_chains(read)
+    if found is None or not isinstance(tile.owner, ir.Block) \
+            or tile.owner.owner.name != "scf.for":
         return None
+    chains, write = found
     block = tile.owner
     loop = block.owner
     position = ir.BlockArgument(tile).arg_number - 1
-    if not written_back(contracts[-1], read, tile,
-                        block.operations[len(block.operations) - 1].operands[position]):
+    if whole(write.operands[1]) != tile or not yields_whole(
+            write, tile, block.operations[len(block.operations) - 1].operands[position]):
         return None
     loops = [loop]
     while True:
@@ -289,7 +336,21 @@ def accumulation(
         loops.append(loop)
     if any(constant_int(v) is None for loop in loops for v in loop.operands[:3]):
         return None
-    return contracts, loops, position
+    return chains, loops, position
+
+
+def yields_whole(write: ir.Operation, tile: ir.Value, yielded: ir.Value) -> bool:
+    """Whether the loop body yields `write`'s result as the whole tile
+    (inserted whole into slices of it)."""
+    value = yielded
+    while value != write.results[0]:
+        insert = producer(value)
+        if insert is None or insert.name != "tensor.insert_slice" \
+                or whole(insert.operands[1]) != tile \
+                or any(o != 0 for o in ir.DenseI64ArrayAttr(insert.attributes["static_offsets"])):
+            return False
+        value = insert.operands[0]
+    return True
 
 
 def bias_start(loop: ir.Operation, position: int, channels: int,
@@ -326,11 +387,12 @@ MAX_RUNS = 1 << 16
 
 def scaled_start(chain: ScaledChain, weights: np.ndarray,
                  uses: list[WeightUse]) -> np.ndarray | None:
-    """The chain's accumulators' start per output channel, `256 bias - 127
-    sum(w[even k])` over every weight slice its contractions multiply, run
-    by run of its loops (`uses`, one per contraction, index `weights`);
-    None when a slice's place depends on anything but the loops' counters
-    and constants, or an accumulator could leave 24 bits."""
+    """The accumulators' start per output channel of one of the tile's
+    chains, `256 bias - 127 sum(w[even k])` over every weight slice its
+    contractions multiply, run by run of the loops (`uses`, one per
+    contraction, index `weights`); None when a slice's place depends on
+    anything but the loops' counters and constants, or an accumulator
+    could leave 24 bits."""
     induction = [loop.regions[0].blocks[0].arguments[0] for loop in chain.loops]
     ranges = [range(*(constant_int(v) or 0 for v in loop.operands[:3])) for loop in chain.loops]
     if int(np.prod([len(r) for r in ranges])) * len(uses) > MAX_RUNS:

@@ -410,3 +410,122 @@ func.func @window_read_elsewhere(%x: tensor<1x1x2x8xi8>, %out: tensor<1x1x2x8xi3
   }
   return %r, %peek : tensor<1x1x2x8xi32>, i16
 }
+
+// -----
+
+// A tile whose pixels accumulate apart (a strided conv's tile: each pixel a
+// chain of its own from its part of the accumulators, inserted back where
+// it was read): both chains take byte pairs together, from one scaled
+// start per channel, and the tile is shifted back once.
+// CHECK-LABEL: func.func @pixel_chains
+// CHECK-DAG:     arith.constant dense<[4, 260, 516, 772, 1028, 1284, 1540, 1796]> : tensor<8xi32>
+// CHECK:         linalg.generic {{.*}} attrs = {tinyml.byte_pairs, tinyml.widened}
+// CHECK:             llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-COUNT-4:     llvm.call_intrinsic "llvm.arm.smlad"
+// CHECK:             llvm.call_intrinsic "llvm.arm.sxtb16"
+// CHECK-COUNT-4:     llvm.call_intrinsic "llvm.arm.smlad"
+// CHECK:           arith.shrsi %{{.*}}, %{{.*}} : vector<1x1x2x2xi32>
+
+func.func @pixel_chains(%x: tensor<1x1x2x8xi8>, %out: tensor<1x1x2x8xi32>) -> tensor<1x1x2x8xi32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero16 = arith.constant 0 : i16
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[[[-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]]]> : tensor<1x1x8x8xi8>
+  %bias = arith.constant dense<[2, 3, 4, 5, 6, 7, 8, 9]> : tensor<8xi32>
+  %wide0 = tensor.empty() : tensor<1x1x2x8xi16>
+  %wide = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1x2x8xi8>) outs(%wide0 : tensor<1x1x2x8xi16>) attrs = {tinyml.widened} {
+  ^bb0(%in: i8, %o: i16):
+    %e = arith.extsi %in : i8 to i16
+    linalg.yield %e : i16
+  } -> tensor<1x1x2x8xi16>
+  %r = scf.for %c = %c0 to %c8 step %c2 iter_args(%o = %out) -> (tensor<1x1x2x8xi32>) {
+    %bs = tensor.extract_slice %bias[%c] [2] [1] : tensor<8xi32> to tensor<2xi32>
+    %tile0 = tensor.extract_slice %o[0, 0, 0, %c] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x8xi32> to tensor<1x1x2x2xi32>
+    %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0) -> (0, 0, 0, d0)>} : tensor<2xi32>, vector<1x1x2x2xi32>
+    %init = vector.transfer_write %b, %tile0[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x2x2xi32>, tensor<1x1x2x2xi32>
+    %acc = scf.for %k = %c0 to %c8 step %c4 iter_args(%t = %init) -> (tensor<1x1x2x2xi32>) {
+      %xs = tensor.extract_slice %wide[0, 0, 0, %k] [1, 1, 2, 4] [1, 1, 1, 1] : tensor<1x1x2x8xi16> to tensor<1x2x4xi16>
+      %ws = tensor.extract_slice %w[0, 0, %k, %c] [1, 1, 4, 2] [1, 1, 1, 1] : tensor<1x1x8x8xi8> to tensor<1x4x2xi8>
+      %ts = tensor.extract_slice %t[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x2xi32> to tensor<1x2x2xi32>
+      %lhs = vector.transfer_read %xs[%c0, %c0, %c0], %zero16 {in_bounds = [true, true, true]} : tensor<1x2x4xi16>, vector<1x2x4xi16>
+      %rhsr = vector.transfer_read %ws[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x4x2xi8>, vector<1x4x2xi8>
+      %rhs = vector.extract %rhsr[0] : vector<4x2xi8> from vector<1x4x2xi8>
+      %rhs32 = arith.extsi %rhs : vector<4x2xi8> to vector<4x2xi32>
+      %a = vector.transfer_read %ts[%c0, %c0, %c0], %zero32 {in_bounds = [true, true, true]} : tensor<1x2x2xi32>, vector<1x2x2xi32>
+      %a0 = vector.extract_strided_slice %a {offsets = [0, 0, 0], sizes = [1, 1, 2], strides = [1, 1, 1]} : vector<1x2x2xi32> to vector<1x1x2xi32>
+      %x0 = vector.extract_strided_slice %lhs {offsets = [0, 0, 0], sizes = [1, 1, 4], strides = [1, 1, 1]} : vector<1x2x4xi16> to vector<1x1x4xi16>
+      %x0e = arith.extsi %x0 : vector<1x1x4xi16> to vector<1x1x4xi32>
+      %y0 = vector.contract {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x0e, %rhs32, %a0 : vector<1x1x4xi32>, vector<4x2xi32> into vector<1x1x2xi32>
+      %first = vector.insert_strided_slice %y0, %a {offsets = [0, 0, 0], strides = [1, 1, 1]} : vector<1x1x2xi32> into vector<1x2x2xi32>
+        %a1 = vector.extract_strided_slice %a {offsets = [0, 1, 0], sizes = [1, 1, 2], strides = [1, 1, 1]} : vector<1x2x2xi32> to vector<1x1x2xi32>
+        %x1 = vector.extract_strided_slice %lhs {offsets = [0, 1, 0], sizes = [1, 1, 4], strides = [1, 1, 1]} : vector<1x2x4xi16> to vector<1x1x4xi16>
+        %x1e = arith.extsi %x1 : vector<1x1x4xi16> to vector<1x1x4xi32>
+        %y1 = vector.contract {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x1e, %rhs32, %a1 : vector<1x1x4xi32>, vector<4x2xi32> into vector<1x1x2xi32>
+        %both = vector.insert_strided_slice %y1, %first {offsets = [0, 1, 0], strides = [1, 1, 1]} : vector<1x1x2xi32> into vector<1x2x2xi32>
+      %yw = vector.transfer_write %both, %ts[%c0, %c0, %c0] {in_bounds = [true, true, true]} : vector<1x2x2xi32>, tensor<1x2x2xi32>
+      %ins = tensor.insert_slice %yw into %t[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x2x2xi32> into tensor<1x1x2x2xi32>
+      scf.yield %ins : tensor<1x1x2x2xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, 0, 0, %c] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x2xi32> into tensor<1x1x2x8xi32>
+    scf.yield %done : tensor<1x1x2x8xi32>
+  }
+  return %r : tensor<1x1x2x8xi32>
+}
+
+// -----
+
+// Not firing: one pixel's accumulators are read but no chain adds to them
+// (written back as read): scaled, they would come out wrong.
+// CHECK-LABEL: func.func @pixel_left_out
+// CHECK:         linalg.generic {{.*}} attrs = {tinyml.widened}
+// CHECK-NOT:     arith.shrsi
+
+func.func @pixel_left_out(%x: tensor<1x1x2x8xi8>, %out: tensor<1x1x2x8xi32>) -> tensor<1x1x2x8xi32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero16 = arith.constant 0 : i16
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[[[-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]]]> : tensor<1x1x8x8xi8>
+  %bias = arith.constant dense<[2, 3, 4, 5, 6, 7, 8, 9]> : tensor<8xi32>
+  %wide0 = tensor.empty() : tensor<1x1x2x8xi16>
+  %wide = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x1x2x8xi8>) outs(%wide0 : tensor<1x1x2x8xi16>) attrs = {tinyml.widened} {
+  ^bb0(%in: i8, %o: i16):
+    %e = arith.extsi %in : i8 to i16
+    linalg.yield %e : i16
+  } -> tensor<1x1x2x8xi16>
+  %r = scf.for %c = %c0 to %c8 step %c2 iter_args(%o = %out) -> (tensor<1x1x2x8xi32>) {
+    %bs = tensor.extract_slice %bias[%c] [2] [1] : tensor<8xi32> to tensor<2xi32>
+    %tile0 = tensor.extract_slice %o[0, 0, 0, %c] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x8xi32> to tensor<1x1x2x2xi32>
+    %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0) -> (0, 0, 0, d0)>} : tensor<2xi32>, vector<1x1x2x2xi32>
+    %init = vector.transfer_write %b, %tile0[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x2x2xi32>, tensor<1x1x2x2xi32>
+    %acc = scf.for %k = %c0 to %c8 step %c4 iter_args(%t = %init) -> (tensor<1x1x2x2xi32>) {
+      %xs = tensor.extract_slice %wide[0, 0, 0, %k] [1, 1, 2, 4] [1, 1, 1, 1] : tensor<1x1x2x8xi16> to tensor<1x2x4xi16>
+      %ws = tensor.extract_slice %w[0, 0, %k, %c] [1, 1, 4, 2] [1, 1, 1, 1] : tensor<1x1x8x8xi8> to tensor<1x4x2xi8>
+      %ts = tensor.extract_slice %t[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x2xi32> to tensor<1x2x2xi32>
+      %lhs = vector.transfer_read %xs[%c0, %c0, %c0], %zero16 {in_bounds = [true, true, true]} : tensor<1x2x4xi16>, vector<1x2x4xi16>
+      %rhsr = vector.transfer_read %ws[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x4x2xi8>, vector<1x4x2xi8>
+      %rhs = vector.extract %rhsr[0] : vector<4x2xi8> from vector<1x4x2xi8>
+      %rhs32 = arith.extsi %rhs : vector<4x2xi8> to vector<4x2xi32>
+      %a = vector.transfer_read %ts[%c0, %c0, %c0], %zero32 {in_bounds = [true, true, true]} : tensor<1x2x2xi32>, vector<1x2x2xi32>
+      %a0 = vector.extract_strided_slice %a {offsets = [0, 0, 0], sizes = [1, 1, 2], strides = [1, 1, 1]} : vector<1x2x2xi32> to vector<1x1x2xi32>
+      %x0 = vector.extract_strided_slice %lhs {offsets = [0, 0, 0], sizes = [1, 1, 4], strides = [1, 1, 1]} : vector<1x2x4xi16> to vector<1x1x4xi16>
+      %x0e = arith.extsi %x0 : vector<1x1x4xi16> to vector<1x1x4xi32>
+      %y0 = vector.contract {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %x0e, %rhs32, %a0 : vector<1x1x4xi32>, vector<4x2xi32> into vector<1x1x2xi32>
+      %first = vector.insert_strided_slice %y0, %a {offsets = [0, 0, 0], strides = [1, 1, 1]} : vector<1x1x2xi32> into vector<1x2x2xi32>
+        %both = vector.insert_strided_slice %y0, %first {offsets = [0, 0, 0], strides = [1, 1, 1]} : vector<1x1x2xi32> into vector<1x2x2xi32>
+      %yw = vector.transfer_write %both, %ts[%c0, %c0, %c0] {in_bounds = [true, true, true]} : vector<1x2x2xi32>, tensor<1x2x2xi32>
+      %ins = tensor.insert_slice %yw into %t[0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x2x2xi32> into tensor<1x1x2x2xi32>
+      scf.yield %ins : tensor<1x1x2x2xi32>
+    }
+    %done = tensor.insert_slice %acc into %o[0, 0, 0, %c] [1, 1, 2, 2] [1, 1, 1, 1] : tensor<1x1x2x2xi32> into tensor<1x1x2x8xi32>
+    scf.yield %done : tensor<1x1x2x8xi32>
+  }
+  return %r : tensor<1x1x2x8xi32>
+}
