@@ -80,8 +80,8 @@ class ContractToSmlad(Pass):
                "over compile-time packed weights (Cortex-M DSP extension)")
 
     options = (Option("byte-pairs", bool, True,
-                      "multiply a matrix-vector product's weight words as loaded, one SXTB16 a "
-                      "word, over its input packed once (see smlad_byte_pairs)"),)
+                      "multiply weight words as loaded, one SXTB16 a word, over inputs packed "
+                      "into byte pairs where exact (see smlad_byte_pairs)"),)
     # The option's value, set by `Pass.__init__`.
     byte_pairs: bool
 

@@ -93,9 +93,9 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
     the int8 convs read their input windows extended to int16 once per tile
     (tinyml-widen-conv-inputs) and the int8 contractions become SMLAD dual
-    multiply-accumulates (tinyml-contract-to-smlad; a matrix-vector
-    product's weight words multiplied as loaded over its input packed once,
-    unless `byte_pairs` is off: see smlad_byte_pairs), on one with Helium
+    multiply-accumulates (tinyml-contract-to-smlad; weight words multiplied
+    as loaded, over inputs packed into byte pairs, unless `byte_pairs` is
+    off: see smlad_byte_pairs), on one with Helium
     (`mve`) Helium dot products of the int8 rows as they are
     (tinyml-contract-to-mve-dot); then the script's second entry point lowers
     the other contractions to FMAs and hoists the accumulators into
@@ -320,9 +320,9 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     computes in float (without, the edges of a float-edged int8 model
     convert with integers); `armv6m`: an ARMv6-M core, which loads words
     only at word addresses and has no 32 x 32 -> 64-bit multiply; `byte_pairs`:
-    a DSP target's matrix-vector products multiply their weight words as
-    loaded, over an input packed once into two bytes a value (fewer
-    instructions, more arena). No allocation is left: the planner
+    a DSP target's int8 contractions multiply their weight words as loaded,
+    over inputs packed into byte pairs (fewer instructions; a matrix-vector
+    product's packed row takes arena). No allocation is left: the planner
     turns every intermediate into a view of the arena argument."""
     smlad = dsp and not mve
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
