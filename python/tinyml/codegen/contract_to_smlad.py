@@ -510,8 +510,8 @@ def byte_pair_chains(products: dict[ir.Operation, DotProduct],
                           for member in chain})
             forms[contract] = form
     rows = {contract: traced_read(product.lhs) for contract, product in products.items()}
-    # The window each contraction reads, or None for an int8 row.
-    window_of: dict[ir.Operation, ir.Operation | None] = {}
+    # The window each contraction over an int16 window reads.
+    window_of: dict[ir.Operation, ir.Operation] = {}
     for contract, product in products.items():
         row = rows[contract]
         if ir.VectorType(product.lhs.type).element_type == i16():
@@ -630,10 +630,11 @@ def emit_byte_pairs(contract: ir.Operation, product: DotProduct,
         tile = weight_tile(product, cache, "byte-pairs")
         weight_words = [words(vector.extract(tile, [], [c]), quads)
                         for c in range(product.channels)]
-        row = traced_read(product.lhs)
-        if packed_row is None or row is None:
+        if packed_row is None:
             input_words = {r: words(input_row(product, r), 2 * quads) for r in product.rows}
         else:
+            row = traced_read(product.lhs)
+            assert row is not None, "a packed row is read where the contraction read it"
             rank = ir.RankedTensorType(packed_row.type).rank
             halves = vector.transfer_read(
                 ir.VectorType.get([product.reduction], i16()), packed_row,

@@ -205,15 +205,6 @@ def whole(value: ir.Value) -> ir.Value:
     return value
 
 
-def whole_vector(value: ir.Value) -> ir.Value:
-    """`value` without a `vector.extract_strided_slice` that takes all of it."""
-    op = producer(value)
-    if op is not None and op.name == "vector.extract_strided_slice" \
-            and op.results[0].type == op.operands[0].type:
-        return op.operands[0]
-    return value
-
-
 def at_origin(transfer: ir.Operation, indices_from: int) -> bool:
     """Whether a transfer's indices (operands from `indices_from` on,
     before its padding for a read) are all the constant 0."""
