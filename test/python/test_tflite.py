@@ -630,3 +630,48 @@ def test_conv_in_byte_pairs_is_bit_exact_to_tflite_micro(tmp_path, case, kernel,
         for value in inputs:
             want = _run_reference(path.read_bytes(), value)
             np.testing.assert_array_equal(model.run(value).outputs[0], want, err_msg=target)
+
+
+@pytest.mark.parametrize("layer,kernel,stride,channels", [
+    ("fc", 1, 1, 16), ("conv", 1, 1, 16), ("conv", 3, 1, 16), ("conv", 3, 2, 16),
+    ("conv", 3, 1, 3), ("conv", 4, 1, 1)])
+def test_unsigned_weights_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, layer, kernel,
+                                                                   stride, channels):
+    """On the M0 an int8 tile of one pixel multiplies its weights stored
+    128 higher, one zero-extending load each, from a start 128 sum(x) lower
+    (tinyml-unsigned-weights). Weights of every int8 value (-128 and 127 at
+    both ends of a tile's channels), biases near their int32 range for the
+    layer, inputs at both ends and random, against TFLM: a matrix-vector
+    product, 1x1 and 3x3 convs (SAME padding: the input zero point, 7, in
+    the sum), stride 2, an RGB-like stem of 3 input channels and a
+    one-channel 4x4 one."""
+    rng = np.random.default_rng(23)
+    m = TfliteModel()
+    if layer == "fc":
+        weights = rng.integers(-128, 128, (32, 64)).astype(np.int8)
+        weights[:4, :4] = [[-128, 127, -128, 127]] * 4
+        data = _fully_connected(tmp_path / "fc.tflite", weights,
+                                rng.integers(-40_000, 40_000, 32).astype(np.int32), 0.08)
+        shape = (1, 64)
+    else:
+        weights = rng.integers(-128, 128, (32, kernel, kernel, channels)).astype(np.int8)
+        weights[:4, 0, 0, 0] = [-128, 127, -128, 127]
+        x = m.tensor("x", [1, 6, 6, channels], np.int8, quantization=([0.05], [7], 0))
+        w = m.tensor("w", [32, kernel, kernel, channels], np.int8, data=weights,
+                     quantization=(list(rng.uniform(0.002, 0.006, 32)), [0] * 32, 0))
+        b = m.tensor("b", [32], np.int32, data=rng.integers(-30_000, 30_000, 32),
+                     quantization=([0.0002] * 32, [0] * 32, 0))
+        side = 6 // stride
+        y = m.tensor("y", [1, side, side, 32], np.int8,
+                     quantization=([0.02 * kernel * (1 + channels // 4)], [-4], 0))
+        m.operator("CONV_2D", [x, w, b], [y], conv_options(stride=stride))
+        data = m.build([x], [y])
+        (tmp_path / "conv.tflite").write_bytes(data)
+        shape = (1, 6, 6, channels)
+    model = tinyml.compile(str(tmp_path / f"{layer}.tflite"), target="cortex-m0",
+                           emit_stages=True)
+    assert re.search(r"arith\.extui %\S+ : i8 to i32", model.stages["tile-and-vectorize"])
+    for value in [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
+                  rng.integers(-128, 128, shape).astype(np.int8)]:
+        want = _run_reference(data, value)
+        np.testing.assert_array_equal(model.run(value).outputs[0], want)

@@ -149,8 +149,9 @@ def sign_extended(value: ir.Value, *element_types: ir.Type) -> ir.Value | None:
     return value
 
 
-def int8_dot_product(contract: ir.Operation) -> DotProduct | None:
-    """The dot product `contract` computes, if this pass can lower it."""
+def int8_dot_product(contract: ir.Operation, multiple: int = WORD) -> DotProduct | None:
+    """The dot product `contract` computes, if its reduction is a multiple
+    of `multiple` values (this pass's: whole words)."""
     if str(contract.attributes["kind"]) != "#vector.kind<add>":
         return None
     acc_type = contract.results[0].type
@@ -171,7 +172,7 @@ def int8_dot_product(contract: ir.Operation) -> DotProduct | None:
     if lhs_map[-1] != reduction_dim or reduction_dim not in rhs_map:
         return None
     reduction = ir.VectorType(lhs.type).shape[-1]
-    if reduction % WORD:
+    if reduction % multiple:
         return None
     channel_dim = next(d for d in rhs_map if d != reduction_dim)
     weights = weight_slice(rhs, rhs_map.index(reduction_dim), rhs_map.index(channel_dim))
@@ -613,8 +614,9 @@ def reads_only(value: ir.Value, reads: list[ir.Operation]) -> bool:
         if user.name == "tensor.extract_slice":
             if not reads_only(user.results[0], reads):
                 return False
-        elif not (user in reads or all(not list(r.uses) for r in user.results)):
-            return False
+        elif not (user in reads or (len(user.results) and all(not list(r.uses)
+                                                              for r in user.results))):
+            return False  # a use, or a terminator (which has no results) passing it on
     return True
 
 

@@ -87,7 +87,8 @@ def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
                      "canonicalize", "cse"])
 
 
-def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = True) -> Pipeline:
+def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = True,
+                       armv6m: bool = False) -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
     reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
@@ -97,12 +98,15 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     as loaded, over inputs packed into byte pairs, unless `byte_pairs` is
     off: see smlad_byte_pairs), on one with Helium
     (`mve`) Helium dot products of the int8 rows as they are
-    (tinyml-contract-to-mve-dot); then the script's second entry point lowers
+    (tinyml-contract-to-mve-dot), on an ARMv6-M core (`armv6m`) scalar
+    multiply-accumulates over weights stored +128 (tinyml-unsigned-weights);
+    then the script's second entry point lowers
     the other contractions to FMAs and hoists the accumulators into
     registers; last, the padded windows the tiles stage are a copy plus
     fills of their padding only (tinyml-decompose-pads)."""
     contractions = ["tinyml-contract-to-mve-dot"] if mve else \
-        [pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else []
+        [pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else \
+        ["tinyml-unsigned-weights"] if armv6m else []
     return Pipeline([*(["tinyml-widen-conv-inputs"] if dsp else []),
                      "tinyml-attach-transform-script", "transform-interpreter",
                      "tinyml-read-in-place", *contractions,
@@ -151,15 +155,17 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
 
 
 def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 4),
-           dsp: bool = False) -> Pipeline:
+           dsp: bool = False, depthwise_rows: bool = False) -> Pipeline:
     """The register tile of every conv/matmul group, for a target with
     room for `max_accumulators` float accumulators; `int_tile` bounds a
     quantized group's (int32 accumulators, input values per step, columns
     of a matrix-vector tile); with `dsp` the quantized convs get tiles for
-    the DSP extension's multiply-accumulates."""
+    the DSP extension's multiply-accumulates, with `dsp` or
+    `depthwise_rows` the quantized depthwise convs rows of one channel."""
     return Pipeline([pass_named("tinyml-choose-tiles")(
         max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
-        int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp)])
+        int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp,
+        int_depthwise_rows=depthwise_rows)])
 
 
 def schedule(in_place: bool = True, row_bands: bool = True,
@@ -204,10 +210,13 @@ def plan_memory(**options) -> Pipeline:
     return Pipeline([pass_named("tinyml-plan-memory")(**options)])
 
 
-def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = False) -> Pipeline:
+def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = False,
+                   depthwise_rows: bool = False) -> Pipeline:
     """linalg on memrefs (and buffer copies) to scf loops (or affine loops);
     runs of bytes copied by words on a core that loads `unaligned` words;
-    with `dsp`, the int16 extensions of conv windows a word at a time."""
+    with `dsp`, the int16 extensions of conv windows a word at a time; with
+    `dsp` or `depthwise_rows` (tiles of one channel), depthwise weights
+    packed channel first."""
     return Pipeline([
         pass_named("tinyml-lower-copies")(words=unaligned),
         *(["tinyml-lower-int16-extensions"] if dsp else []),
@@ -218,7 +227,7 @@ def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = Fal
         "canonicalize",
         "tinyml-lower-vectors",
         "canonicalize",
-        *(["tinyml-pack-channel-weights"] if dsp else []),
+        *(["tinyml-pack-channel-weights"] if dsp or depthwise_rows else []),
         "tinyml-outline-kernels",
         "canonicalize",
     ])
@@ -328,18 +337,19 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
         stages += [Stage("fusion", fusion()),
-                   Stage("tiling", tiling(max_accumulators, int_tile, smlad))]
+                   Stage("tiling", tiling(max_accumulators, int_tile, smlad, armv6m))]
     stages += [
         Stage("schedule", schedule(**MEMORY_PLANS[memory_plan]),
               lambda module: {"in_place_groups": analysis.in_place_groups(module),
                               "recomputed_macs": analysis.recomputed_macs(module),
                               "line_buffers": analysis.line_buffers(module)}),
         Stage("lower-to-linalg", lower_to_linalg(fpu, wide_multiply=not armv6m)),
-        Stage("tile-and-vectorize", tile_and_vectorize(smlad, mve, byte_pairs)),
+        Stage("tile-and-vectorize", tile_and_vectorize(smlad, mve, byte_pairs, armv6m)),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),
-        Stage("lower-to-loops", lower_to_loops(unaligned=not armv6m, dsp=smlad),
+        Stage("lower-to-loops", lower_to_loops(unaligned=not armv6m, dsp=smlad,
+                                               depthwise_rows=armv6m),
               lambda module: {"kernels": analysis.loop_nests(module)}),
         Stage("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
     ]

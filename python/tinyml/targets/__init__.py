@@ -82,17 +82,20 @@ TARGETS = {
                         dsp=True, unicorn_cpu="UC_CPU_ARM_CORTEX_M7", mca=True,
                         qemu_board="mps2-an500"),
     # ARMv6-M: no FPU, no DSP extension, no 64-bit multiply (MULS only).
-    # Wider int tiles measured faster there (KWS 21.4 M vs 27.1 M; FC-AE
-    # 1.75 M with 8 columns, 1.92 M with 4, which the M4's SMLAD prefer).
-    # llvm-mca has no scheduling model of the M0.
+    # Tiles of one pixel and four channels: its eight low registers hold
+    # the accumulators, an input value, a weight and two pointers, each
+    # weight one LDRB at an immediate offset (tinyml-unsigned-weights);
+    # eight values a step (KWS 16.28 M; ResNet-8 65.6 M, 68.9 M with 16),
+    # four columns of a matrix-vector product (FC-AE 1.149 M; 1.261 M with
+    # 2, 1.820 M with 8). llvm-mca has no scheduling model of the M0.
     "cortex-m0": Target("cortex-m0", 32, "thumbv6m-none-eabi", "cortex-m0", "soft",
-                        int_tile=(20, 12, 8), fpu=False, armv6m=True,
+                        int_tile=(4, 8, 4), fpu=False, armv6m=True,
                         unicorn_cpu="UC_CPU_ARM_CORTEX_M0"),
     # ARMv6-M as the M0 (the same instructions, a two-stage pipeline): the
     # M0's tiles. unicorn has no M0+ model: it runs the M0's, which executes
     # the same ISA.
     "cortex-m0plus": Target("cortex-m0plus", 32, "thumbv6m-none-eabi", "cortex-m0plus", "soft",
-                            int_tile=(20, 12, 8), fpu=False, armv6m=True,
+                            int_tile=(4, 8, 4), fpu=False, armv6m=True,
                             unicorn_cpu="UC_CPU_ARM_CORTEX_M0"),
     # ARMv7-M without an FPU or the DSP extension: integer models only. The
     # M4's int tiles measured faster than the M0's here too (int8 KWS 7.65 M

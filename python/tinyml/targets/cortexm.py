@@ -99,8 +99,16 @@ def build_object(llvm_dialect: str, target: Target, workdir: Path,
     # product (UMULL, MLA, MUL, ADC): M4 ResNet-8 -1.9% instructions, -17%
     # code; an int8 residual add 167 -> 102 instructions of code.
     no_hoisting = ["-disable-constant-hoisting"] if target.dsp else []
+    # Thumb-1 has eight low registers: the selection DAG's default list
+    # scheduler lifts a tile's loads ahead of its multiplies and spills
+    # them; in source order each input value and weight is loaded just
+    # before its multiply-accumulates (tinyml-unsigned-weights writes them
+    # so): KWS on the M0 17.0 M -> 16.3 M instructions, a 1 x 4 tile of
+    # eight steps 5.19 -> 3.78 instructions per MAC.
+    source_order = ["-pre-RA-sched=source"] if target.armv6m else []
     llc = ["llc", "-O3" if opt_level == "O3" else "-O2", *target_flags,
            f"-float-abi={target.llc_float_abi}", "-stack-size-section", *no_hoisting,
+           *source_order,
            optimized]
     run_tool(*llc, "-filetype=obj", "-o", obj, cwd=workdir)
     files = ObjectFiles(obj=workdir / obj, llvm_ir=workdir / optimized)
