@@ -112,6 +112,7 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
                      "tinyml-read-in-place", *contractions,
                      f"transform-interpreter{{entry-point={LOWER_CONTRACTIONS}}}",
                      "tinyml-erase-transform-script", "canonicalize", "cse",
+                     *(["tinyml-scalarize-multiply-accumulates"] if armv6m else []),
                      # A padded tile's guard against an empty input window is
                      # never taken: integer ranges of the loop bounds prove it.
                      "lower-affine", "int-range-optimizations", "canonicalize",
