@@ -10,7 +10,9 @@ import pytest
 
 import tinyml
 from tinyml.conversion.quantized_lowering import mean_multiplier
-from tinyml.ir.fixed_point import (activation_range, narrow_multiply_by_quantized_multiplier,
+from tinyml.conversion.fixed_point_ops import narrow_multiplier
+from tinyml.ir.fixed_point import (activation_range, high_product_of_pieces, high_product_pieces,
+                                   multiplier_pieces, narrow_multiply_by_quantized_multiplier,
                                    narrow_requantization, quantize_multiplier,
                                    rounding_divide_by_pot, roundf,
                                    saturating_rounding_doubling_high_mul, wrap32)
@@ -159,6 +161,29 @@ def test_narrow_form_without_sign_word_where_saturation_starts_at_zero():
                 min(127, max(low, zero_point + want)), (x, multiplier, e, zero_point, low)
 
 
+def test_high_product_of_pieces_is_the_64_bit_high_product():
+    """Without a 64-bit product (the M0) the narrow form's high product
+    `(x b + 2^31) >> 32`, b = 2m - 2^32, is taken from 32-bit products of
+    b's pieces: for accumulators of every bit length up to 22 (2 pieces up
+    to 14 bits, 3 up to 19, 4 up to 22), random and extreme x and m, each
+    piece a halfword and each partial sum within int32; from 23 bits on no
+    cut is offered."""
+    rng = np.random.default_rng(9)
+    for bits in range(1, 23):
+        bound = (1 << bits) - 1
+        count, width = high_product_pieces(bound)
+        assert count == (2 if bits <= 14 else 3 if bits <= 19 else 4)
+        for _ in range(3000):
+            m = int(rng.choice([int(rng.integers(1 << 30, 1 << 31)), 1 << 30, (1 << 31) - 1]))
+            b = narrow_multiplier(m)
+            pieces = multiplier_pieces(b, count, width)
+            assert all(0 <= p < 1 << 16 for p in pieces[:-1]) and -(1 << 15) <= pieces[-1] < 0
+            for x in (int(rng.integers(-bound, bound + 1)), bound, -bound, 0, -1):
+                assert all(abs(x * p) < 1 << 30 for p in pieces)
+                assert high_product_of_pieces(x, pieces, width) == (x * b + (1 << 31)) >> 32
+    assert high_product_pieces((1 << 23) - 1) is None
+
+
 @pytest.mark.parametrize("bound, pairs", [
     (1 << 30, [(1 << 30, -1)]),             # twice the accumulator overflows
     (100, [(1 << 30, -1), (1 << 30, 0)]),   # a channel with no right shift
@@ -188,6 +213,36 @@ func.func @narrow(%x8: tensor<1x16x16x1xi8>) -> tensor<1x16x16x3xi8> {
   return %y8 : tensor<1x16x16x3xi8>
 }
 """
+
+
+@pytest.mark.parametrize("bias, pieces", [((1 << 14) - 394, 2), ((1 << 19) - 394, 3),
+                                          ((1 << 22) - 394, 4), (1 << 23, None)])
+def test_requantization_in_pieces_on_the_m0(tmp_path, bias, pieces):
+    """On the M0 a narrow requantization takes its high product from 32-bit
+    products of the multiplier's pieces: accumulators bounded by 2^14,
+    2^19 and 2^22 (2, 3 and 4 pieces; 2^23 and more: the general expansion),
+    per-channel multipliers, every input value, against the 64-bit
+    arithmetic (the largest accumulator, -bias - 9 - 3 * 128 with the input
+    offset folded in, one below the power of two)."""
+    text = NARROW_CONV.replace("[7, 536870912, -536870912]", f"[{bias}, {-bias}, {bias // 3}]")
+    path = tmp_path / "pieces.mlir"
+    path.write_text(text)
+    x = np.arange(-128, 128, dtype=np.int8).reshape(1, 16, 16, 1)
+    model = tinyml.compile(str(path), target="cortex-m0", emit_stages=True)
+    channels = list(zip([1, -3, 2], [bias, -bias, bias // 3], [0.15, 1.0e-7, 2.0e-8]))
+    # The input zero point, -3, folds 3 w into each bias.
+    bound = max(abs(b + 3 * w) + 128 * abs(w) for w, b, _ in channels)
+    cut = high_product_pieces(bound)
+    assert (cut and cut[0]) == pieces
+    assert model.stages["lower-to-linalg"].count(": tensor<3xi16>") == (pieces or 0)
+    pairs = [quantize_multiplier(0.5 * scale / 0.25) for _, _, scale in channels]
+    want = np.empty((1, 16, 16, 3), np.int64)
+    for channel, ((weight, b, _), (multiplier, shift)) in enumerate(zip(channels, pairs)):
+        for index, value in np.ndenumerate(x[..., 0]):
+            acc = weight * (int(value) + 3) + b
+            want[index + (channel,)] = min(127, max(-128, 5 + _multiply_by_quantized_multiplier(
+                acc, multiplier, shift)))
+    np.testing.assert_array_equal(model.run(x).outputs[0], want)
 
 
 @pytest.mark.parametrize("target", ["host", "cortex-m4", "cortex-m0"])

@@ -170,7 +170,8 @@ def scalarize(chain: list[Term]) -> None:
 
         for flat, index in enumerate(indices):
             for t in range(len(chain)):
-                sums[flat] = arith.addi(sums[flat], arith.muli(load(t, 0, index), load(t, 1, index)))
+                product = arith.muli(load(t, 0, index), load(t, 1, index))
+                sums[flat] = arith.addi(sums[flat], product)
         result = vector.from_elements(result_type, sums)
     last.results[0].replace_all_uses_with(result)
 

@@ -107,9 +107,25 @@ def multiply_by_quantized_multiplier(value: ir.Value, multiplier: ir.Value,
     return rounding_shift_right(doubling_high_mul(value, multiplier), right_shift)
 
 
+def high_product_of_pieces(value: ir.Value, pieces: list[ir.Value], width: int) -> ir.Value:
+    """fixed_point.py's high_product_of_pieces: `(value * b + 2^31) >> 32`
+    from 32-bit products of `value` and b's pieces (int32 values), for a
+    core without a 64-bit product."""
+    carried = arith.muli(value, pieces[0])
+    for piece in pieces[1:-1]:
+        carried = arith.addi(arith.muli(value, piece),
+                             arith.shrsi(carried, int_scalar(width, 32)))
+    top = len(pieces) - 1
+    total = arith.addi(arith.addi(arith.muli(value, pieces[-1]),
+                                  arith.shrsi(carried, int_scalar(width, 32))),
+                       int_scalar(1 << (31 - top * width), 32))
+    return arith.shrsi(total, int_scalar(32 - top * width, 32))
+
+
 def narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value | int,
                     shift_less_one: ir.Value, zero_point: int,
-                    clamps_below_zero: bool = False) -> ir.Value:
+                    clamps_below_zero: bool = False,
+                    pieces: tuple[list[ir.Value], int] | None = None) -> ir.Value:
     """fixed_point.py's narrow_multiply_by_quantized_multiplier plus
     `zero_point`, given the right shift less one and the multiplier m as
     2m - 2^32 (`narrow_multiplier`): four instructions, where
@@ -125,18 +141,23 @@ def narrow_multiply(value: ir.Value, doubled_multiplier: ir.Value | int,
     or without it, and is clamped to the low end either way. A multiplier
     given as a number and equal to 2^30 (a power-of-two scale, as a
     residual add's often is) needs no product: the high product of 2x and
-    2^30 is (x + 1) >> 1."""
+    2^30 is (x + 1) >> 1. With `pieces` (the pieces of 2m - 2^32 and their
+    width, fixed_point.py's high_product_pieces) the high product is taken
+    from 32-bit products of them (`high_product_of_pieces`)."""
     wide, one = int_type(64), int_scalar(1, 32)
-    if doubled_multiplier == narrow_multiplier(1 << 30):
+    if pieces is None and doubled_multiplier == narrow_multiplier(1 << 30):
         high = arith.shrsi(arith.addi(value, one), one)
         signed = high if clamps_below_zero else \
             arith.addi(high, arith.shrsi(value, int_scalar(31, 32)))
     else:
-        if isinstance(doubled_multiplier, int):
-            doubled_multiplier = int_scalar(doubled_multiplier, 32)
-        product = arith.muli(arith.extsi(wide, value), arith.extsi(wide, doubled_multiplier))
-        high = arith.trunci(int_type(32), arith.shrsi(
-            arith.addi(product, int_scalar(1 << 31, 64)), int_scalar(32, 64)))
+        if pieces is not None:
+            high = high_product_of_pieces(value, *pieces)
+        else:
+            if isinstance(doubled_multiplier, int):
+                doubled_multiplier = int_scalar(doubled_multiplier, 32)
+            product = arith.muli(arith.extsi(wide, value), arith.extsi(wide, doubled_multiplier))
+            high = arith.trunci(int_type(32), arith.shrsi(
+                arith.addi(product, int_scalar(1 << 31, 64)), int_scalar(32, 64)))
         addend = value if clamps_below_zero else \
             arith.addi(value, arith.shrsi(value, int_scalar(31, 32)))
         signed = arith.addi(high, addend)

@@ -19,11 +19,11 @@ from mlir.dialects import bufferization
 from ..dialects import tinyml as tm
 from ..ir.quant import has_quantized_data
 from ..ir.walk import functions
-from ..pipeline.registry import Pass, PassError, register
+from ..pipeline.registry import Option, Pass, PassError, register
 from .float_lowering import FLOAT_LOWERINGS
 from .fused_lowering import lower_fused
 from .linalg_builders import Lowering, apply_lowering
-from .quantized_lowering import QUANTIZED_LOWERINGS
+from .quantized_lowering import QUANTIZED_LOWERINGS, WIDE_MULTIPLY
 
 #: How each tinyml op lowers, by op name: on float data, and on quantized
 #: data. A group is one kernel either way (a quantized one holds a
@@ -87,7 +87,17 @@ def lower_function(func: ir.Operation) -> None:
 class LowerToLinalg(Pass):
     name = "tinyml-lower-to-linalg"
     summary = "Lower every tinyml op to linalg on tensors (+ tensor, arith, math)"
+    options = (Option("wide-multiply", bool, True,
+                      "the target multiplies 32 x 32 -> 64 bits; without (ARMv6-M), a "
+                      "requantization whose accumulators are bounded well enough takes its "
+                      "high product from 32-bit products of its multiplier's pieces"),)
+    # The option's value, set by `Pass.__init__`.
+    wide_multiply: bool
 
     def apply(self, module):
-        for func in functions(module):
-            lower_function(func)
+        token = WIDE_MULTIPLY.set(self.wide_multiply)
+        try:
+            for func in functions(module):
+                lower_function(func)
+        finally:
+            WIDE_MULTIPLY.reset(token)

@@ -45,6 +45,7 @@ cast back, so the casts cancel pairwise once every op is lowered.
 """
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Callable, Sequence
 
 import numpy as np
@@ -54,8 +55,8 @@ from mlir.dialects import arith, quant, tensor, tosa
 from ..dialects import tinyml as tm
 from ..ir.attributes import attr_float, attr_ints, window_attributes
 from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MIN, activation_range,
-                              mul_multiplier, narrow_requantization, quantize_multiplier,
-                              softmax_tables)
+                              high_product_pieces, mul_multiplier, multiplier_pieces,
+                              narrow_requantization, quantize_multiplier, softmax_tables)
 from ..ir.lazy_modules import linalg
 from ..ir.lowering_config import TAPS_AS_CHANNELS
 from ..ir.ops import keyed_by_name
@@ -74,6 +75,13 @@ from .linalg_builders import (ScalarBuilder, apply_lowering, broadcast_to, build
                               projection_map, reshape, window_counts)
 
 INT8_MIN, INT8_MAX = -128, 127
+
+#: Whether the target multiplies 32 x 32 -> 64 bits (tinyml-lower-to-linalg's
+#: option `wide-multiply`, set while it runs): without, a narrow
+#: requantization takes its high product from 32-bit products of the
+#: multiplier's pieces (fixed_point.py's high_product_pieces), where the
+#: accumulators' bound allows it.
+WIDE_MULTIPLY: ContextVar[bool] = ContextVar("wide_multiply", default=True)
 
 
 # ---------------------------------------------------------------------------
@@ -151,6 +159,11 @@ def requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: i
     shape = shape_of(acc)
     pairs = [quantize_multiplier(s) for s in scales]
     narrow = narrow_requantization(bound, pairs)
+    per_channel = len(set(pairs)) > 1
+    # Without a 64-bit product the narrow form's multiplier is cut into
+    # pieces (a power-of-two scale's needs no product at all).
+    cut = None if WIDE_MULTIPLY.get() or not narrow \
+        or (not per_channel and pairs[0][0] == 1 << 30) else high_product_pieces(bound)
     tables: dict[str, tuple[np.ndarray, int]] = {
         "multiplier": (np.array([narrow_multiplier(m) if narrow else m for m, _ in pairs],
                                 np.int32), 32),
@@ -159,25 +172,40 @@ def requantize(acc: ir.Value, scales: Sequence[float], result: ir.Type, bound: i
         "right": (np.array([max(-s, 0) - narrow for _, s in pairs], np.int8), 8)}
     if not tables["left"][0].any():
         del tables["left"]
+    if cut is not None:
+        del tables["multiplier"]
+        count, width = cut
+        pieces = np.array([multiplier_pieces(narrow_multiplier(m), count, width)
+                           for m, _ in pairs], np.int64)
+        # Halfwords: the low pieces unsigned (zero-extended), the top one signed.
+        for i in range(count):
+            tables[f"piece{i}"] = (pieces[:, i].astype(np.uint16 if i < count - 1
+                                                        else np.int16).view(np.int16), 16)
     rank = len(shape)
-    per_channel = len(set(pairs)) > 1
     channel_map = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(rank - 1)])
     inputs = [(acc, identity_map(rank))]
     if per_channel:
         inputs += [(int_constant(array, bits), channel_map) for array, bits in tables.values()]
 
+    def unsigned(name: str) -> bool:
+        return cut is not None and name.startswith("piece") and name != f"piece{cut[0] - 1}"
+
     def body(b, args):
         if per_channel:
             params = dict(zip(tables, args[1:]))
-            params = {k: v if k == "multiplier" else arith.extsi(int_type(32), v)
+            params = {k: v if k == "multiplier" else
+                      (arith.extui if unsigned(k) else arith.extsi)(int_type(32), v)
                       for k, v in params.items()}
         else:
-            params = {k: int_scalar(int(array[0]), 32) for k, (array, _) in tables.items()}
+            params = {k: int_scalar(int(array[0]) & 0xFFFF if unsigned(k) else int(array[0]),
+                                    32) for k, (array, _) in tables.items()}
         zero_point = _zero_point(result)
         if narrow:
             low = quant.UniformQuantizedType(result).storage_type_min
-            return _saturate(narrow_multiply(args[0], params["multiplier"], params["right"],
-                                              zero_point, low >= zero_point), result)
+            pieces = None if cut is None else \
+                ([params[f"piece{i}"] for i in range(cut[0])], cut[1])
+            return _saturate(narrow_multiply(args[0], params.get("multiplier"), params["right"],
+                                              zero_point, low >= zero_point, pieces), result)
         scaled = multiply_by_quantized_multiplier(args[0], params["multiplier"],
                                                    params.get("left"), params["right"])
         return _saturate(arith.addi(scaled, int_scalar(zero_point, 32)), result)

@@ -200,6 +200,52 @@ def narrow_multiply_by_quantized_multiplier(x, multiplier, shift, with_sign_word
     return (((high + sign) >> (-shift - 1)) + 1) >> 1
 
 
+#: Most 16-bit pieces a multiplier is cut into for `high_product_pieces`:
+#: with more, the 32-bit products cost as much as the four of the general
+#: expansion (tinyml-expand-wide-multiplies).
+MOST_PIECES = 4
+
+
+def high_product_pieces(accumulator_bound: int) -> tuple[int, int] | None:
+    """(pieces, width): how the narrow form's rounded high product
+    `(x * b + 2^31) >> 32` of an int32 multiplier b and any x within
+    +-`accumulator_bound` is computed from 32-bit products alone (a core
+    without a 32 x 32 -> 64-bit multiply): b cut into `pieces - 1` unsigned
+    pieces of `width` bits and a signed top piece, each product x times a
+    piece within +-2^30 (the sum of x's bits and the piece's at most 30),
+    and every piece within 16 bits (tables of halfwords). None where more
+    than `MOST_PIECES` would be needed."""
+    bits = accumulator_bound.bit_length()
+    for pieces in range(2, MOST_PIECES + 1):
+        # The top piece b >> (pieces - 1) width has 31 - (pieces - 1) width
+        # bits: at most 30 - bits, and at most 15 (a signed halfword).
+        low = max(-(-(bits + 1) // (pieces - 1)), -(-16 // (pieces - 1)))
+        high = min(30 - bits, 16)
+        if low <= high:
+            return pieces, high
+    return None
+
+
+def multiplier_pieces(multiplier: int, pieces: int, width: int) -> list[int]:
+    """The int32 `multiplier` as `high_product_pieces` cuts it: the low
+    pieces unsigned, least significant first, then the signed top one."""
+    mask = (1 << width) - 1
+    return [(multiplier >> (i * width)) & mask for i in range(pieces - 1)] + \
+        [multiplier >> ((pieces - 1) * width)]
+
+
+def high_product_of_pieces(x: int, pieces: list[int], width: int) -> int:
+    """`(x * b + 2^31) >> 32` from the pieces of b (`multiplier_pieces`):
+    each partial product's carry into the next shifted in by arithmetic
+    shifts (exact: the bits shifted out never reach the rounded high
+    word), the rounding constant added before the last shift."""
+    carried = x * pieces[0]
+    for piece in pieces[1:-1]:
+        carried = x * piece + (carried >> width)
+    top = len(pieces) - 1
+    return (x * pieces[-1] + (carried >> width) + (1 << (31 - top * width))) >> (32 - top * width)
+
+
 def saturating_rounding_multiply_by_pot(x, exponent):
     """fixedpoint.h SaturatingRoundingMultiplyByPOT<Exponent> (int32)."""
     if exponent == 0:

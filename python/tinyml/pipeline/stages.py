@@ -77,11 +77,13 @@ def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
     products (`use-32-bit` would leave `arith.mulsi_extended`, which has no
     LLVM lowering once vectorized). Without an `fpu`, quantize and
     dequantize first lower with integers only (tinyml-integer-conversions);
-    without a `wide_multiply` (32 x 32 -> 64 bits), the 64-bit products
-    become 32-bit multiplies of halves (tinyml-expand-wide-multiplies)."""
+    without a `wide_multiply` (32 x 32 -> 64 bits), a requantization
+    whose accumulators are bounded well enough multiplies its multiplier's
+    pieces, and the other 64-bit products become 32-bit multiplies of
+    halves (tinyml-expand-wide-multiplies)."""
     return Pipeline(["tinyml-number-kernels",
                      *([] if fpu else ["tinyml-integer-conversions"]),
-                     "tinyml-lower-to-linalg",
+                     pass_named("tinyml-lower-to-linalg")(wide_multiply=wide_multiply),
                      "func.func(tosa-to-arith{include-apply-rescale=true})",
                      *([] if wide_multiply else ["tinyml-expand-wide-multiplies"]),
                      "canonicalize", "cse"])
