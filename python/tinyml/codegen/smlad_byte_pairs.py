@@ -45,6 +45,7 @@ the plain form.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -456,19 +457,30 @@ def scale_chain(chain: ScaledChain, start_values: np.ndarray,
     chain.bias_slice.operands[0] = cache[key]
     loop = chain.loops[-1]
     end = loop.results[chain.position]
-    end_type = ir.RankedTensorType(end.type)
+
+    def shifted_back(value: ir.Value) -> ir.Value:
+        bits = arith.constant(value.type, ir.DenseElementsAttr.get_splat(
+            value.type, ir.IntegerAttr.get(i32(), SCALE_BITS)))
+        return arith.shrsi(value, bits)
+
     with ir.InsertionPoint.after(loop), loop.location:
-        index = ir.IndexType.get()
-        origin = [arith.constant(index, 0)] * end_type.rank
-        vector_type = ir.VectorType.get(list(end_type.shape), i32())
-        identity = ir.AffineMap.get_minor_identity(end_type.rank, end_type.rank)
-        value = vector.transfer_read(vector_type, end, origin, identity,
-                                     arith.constant(i32(), 0), [True] * end_type.rank)
-        bits = arith.constant(vector_type, ir.DenseElementsAttr.get_splat(
-            vector_type, ir.IntegerAttr.get(i32(), SCALE_BITS)))
-        shifted = vector.transfer_write(end.type, arith.shrsi(value, bits), end, origin,
-                                        identity, [True] * end_type.rank)
+        value, shifted = rewritten_tile(end, shifted_back)
     end.replace_all_uses_except(shifted, [producer(value), producer(shifted)])
+
+
+def rewritten_tile(tile: ir.Value,
+                   change: Callable[[ir.Value], ir.Value]) -> tuple[ir.Value, ir.Value]:
+    """The int32 tensor `tile` read whole as a vector and written back
+    `change`d, at the insertion point: (the vector read, the tensor
+    written)."""
+    tile_type = ir.RankedTensorType(tile.type)
+    origin = [arith.constant(ir.IndexType.get(), 0)] * tile_type.rank
+    vector_type = ir.VectorType.get(list(tile_type.shape), i32())
+    identity = ir.AffineMap.get_minor_identity(tile_type.rank, tile_type.rank)
+    value = vector.transfer_read(vector_type, tile, origin, identity,
+                                 arith.constant(i32(), 0), [True] * tile_type.rank)
+    return value, vector.transfer_write(tile.type, change(value), tile, origin, identity,
+                                        [True] * tile_type.rank)
 
 
 def ancestor_in(op: ir.Operation, block: ir.Block) -> ir.Operation | None:

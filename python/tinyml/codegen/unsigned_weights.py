@@ -355,19 +355,12 @@ def summed_inputs(tile: Tile, total: ir.Value,
 def start_from(tile: Tile, total: ir.Value) -> None:
     """Start the tile's accumulators `WEIGHT_OFFSET * total` lower."""
     outer = tile.loops[-1]
-    start = outer.operands[3 + tile.position]
-    start_type = ir.RankedTensorType(start.type)
     with ir.InsertionPoint(outer), outer.location:
-        index = ir.IndexType.get()
-        origin = [arith.constant(index, 0)] * start_type.rank
-        vector_type = ir.VectorType.get(list(start_type.shape), i32())
-        identity = ir.AffineMap.get_minor_identity(start_type.rank, start_type.rank)
-        value = vector.transfer_read(vector_type, start, origin, identity,
-                                     arith.constant(i32(), 0), [True] * start_type.rank)
         offset = arith.muli(total, arith.constant(i32(), WEIGHT_OFFSET))
-        lowered = arith.subi(value, vector.broadcast(vector_type, offset))
-        outer.operands[3 + tile.position] = vector.transfer_write(
-            start.type, lowered, start, origin, identity, [True] * start_type.rank)
+        _, lowered = byte_pairs.rewritten_tile(
+            outer.operands[3 + tile.position],
+            lambda value: arith.subi(value, vector.broadcast(value.type, offset)))
+    outer.operands[3 + tile.position] = lowered
 
 
 def stored_weights(product: DotProduct, layout: Layout,
