@@ -34,6 +34,9 @@ from ..ir.walk import functions, graph_ops
 from ..pipeline.registry import Option, Pass, register
 
 POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
+#: A quantized conv's reduction (values per output) below which
+#: `int-short-reduction-accumulators` sets its tile.
+SHORT_REDUCTION = 16
 
 
 @register
@@ -66,6 +69,12 @@ class ChooseTiles(Pass):
         Option("dsp", bool, False,
                "tile quantized convs for a core with the DSP extension: convs for SMLAD dot "
                "products (tinyml-contract-to-smlad), depthwise convs for SMLABB"),
+        Option("int-short-reduction-accumulators", int, 0,
+               "int32 accumulators of a quantized conv's tile whose reduction (kh x kw x "
+               "input channels) is shorter than 16 values, where reusing each input and "
+               "weight across a wide tile saves more than any per-MAC form (0: "
+               "max-int-accumulators; the M0 takes 20: VWW's 1x1 convs of 8 channels and a "
+               "one-channel 3x3 conv, VWW 44.41 -> 43.60 M)", low=0, high=64),
         Option("int-depthwise-rows", bool, False,
                "tile a quantized depthwise conv as a row of pixels of one channel, as with "
                "`dsp` (on the M0 too: KWS 15.7 -> 13.8 instructions per MAC with the M0's "
@@ -89,6 +98,7 @@ class ChooseTiles(Pass):
     int_matvec_taps: int
     max_int_columns: int
     dsp: bool
+    int_short_reduction_accumulators: int
     int_depthwise_rows: bool
     smlad_registers: int
     max_channels: int
@@ -125,6 +135,11 @@ class ChooseTiles(Pass):
         out_shape = shape_of(root.results[0])
         quantized = has_quantized_data(root)
         accumulators = self.max_int_accumulators if quantized else self.max_accumulators
+        if quantized and self.int_short_reduction_accumulators and root.name not in (
+                tm.MatmulOp.OPERATION_NAME, tm.DepthwiseConv2DOp.OPERATION_NAME):
+            kh, kw = shape_of(root.operands[1])[:2]
+            if kh * kw * shape_of(root.operands[0])[3] < SHORT_REDUCTION:
+                accumulators = self.int_short_reduction_accumulators
         taps = self.int_reduction_taps if quantized else self.reduction_taps
         channels = largest_divisor(out_shape[-1], min(self.max_channels, accumulators))
         if root.name == tm.MatmulOp.OPERATION_NAME:

@@ -157,18 +157,26 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
     return pipeline
 
 
+#: An ARMv6-M conv tile over a reduction too short for
+#: tinyml-unsigned-weights' one-pixel tiles to pay: the wide tile it had
+#: before them (choose-tiles' `int-short-reduction-accumulators`).
+ARMV6M_SHORT_REDUCTION_ACCUMULATORS = 20
+
+
 def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 4),
-           dsp: bool = False, depthwise_rows: bool = False) -> Pipeline:
+           dsp: bool = False, armv6m: bool = False) -> Pipeline:
     """The register tile of every conv/matmul group, for a target with
     room for `max_accumulators` float accumulators; `int_tile` bounds a
     quantized group's (int32 accumulators, input values per step, columns
     of a matrix-vector tile); with `dsp` the quantized convs get tiles for
-    the DSP extension's multiply-accumulates, with `dsp` or
-    `depthwise_rows` the quantized depthwise convs rows of one channel."""
+    the DSP extension's multiply-accumulates; with `dsp` or `armv6m` the
+    quantized depthwise convs rows of one channel; with `armv6m` a conv of
+    a short reduction a wide tile."""
     return Pipeline([pass_named("tinyml-choose-tiles")(
         max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
         int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp,
-        int_depthwise_rows=depthwise_rows)])
+        int_depthwise_rows=armv6m,
+        int_short_reduction_accumulators=ARMV6M_SHORT_REDUCTION_ACCUMULATORS if armv6m else 0)])
 
 
 def schedule(in_place: bool = True, row_bands: bool = True,

@@ -1,6 +1,9 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles | FileCheck %s
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='max-accumulators=8' | FileCheck %s --check-prefix=SMALL
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='dsp=true' | FileCheck %s --check-prefix=DSP
+// RUN: tinyml-opt %s --split-input-file \
+// RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-short-reduction-accumulators=20' \
+// RUN:   | FileCheck %s --check-prefix=M0
 
 // A 3x3 conv with padding 1 over 32 columns: tiles must divide the row (the
 // transform script leaves no partial tiles), so 4 pixels x 4 channels; with
@@ -134,6 +137,11 @@ func.func @options() {
 // CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 16]>}
 // DSP-LABEL: func.func @quantized_conv
 // DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 32]>}
+// The M0's options: 4 accumulators (1 pixel x 4 channels), 8 values a step;
+// a reduction of 64 values is not short, so the short-reduction tile does
+// not apply.
+// M0-LABEL: func.func @quantized_conv
+// M0:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 1, 8]>}
 func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
                           %w: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
@@ -142,6 +150,28 @@ func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
   ^bb0(%xi: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>):
     %c = tinyml.conv2d %xi, %wi : (tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
         tensor<1x1x64x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// A 1x1 conv of 8 input channels reduces 8 values an output, fewer than 16:
+// with int-short-reduction-accumulators=20 it takes a tile of 20 (4 pixels
+// x 4 channels of the 32-column row) instead of max-int-accumulators' 4.
+// M0-LABEL: func.func @quantized_conv_short_reduction
+// M0:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>}
+// CHECK-LABEL: func.func @quantized_conv_short_reduction
+// CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 8]>}
+func.func @quantized_conv_short_reduction(%x: tensor<1x4x32x8x!quant.uniform<i8:f32, 0.5:-3>>,
+                                          %w: tensor<1x1x8x16x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x32x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x1x8x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x32x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x8x16x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi : (tensor<1x4x32x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<1x1x8x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
     tinyml.yield %c : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
   }
   return %y : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
