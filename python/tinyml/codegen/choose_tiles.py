@@ -36,7 +36,7 @@ from ..pipeline.registry import Option, Pass, register
 POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
 #: A quantized conv's reduction (values per output) below which
 #: `int-short-reduction-accumulators` sets its tile.
-SHORT_REDUCTION = 16
+SHORT_REDUCTION = 10
 
 
 @register
@@ -71,10 +71,11 @@ class ChooseTiles(Pass):
                "products (tinyml-contract-to-smlad), depthwise convs for SMLABB"),
         Option("int-short-reduction-accumulators", int, 0,
                "int32 accumulators of a quantized conv's tile whose reduction (kh x kw x "
-               "input channels) is shorter than 16 values, where reusing each input and "
+               "input channels) is shorter than 10 values, where reusing each input and "
                "weight across a wide tile saves more than any per-MAC form (0: "
                "max-int-accumulators; the M0 takes 20: VWW's 1x1 convs of 8 channels and a "
-               "one-channel 3x3 conv, VWW 44.41 -> 43.60 M)", low=0, high=64),
+               "one-channel 3x3 conv, VWW 44.41 -> 43.60 M; below 16 also took a 5x3 "
+               "one-channel conv, 1% slower)", low=0, high=64),
         Option("int-depthwise-rows", bool, False,
                "tile a quantized depthwise conv as a row of pixels of one channel, as with "
                "`dsp` (on the M0 too: KWS 15.7 -> 13.8 instructions per MAC with the M0's "

@@ -157,7 +157,7 @@ func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
 
 // -----
 
-// A 1x1 conv of 8 input channels reduces 8 values an output, fewer than 16:
+// A 1x1 conv of 8 input channels reduces 8 values an output, fewer than 10:
 // with int-short-reduction-accumulators=20 it takes a tile of 20 (4 pixels
 // x 4 channels of the 32-column row) instead of max-int-accumulators' 4.
 // M0-LABEL: func.func @quantized_conv_short_reduction
