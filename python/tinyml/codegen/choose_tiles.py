@@ -80,6 +80,11 @@ class ChooseTiles(Pass):
                "tile a quantized depthwise conv as a row of pixels of one channel, as with "
                "`dsp` (on the M0 too: KWS 15.7 -> 13.8 instructions per MAC with the M0's "
                "source-order scheduling)"),
+        Option("int-depthwise-row-pixels", int, 0,
+               "pixels of a quantized depthwise conv's row of one channel (0: max-pixels; "
+               "the M0 takes 8, its scalar multiply-accumulates holding one accumulator at "
+               "a time: VWW 43.60 -> 43.03 M, with 16 42.93 M for 2.6 KB more code; the "
+               "M4's SMLABB tiles are slower with 8, VWW 13.46 -> 14.71 M)", low=0, high=64),
         Option("smlad-registers", int, 10,
                "core registers an SMLAD tile may hold: its accumulators and each pixel's two "
                "input halfword pairs", low=3, high=64),
@@ -101,6 +106,7 @@ class ChooseTiles(Pass):
     dsp: bool
     int_short_reduction_accumulators: int
     int_depthwise_rows: bool
+    int_depthwise_row_pixels: int
     smlad_registers: int
     max_channels: int
     max_pixels: int
@@ -162,8 +168,8 @@ class ChooseTiles(Pass):
                 # loads every weight for one output each; SMLABB makes each
                 # MAC one instruction, so the loads are what counts (M4, KWS
                 # 7.59 M -> 7.07 M, MobileNet-0.25 20.8 M -> 19.3 M).
-                return LoweringConfig((1, 1, largest_divisor(out_shape[2], self.max_pixels), 1),
-                                      (1, 0))
+                row = self.int_depthwise_row_pixels or self.max_pixels
+                return LoweringConfig((1, 1, largest_divisor(out_shape[2], row), 1), (1, 0))
             return LoweringConfig((1, 1, pixels, channels), (1, 0))
         kw = shape_of(root.operands[1])[1]
         in_channels = shape_of(root.operands[0])[3]

@@ -161,6 +161,9 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
 #: tinyml-unsigned-weights' one-pixel tiles to pay: the wide tile it had
 #: before them (choose-tiles' `int-short-reduction-accumulators`).
 ARMV6M_SHORT_REDUCTION_ACCUMULATORS = 20
+#: An ARMv6-M depthwise tile's row of one channel (choose-tiles'
+#: `int-depthwise-row-pixels`; measured there).
+ARMV6M_DEPTHWISE_ROW_PIXELS = 8
 
 
 def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 4),
@@ -170,12 +173,13 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
     quantized group's (int32 accumulators, input values per step, columns
     of a matrix-vector tile); with `dsp` the quantized convs get tiles for
     the DSP extension's multiply-accumulates; with `dsp` or `armv6m` the
-    quantized depthwise convs rows of one channel; with `armv6m` a conv of
-    a short reduction a wide tile."""
+    quantized depthwise convs rows of one channel (longer on `armv6m`);
+    with `armv6m` a conv of a short reduction a wide tile."""
     return Pipeline([pass_named("tinyml-choose-tiles")(
         max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
         int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp,
         int_depthwise_rows=armv6m,
+        int_depthwise_row_pixels=ARMV6M_DEPTHWISE_ROW_PIXELS if armv6m else 0,
         int_short_reduction_accumulators=ARMV6M_SHORT_REDUCTION_ACCUMULATORS if armv6m else 0)])
 
 

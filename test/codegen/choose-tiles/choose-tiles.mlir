@@ -2,7 +2,7 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='max-accumulators=8' | FileCheck %s --check-prefix=SMALL
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='dsp=true' | FileCheck %s --check-prefix=DSP
 // RUN: tinyml-opt %s --split-input-file \
-// RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-short-reduction-accumulators=20' \
+// RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-short-reduction-accumulators=20 int-depthwise-rows=true int-depthwise-row-pixels=8' \
 // RUN:   | FileCheck %s --check-prefix=M0
 
 // A 3x3 conv with padding 1 over 32 columns: tiles must divide the row (the
@@ -335,6 +335,28 @@ func.func @quantized_depthwise(%x: tensor<1x4x10x8x!quant.uniform<i8:f32, 0.5:-3
     tinyml.yield %c : tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>>
   }
   return %y : tensor<1x4x10x8x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// A quantized depthwise conv in rows of one channel over a 16-pixel row:
+// with the DSP extension rows of 4 (max-pixels 5 divides no further),
+// with int-depthwise-row-pixels=8 (the M0's) rows of 8.
+// DSP-LABEL: func.func @quantized_depthwise_long_row
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 1], reduction = [1, 0]>}
+// M0-LABEL: func.func @quantized_depthwise_long_row
+// M0:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 8, 1], reduction = [1, 0]>}
+func.func @quantized_depthwise_long_row(%x: tensor<1x4x16x8x!quant.uniform<i8:f32, 0.5:-3>>,
+                                        %w: tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x16x8x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x16x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x16x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x16x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x16x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x16x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x16x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x16x8x!quant.uniform<i8:f32, 0.25:0>>
 }
 
 // -----
