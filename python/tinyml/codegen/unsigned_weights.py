@@ -164,11 +164,13 @@ def placed(tile: Tile) -> bool:
 
 
 def induction_loops(terms: list[ir.Value | int]) -> list[ir.Operation]:
-    """The `scf.for` loops whose induction variables are among `terms`."""
+    """The `scf.for` loops whose induction variables (not iter_args) are
+    among `terms`."""
     loops = []
     for term in terms:
         if isinstance(term, ir.Value) and isinstance(term.owner, ir.Block) \
-                and term.owner.owner.name == "scf.for":
+                and term.owner.owner.name == "scf.for" \
+                and ir.BlockArgument(term).arg_number == 0:
             loops.append(term.owner.owner)
     return loops
 
