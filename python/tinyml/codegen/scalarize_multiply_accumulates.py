@@ -71,8 +71,8 @@ class ElementRead:
 
 
 def element_read(value: ir.Value) -> ElementRead | None:
-    """How to read each element of the int8 vector `value` from a tensor,
-    if its elements come from one."""
+    """How to read each element of the vector `value` from a tensor, if its
+    elements come from one."""
     steps: list[Callable[[Index], Index]] = []
     while (op := producer(value)) is not None and op.name == "vector.broadcast":
         source = op.operands[0]
@@ -82,7 +82,7 @@ def element_read(value: ir.Value) -> ElementRead | None:
         steps.append(broadcast_source(ir.VectorType(value.type).rank - len(shape), shape))
         value = source
     read = traced_read(value)
-    if read is None or ir.VectorType(value.type).element_type != i8():
+    if read is None:
         return None
     # traced_read folds the extractions' positions into its offsets; the
     # remaining dimensions of `value` are its `dims`.

@@ -104,7 +104,9 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     multiply-accumulates over weights stored +128 (tinyml-unsigned-weights);
     then the script's second entry point lowers
     the other contractions to FMAs and hoists the accumulators into
-    registers; last, the padded windows the tiles stage are a copy plus
+    registers (on ARMv6-M the depthwise tiles' multiply-accumulates are
+    then written as scalar ones, and the requantizations lane by lane:
+    tinyml-scalarize-multiply-accumulates, tinyml-scalarize-epilogues); last, the padded windows the tiles stage are a copy plus
     fills of their padding only (tinyml-decompose-pads)."""
     contractions = ["tinyml-contract-to-mve-dot"] if mve else \
         [pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else \
@@ -114,7 +116,8 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
                      "tinyml-read-in-place", *contractions,
                      f"transform-interpreter{{entry-point={LOWER_CONTRACTIONS}}}",
                      "tinyml-erase-transform-script", "canonicalize", "cse",
-                     *(["tinyml-scalarize-multiply-accumulates"] if armv6m else []),
+                     *(["tinyml-scalarize-multiply-accumulates", "tinyml-scalarize-epilogues"]
+                       if armv6m else []),
                      # A padded tile's guard against an empty input window is
                      # never taken: integer ranges of the loop bounds prove it.
                      "lower-affine", "int-range-optimizations", "canonicalize",
