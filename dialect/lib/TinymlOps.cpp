@@ -284,6 +284,16 @@ LogicalResult BatchNormOp::verify() {
 // Pooling and reductions
 //===----------------------------------------------------------------------===//
 
+/// The `lowering` attribute tinyml-choose-tiles sets on a group or a pool,
+/// which the passes after it read, must be a #tinyml.lowering.
+static LogicalResult verifyLowering(Operation *op) {
+  Attribute lowering = op->getAttr("lowering");
+  if (lowering && !isa<LoweringConfigAttr>(lowering))
+    return op->emitOpError("'lowering' must be a #tinyml.lowering attribute, got ")
+           << lowering;
+  return success();
+}
+
 template <typename PoolOp>
 static LogicalResult verifyPool(PoolOp op) {
   ArrayRef<int64_t> in = shapeOf(op.getInput());
@@ -302,10 +312,16 @@ static LogicalResult verifyPool(PoolOp op) {
   return expectShape(op, {in[0], (*spatial)[0], (*spatial)[1], in[3]});
 }
 
-LogicalResult AvgPool2DOp::verify() { return verifyPool(*this); }
+LogicalResult AvgPool2DOp::verify() {
+  if (failed(verifyLowering(getOperation())))
+    return failure();
+  return verifyPool(*this);
+}
 LogicalResult MaxPool2DOp::verify() { return verifyPool(*this); }
 
 LogicalResult GlobalAvgPoolOp::verify() {
+  if (failed(verifyLowering(getOperation())))
+    return failure();
   ArrayRef<int64_t> in = shapeOf(getInput());
   return expectShape(*this, {in[0], 1, 1, in[3]});
 }
@@ -594,6 +610,8 @@ static void printFusionKind(OpAsmPrinter &printer, FusedOp, FusionKindAttr kind)
 }
 
 LogicalResult FusedOp::verify() {
+  if (failed(verifyLowering(getOperation())))
+    return failure();
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
     return emitOpError("body has ")

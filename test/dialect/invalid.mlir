@@ -637,3 +637,25 @@ func.func @arena_mark_on_a_result(%a: tensor<4xf32>) -> (tensor<4xf32> {tinyml.a
 func.func @name_of_another_kind(%a: tensor<4xf32> {tinyml.name = 3 : i64}) {
   return
 }
+
+// -----
+
+// A group's register tile is a #tinyml.lowering; any other attribute under
+// that name is refused where it is parsed, not when a pass reads it.
+func.func @lowering_of_another_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'lowering' must be a #tinyml.lowering attribute, got unit}}
+  %0 = tinyml.fused elementwise (%a) {lowering} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %r = tinyml.relu %x : tensor<4xf32>
+    tinyml.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @pool_lowering_of_another_kind(%a: tensor<1x4x4x2xf32>) -> tensor<1x1x1x2xf32> {
+  // expected-error @+1 {{'lowering' must be a #tinyml.lowering attribute, got [1, 1]}}
+  %0 = tinyml.global_avg_pool %a {lowering = [1, 1]} : (tensor<1x4x4x2xf32>) -> tensor<1x1x1x2xf32>
+  return %0 : tensor<1x1x1x2xf32>
+}
