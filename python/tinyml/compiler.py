@@ -103,17 +103,20 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
                 if not spec.fpu:
                     refuse_float_layers(func, spec)
                 build.front.measured["float_layers"] = float_layers(func)
-        # Byte-pair SMLADs trade arena for instructions: an SRAM budget that
-        # no plan meets with them is tried again without.
-        retry = sram_budget is not None and spec.dsp and not spec.mve
+        # Byte-pair SMLADs (a DSP core) and unsigned input stages (ARMv6-M)
+        # trade arena for instructions: an SRAM budget that no plan meets
+        # with them is tried again without.
+        trade = "byte_pairs" if spec.dsp and not spec.mve else \
+            "unsigned_inputs" if spec.armv6m else None
+        retry = sram_budget is not None and trade is not None
         fronted = module.operation.clone() if retry else module
         built = _build_plans(build, plans, module, stages_for, sram_budget)
-        byte_pairs = True
-        if retry and sram_budget is not None \
+        traded = True
+        if retry and sram_budget is not None and trade is not None \
                 and not any(c.built and c.arena_bytes <= sram_budget for c in built):
-            byte_pairs = False
+            traded = False
             built = _build_plans(build, plans, fronted,
-                                 functools.partial(stages_for, byte_pairs=False), sram_budget)
+                                 functools.partial(stages_for, **{trade: False}), sram_budget)
         chosen = choose(built, sram_budget, flash_budget)
         chosen.artefacts["memory.svg"] = picture(chosen, built)
     report = CompileReport(
@@ -127,7 +130,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
                      ("float_abi", None if spec.is_host else spec.float_abi),
                      ("streaming", streaming or None), ("entry", entry or None),
                      ("sram_budget", sram_budget), ("flash_budget", flash_budget),
-                     ("byte_pairs", None if byte_pairs else False))
+                     (trade or "", None if traded else False))
                      if value is not None}},
         stages=[stage_file(i, stage) for i, stage in enumerate(chosen.stages)])
     compiled = CompiledModel(report, chosen.artefacts, chosen.stages, module=chosen.module)

@@ -644,9 +644,10 @@ def test_unsigned_weights_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, laye
     layer, inputs at both ends and random, against TFLM: a matrix-vector
     product, 1x1 and 3x3 convs (SAME padding: the input zero point, 7, in
     the sum), stride 2, an RGB-like stem of 3 input channels and a
-    one-channel 4x4 one. The 1x1 conv's pixels are staged unsigned (XORed
-    by 0x80, its bias lowered by 128 sum(w)); the other layers read their
-    inputs signed."""
+    one-channel 4x4 one. The convs' input windows are staged unsigned
+    (XORed by 0x80, in the order the tile's loops walk them, the bias
+    lowered by 128 sum(w)); the matrix-vector product reads its row
+    signed."""
     rng = np.random.default_rng(23)
     m = TfliteModel()
     if layer == "fc":
@@ -673,7 +674,7 @@ def test_unsigned_weights_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, laye
     model = tinyml.compile(str(tmp_path / f"{layer}.tflite"), target="cortex-m0",
                            emit_stages=True)
     assert re.search(r"arith\.extui %\S+ : i8 to i32", model.stages["tile-and-vectorize"])
-    assert ("arith.xori" in model.stages["tile-and-vectorize"]) == (layer == "conv" and kernel == 1)
+    assert ("arith.xori" in model.stages["tile-and-vectorize"]) == (layer == "conv")
     for value in [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
                   rng.integers(-128, 128, shape).astype(np.int8)]:
         want = _run_reference(data, value)

@@ -76,7 +76,8 @@ def make_parser() -> argparse.ArgumentParser:
                         help="keep the memory plan with the least code whose activation "
                              "arena fits BYTES (on a DSP core, without the byte-pair "
                              "matrix-vector products' packed inputs if none fits with "
-                             "them); fail when none does")
+                             "them; on ARMv6-M, without the conv tiles' unsigned input "
+                             "stages); fail when none does")
     parser.add_argument("--flash-budget", type=_whole_number, metavar="BYTES",
                         help="keep the memory plan with the least arena whose object "
                              "(code and constants) fits BYTES of flash; fail when none "

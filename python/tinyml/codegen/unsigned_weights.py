@@ -20,17 +20,20 @@ channels innermost (`[cout / R][kh][kw][cin][R]` for a conv's
 `[kh][kw][cin][cout]`, R the tile's channels), so that a reduction step's
 weights are consecutive bytes at immediate offsets from one base.
 
-Where a conv tile's input row is one run of values that a loop of the
-tile walks (a 1x1 conv's pixel), the loop that sums it also stages it
-with each byte XORed by 0x80, `u = x + 128` (0..255), and the tile reads
-`u`, one zero-extending byte load at an immediate offset where `x` took a
-`MOVS` and a register-offset `LDRSB` (on the M0, an inner loop of 3.94
-instructions per MAC becomes 3.50: VWW 42.48 -> 40.44 M, KWS 14.33 ->
-14.05 M). Since `u (w + 128) = x w + 128 w + 128 u`, the tile starts from
-`bias - 128 sum(w) - 128 sum(u)`: the bias constant lowered by
-`128 sum(w)` at compile time. A matrix-vector product's row is its whole
-input, which staged takes as much arena again (the FC autoencoder's 640
-values: 272 -> 768 B): it is read signed.
+The loops that sum a conv tile's inputs also stage them (`unsigned-inputs`,
+on by default), each byte XORed by 0x80, `u = x + 128` (0..255), in the
+order the tile's loops walk them, and the tile reads `u`: one
+zero-extending byte load at an immediate offset where `x` took a `MOVS`
+and a register-offset `LDRSB` (on the M0, a 1x1 conv's inner loop of 3.94
+instructions per MAC becomes 3.50; VWW 42.48 -> 40.42 M, ResNet-8 64.45 ->
+57.23 M, KWS 14.33 -> 14.00 M). Since `u (w + 128) = x w + 128 w + 128 u`,
+the tile starts from `bias - 128 sum(w) - 128 sum(u)`: the bias constant
+lowered by `128 sum(w)` at compile time, which needs the tile's loops to
+walk each weight once. The stage takes arena, a window of the tile's
+values (ResNet-8's 3x3 x 64 channels: 576 B, its arena 20,064 -> 20,640 B);
+a compile under an SRAM budget no plan meets with it builds again
+without. A matrix-vector product's row is its whole input, as much arena
+again (the FC autoencoder's 640 values: 272 -> 768 B): it is read signed.
 
 A contraction qualifies when its tile is one input row (one pixel, or a
 matrix-vector product's row), its weights are an int8 constant read along
@@ -50,7 +53,7 @@ from mlir.dialects import arith, scf, tensor, vector
 
 from ..ir.values import constant_int, producer
 from ..ir.walk import is_inside, ops_named
-from ..pipeline.registry import Pass, register
+from ..pipeline.registry import Option, Pass, register
 from . import smlad_byte_pairs as byte_pairs
 from .contract_to_smlad import (DotProduct, accumulator_elements, index_sum, int8_dot_product,
                                 reads_only, sign_extended, traced_read)
@@ -85,18 +88,45 @@ class Tile:
     position: int
     anchor: ir.Operation | None = None
     input_ops: list[ir.Operation] = field(default_factory=list)
-    staged_row: StagedRow | None = None
+    stage: Stage | None = None
     staged: ir.Value | None = None
 
 
 @dataclass(frozen=True)
-class StagedRow:
-    """A tile's input row staged unsigned: the tensor dimension the row
-    runs along, the tile loop walking it (from 0, a row a step) and the
-    values it walks."""
-    dim: int
-    loop: ir.Operation
-    length: int
+class Stage:
+    """A tile's input values staged unsigned, in the order its loops walk
+    them: per iteration of the tile's loops (`loops`, innermost first, the
+    innermost fastest), each contraction's row of `rows[i]` values in turn."""
+    loops: tuple[ir.Operation, ...]
+    rows: tuple[int, ...]
+
+    @property
+    def length(self) -> int:
+        return int(np.prod([trips(loop) for loop in self.loops])) * sum(self.rows)
+
+    def index(self, counters: list[ir.Value], row: int, value: int) -> ir.Value:
+        """Where value `value` of contraction `row` is staged in the
+        iteration the loops' induction variables `counters` are at: each
+        counter's iteration number times the values staged per iteration
+        of its loop, `(counter - low) * (per_iteration / step)` where that
+        divides (the counter moves in steps)."""
+        index = ir.IndexType.get()
+        terms: list[ir.Value | int] = [sum(self.rows[:row]) + value]
+        per_iteration = sum(self.rows)
+        for loop, counter in zip(self.loops, counters):
+            low, step = constant_int(loop.operands[0]), constant_int(loop.operands[2])
+            assert low is not None and step is not None, "stage_of() checked the bounds"
+            if trips(loop) > 1:
+                moved = arith.subi(counter, arith.constant(index, low)) if low else counter
+                if per_iteration % step:
+                    moved = arith.divui(moved, arith.constant(index, step))
+                    scale = per_iteration
+                else:
+                    scale = per_iteration // step
+                terms.append(moved if scale == 1 else
+                             arith.muli(moved, arith.constant(index, scale)))
+            per_iteration *= trips(loop)
+        return index_sum(terms)
 
 
 @register
@@ -104,6 +134,12 @@ class UnsignedWeights(Pass):
     name = "tinyml-unsigned-weights"
     summary = ("Multiply one-pixel int8 tiles by weights stored +128 (zero-extending byte "
                "loads), each tile started at bias - 128 sum(x) (ARMv6-M)")
+    options = (
+        Option("unsigned-inputs", bool, True,
+               "stage a conv tile's input values XORed by 0x80 and read them unsigned too "
+               "(the stage takes arena: a 3x3 conv's window of 64 channels, 576 bytes)"),
+    )
+    unsigned_inputs: bool
 
     def apply(self, module):
         tiles = [tile for tile in one_row_tiles(module) if placed(tile)]
@@ -128,11 +164,11 @@ class UnsignedWeights(Pass):
         stored: list[tuple[ir.Operation, ir.Value]] = []
         for tile in tiles:
             if tile not in refused:
-                tile.staged_row = staged_row(tile)
+                tile.stage = stage_of(tile) if self.unsigned_inputs else None
                 total, tile.staged = input_sum(tile)
                 start_from(tile, total)
-                for contract, product in zip(tile.contracts, tile.products):
-                    use_unsigned_weights(tile, contract, product, stored)
+                for number, (contract, product) in enumerate(zip(tile.contracts, tile.products)):
+                    use_unsigned_weights(tile, number, contract, product, stored)
 
 
 def one_row_tiles(module: ir.Operation) -> list[Tile]:
@@ -172,7 +208,8 @@ def placed(tile: Tile) -> bool:
     outermost op holding the tile's loops whose inputs are all defined
     outside it (reading them again there), which must hold every loop
     over the tile's channels; False if there is none, or the weights are
-    not laid out for the tile (`layout_of`)."""
+    not laid out for the tile (`layout_of`) or an input row is not read
+    from a tensor as `traced_read` follows."""
     outer = tile.loops[-1]
     candidates = [outer]
     while (parent := candidates[-1].parent) is not None and parent.name == "scf.for":
@@ -186,51 +223,34 @@ def placed(tile: Tile) -> bool:
                                    for loop in channel_loops):
             tile.anchor, tile.input_ops = anchor, ops
             break
-    return tile.anchor is not None and all(layout_of(p) is not None for p in tile.products)
+    return tile.anchor is not None and all(layout_of(p) is not None
+                                           and traced_read(p.lhs) is not None
+                                           for p in tile.products)
 
 
-def staged_row(tile: Tile) -> StagedRow | None:
-    """How the tile's input row can be staged unsigned: one contraction of
-    one row of its channels in order, the row read along one tensor
-    dimension at the induction variable of a tile loop that walks it from
-    0 a row a step, over every weight of a channel once (so each channel's
-    weights sum to its correction), every other index and the weights'
-    channel fixed over the tile's loops (a 1x1 conv), the tile started
-    from a bias that stays in int32 lowered by 128 sum(w); None
-    otherwise."""
-    if len(tile.products) != 1:
-        return None
-    product = tile.products[0]
-    row = traced_read(product.lhs)
-    shape = ir.VectorType(product.lhs.type).shape
-    outer = tile.loops[-1]
-
-    def fixed(term: ir.Value | int) -> bool:
-        """Whether `term` keeps one value over the tile's loops."""
-        return defined_outside(term, outer) or any(
-            loop in tile.loops and trips(loop) == 1 for loop in induction_loops([term]))
-
-    if row is None or int(np.prod(shape)) != shape[-1] \
-            or product.channel_of != list(range(product.channels)) \
-            or not all(fixed(t) for t in product.weights.offsets[product.weights.channel_dim]):
-        return None
-    dim = row.dims[-1]
-    if not all(fixed(t) for d, terms in enumerate(row.offsets) if d != dim for t in terms):
-        return None
-    walking = [t for t in row.offsets[dim] if not isinstance(t, int)]
-    loops = induction_loops(walking)
-    if len(walking) != 1 or len(loops) != 1 or loops[0] not in tile.loops \
-            or sum(t for t in row.offsets[dim] if isinstance(t, int)) != 0:
-        return None
-    low, high, step = (constant_int(v) for v in loops[0].operands[:3])
-    weights = ir.RankedTensorType(product.weights.constant.results[0].type).shape
+def stage_of(tile: Tile) -> Stage | None:
+    """How the conv tile's input values can be staged unsigned: every
+    contraction multiplies a row of one weight constant, and the tile's
+    loops walk as many values as each channel has weights (each weight
+    once: each channel's weights sum to its correction), from a bias that
+    stays in int32 lowered by 128 sum(w); None otherwise."""
+    constant = tile.products[0].weights.constant
+    weights = ir.RankedTensorType(constant.results[0].type).shape
     if len(weights) != 4:
         return None  # a matrix-vector product's row is its whole input: more arena
-    per_channel = int(np.prod(weights)) // weights[product.weights.channel_dim]
-    if high is None or low != 0 or step != shape[-1] or high != per_channel \
-            or lowered_bias(tile) is None:
+    rows = []
+    for product in tile.products:
+        shape = ir.VectorType(product.lhs.type).shape
+        if product.weights.constant != constant or int(np.prod(shape)) != shape[-1]:
+            return None
+        rows.append(shape[-1])
+    if any(constant_int(v) is None for loop in tile.loops for v in loop.operands[:3]):
         return None
-    return StagedRow(dim, loops[0], high)
+    stage = Stage(tuple(tile.loops), tuple(rows))
+    per_channel = int(np.prod(weights)) // weights[tile.products[0].weights.channel_dim]
+    if stage.length != per_channel or lowered_bias(tile) is None:
+        return None
+    return stage
 
 
 def bias_chain(tile: Tile) -> list[ir.Operation] | None:
@@ -269,14 +289,6 @@ def lowered_bias(tile: Tile) -> ir.DenseElementsAttr | None:
         return None
     return ir.DenseElementsAttr.get(lowered.astype(np.int32),
                                     type=ir.RankedTensorType(bias.results[0].type))
-
-
-def defined_outside(term: ir.Value | int, op: ir.Operation) -> bool:
-    """Whether the index term `term` is a constant or defined outside `op`."""
-    if isinstance(term, int):
-        return True
-    holder = term.owner.owner if isinstance(term.owner, ir.Block) else term.owner.operation
-    return not (holder == op or is_inside(holder, op))
 
 
 def induction_loops(terms: list[ir.Value | int]) -> list[ir.Operation]:
@@ -448,10 +460,10 @@ def input_sum(tile: Tile) -> tuple[ir.Value, ir.Value | None]:
             return list(new.results)
 
         carried = [arith.constant(i32(), 0)]
-        if tile.staged_row is not None:
-            carried.append(tensor.empty([tile.staged_row.length], i8()))
+        if tile.stage is not None:
+            carried.append(tensor.empty([tile.stage.length], i8()))
         results = nest(0, carried, [])
-    return results[0], (results[1] if tile.staged_row is not None else None)
+    return results[0], (results[1] if tile.stage is not None else None)
 
 
 def induction_variable(loop: ir.Operation) -> ir.Value:
@@ -474,17 +486,18 @@ def summed_inputs(tile: Tile, carried: list[ir.Value],
             clone.operands[number] = mapped(operand)
         mapping = mapping + list(zip(op.results, clone.results))
     total, staged = carried[0], carried[1:]
-    for product in tile.products:
+    for number, product in enumerate(tile.products):
         row = mapped(product.lhs)
         count = int(np.prod(ir.VectorType(row.type).shape))
         bytes_type = ir.VectorType.get([count], i8())
         flat = vector.shape_cast(bytes_type, row)
-        if tile.staged_row is None:
+        if tile.stage is None:
             wide = arith.extsi(ir.VectorType.get([count], i32()), flat)
         else:
             unsigned = arith.xori(flat, arith.ConstantOp(bytes_type, ir.DenseElementsAttr.get_splat(
                 bytes_type, ir.IntegerAttr.get(i8(), -WEIGHT_OFFSET))).result)
-            at = mapped(induction_variable(tile.staged_row.loop))
+            at = tile.stage.index([mapped(induction_variable(loop)) for loop in tile.loops],
+                                  number, 0)
             staged = [vector.transfer_write(staged[0].type, unsigned, staged[0], [at],
                                             ir.AffineMap.get_minor_identity(1, 1), [True])]
             wide = arith.extui(ir.VectorType.get([count], i32()), unsigned)
@@ -495,7 +508,7 @@ def summed_inputs(tile: Tile, carried: list[ir.Value],
 def start_from(tile: Tile, total: ir.Value) -> None:
     """Start the tile's accumulators `WEIGHT_OFFSET * total` lower, and
     with a staged row `WEIGHT_OFFSET` times each channel's weight sum."""
-    if tile.staged_row is not None:
+    if tile.stage is not None:
         lower_bias(tile)
     outer = tile.loops[-1]
     with ir.InsertionPoint(outer), outer.location:
@@ -511,7 +524,7 @@ def lower_bias(tile: Tile) -> None:
     through copies of the transfers and slices the tile read the bias
     through (others may read those)."""
     chain, lowered = bias_chain(tile), lowered_bias(tile)
-    assert chain is not None and lowered is not None, "staged_row() checked the bias"
+    assert chain is not None and lowered is not None, "stage_of() checked the bias"
     bias = chain[-1].operands[0]
     with ir.InsertionPoint(bias.owner), bias.owner.location:
         value = arith.ConstantOp(bias.type, lowered).result
@@ -539,13 +552,13 @@ def stored_weights(product: DotProduct, layout: Layout,
     return value
 
 
-def use_unsigned_weights(tile: Tile, contract: ir.Operation, product: DotProduct,
+def use_unsigned_weights(tile: Tile, number: int, contract: ir.Operation, product: DotProduct,
                          stored: list[tuple[ir.Operation, ir.Value]]) -> None:
     """Replace `contract` by scalar multiply-accumulates, input value by
     input value and channel by channel (the order the registers hold: the
     accumulators, one input value and one weight), each weight read +128
     from the stored constant and zero-extended, each input value from the
-    tile's staged row (zero-extended) if it has one."""
+    tile's stage (zero-extended, the tile's `number`th row) if it has one."""
     layout = layout_of(product)
     assert layout is not None, "placed() checked the layout"
     row = traced_read(product.lhs)
@@ -554,9 +567,10 @@ def use_unsigned_weights(tile: Tile, contract: ir.Operation, product: DotProduct
         values = stored_weights(product, layout, stored)
         sums = accumulator_elements(contract.operands[2])
         for step in range(layout.step):
-            if tile.staged is not None and tile.staged_row is not None:
-                at = [index_sum(row.offsets[tile.staged_row.dim] + [step])]
-                value = arith.extui(i32(), tensor.extract(tile.staged, at))
+            if tile.staged is not None and tile.stage is not None:
+                at = tile.stage.index([induction_variable(loop) for loop in tile.loops],
+                                      number, step)
+                value = arith.extui(i32(), tensor.extract(tile.staged, [at]))
             else:
                 at = [index_sum(terms + ([step] if dim == row.dims[-1] else []))
                       for dim, terms in enumerate(row.offsets)]

@@ -90,7 +90,7 @@ def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
 
 
 def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = True,
-                       armv6m: bool = False) -> Pipeline:
+                       armv6m: bool = False, unsigned_inputs: bool = True) -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
     reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
@@ -101,7 +101,8 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     off: see smlad_byte_pairs), on one with Helium
     (`mve`) Helium dot products of the int8 rows as they are
     (tinyml-contract-to-mve-dot), on an ARMv6-M core (`armv6m`) scalar
-    multiply-accumulates over weights stored +128 (tinyml-unsigned-weights);
+    multiply-accumulates over weights stored +128 (tinyml-unsigned-weights;
+    with `unsigned_inputs`, a conv tile's inputs staged +128 as well);
     then the script's second entry point lowers
     the other contractions to FMAs and hoists the accumulators into
     registers (on ARMv6-M the depthwise tiles' multiply-accumulates are
@@ -110,7 +111,8 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     fills of their padding only (tinyml-decompose-pads)."""
     contractions = ["tinyml-contract-to-mve-dot"] if mve else \
         [pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else \
-        ["tinyml-unsigned-weights"] if armv6m else []
+        [pass_named("tinyml-unsigned-weights")(unsigned_inputs=unsigned_inputs)] if armv6m \
+        else []
     return Pipeline([*(["tinyml-widen-conv-inputs"] if dsp else []),
                      "tinyml-attach-transform-script", "transform-interpreter",
                      "tinyml-read-in-place", *contractions,
@@ -335,7 +337,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                    int_tile: tuple[int, int, int] = (8, 16, 4),
                    dsp: bool = False, mve: bool = False, memory_plan: str = "line-buffers",
                    fpu: bool = True, armv6m: bool = False,
-                   byte_pairs: bool = True) -> list[Stage]:
+                   byte_pairs: bool = True, unsigned_inputs: bool = True) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
@@ -349,7 +351,9 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     only at word addresses and has no 32 x 32 -> 64-bit multiply; `byte_pairs`:
     a DSP target's int8 contractions multiply their weight words as loaded,
     over inputs packed into byte pairs (fewer instructions; a matrix-vector
-    product's packed row takes arena). No allocation is left: the planner
+    product's packed row takes arena); `unsigned_inputs`: an ARMv6-M
+    target's conv tiles read their inputs staged +128 (fewer instructions;
+    the stage takes arena). No allocation is left: the planner
     turns every intermediate into a view of the arena argument."""
     smlad = dsp and not mve
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
@@ -362,7 +366,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                               "recomputed_macs": analysis.recomputed_macs(module),
                               "line_buffers": analysis.line_buffers(module)}),
         Stage("lower-to-linalg", lower_to_linalg(fpu, wide_multiply=not armv6m)),
-        Stage("tile-and-vectorize", tile_and_vectorize(smlad, mve, byte_pairs, armv6m)),
+        Stage("tile-and-vectorize",
+              tile_and_vectorize(smlad, mve, byte_pairs, armv6m, unsigned_inputs)),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),

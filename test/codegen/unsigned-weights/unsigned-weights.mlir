@@ -355,3 +355,54 @@ func.func @pointwise_without_bias(%x: tensor<1x1x2x8xi8>, %out: tensor<1x1x2x8xi
   }
   return %r : tensor<1x1x2x8xi32>
 }
+
+// -----
+
+// Not firing: an input row read through a vector.shape_cast, which the
+// pass does not trace to its tensor: the contraction is left as it is
+// (it used to fail an assertion).
+// CHECK-LABEL: func.func @untraced_row
+// CHECK-NOT:     arith.xori
+// CHECK:         vector.contract
+
+func.func @untraced_row(%x: tensor<1x1x2x8xi8>, %out: tensor<1x1x2x8xi32>) -> tensor<1x1x2x8xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[[[-2, -2, -2, -2, -2, -2, -2, -2], [-1, -1, -1, -1, -1, -1, -1, -1], [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5, 5, 5]]]]> : tensor<1x1x8x8xi8>
+  %bias = arith.constant dense<[2, 3, 4, 5, 6, 7, 8, 9]> : tensor<8xi32>
+  %r = scf.for %p = %c0 to %c2 step %c1 iter_args(%o = %out) -> (tensor<1x1x2x8xi32>) {
+    %rp = scf.for %c = %c0 to %c8 step %c4 iter_args(%op = %o) -> (tensor<1x1x2x8xi32>) {
+      %row = tensor.extract_slice %x[0, 0, %p, 0] [1, 1, 1, 8] [1, 1, 1, 1] : tensor<1x1x2x8xi8> to tensor<1x1x1x8xi8>
+      %bs = tensor.extract_slice %bias[%c] [4] [1] : tensor<8xi32> to tensor<4xi32>
+      %tile0 = tensor.extract_slice %op[0, 0, %p, %c] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<1x1x2x8xi32> to tensor<1x1x1x4xi32>
+      %b = vector.transfer_read %bs[%c0], %zero32 {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0) -> (0, 0, 0, d0)>} : tensor<4xi32>, vector<1x1x1x4xi32>
+      %init = vector.transfer_write %b, %tile0[%c0, %c0, %c0, %c0] {in_bounds = [true, true, true, true]} : vector<1x1x1x4xi32>, tensor<1x1x1x4xi32>
+      %acc = scf.for %k = %c0 to %c8 step %c4 iter_args(%t = %init) -> (tensor<1x1x1x4xi32>) {
+        %xs = tensor.extract_slice %row[0, 0, 0, %k] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<1x1x1x8xi8> to tensor<1x1x4xi8>
+        %ws = tensor.extract_slice %w[0, 0, %k, %c] [1, 1, 4, 4] [1, 1, 1, 1] : tensor<1x1x8x8xi8> to tensor<1x4x4xi8>
+        %ts = tensor.extract_slice %t[0, 0, 0, 0] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<1x1x1x4xi32> to tensor<1x1x4xi32>
+        %read = vector.transfer_read %xs[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x1x4xi8>, vector<1x1x4xi8>
+        %flat = vector.extract %read[0, 0] : vector<4xi8> from vector<1x1x4xi8>
+        %lhs = vector.shape_cast %flat : vector<4xi8> to vector<1x1x4xi8>
+        %rhs3 = vector.transfer_read %ws[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x4x4xi8>, vector<1x4x4xi8>
+        %rhs = vector.extract %rhs3[0] : vector<4x4xi8> from vector<1x4x4xi8>
+        %a = vector.transfer_read %ts[%c0, %c0, %c0], %zero32 {in_bounds = [true, true, true]} : tensor<1x1x4xi32>, vector<1x1x4xi32>
+        %lw = arith.extsi %lhs : vector<1x1x4xi8> to vector<1x1x4xi32>
+        %rw = arith.extsi %rhs : vector<4x4xi8> to vector<4x4xi32>
+        %y = vector.contract {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %lw, %rw, %a : vector<1x1x4xi32>, vector<4x4xi32> into vector<1x1x4xi32>
+        %yw = vector.transfer_write %y, %ts[%c0, %c0, %c0] {in_bounds = [true, true, true]} : vector<1x1x4xi32>, tensor<1x1x4xi32>
+        %ins = tensor.insert_slice %yw into %t[0, 0, 0, 0] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<1x1x4xi32> into tensor<1x1x1x4xi32>
+        scf.yield %ins : tensor<1x1x1x4xi32>
+      }
+      %done = tensor.insert_slice %acc into %op[0, 0, %p, %c] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<1x1x1x4xi32> into tensor<1x1x2x8xi32>
+      scf.yield %done : tensor<1x1x2x8xi32>
+    }
+    scf.yield %rp : tensor<1x1x2x8xi32>
+  }
+  return %r : tensor<1x1x2x8xi32>
+}
