@@ -9,14 +9,20 @@ kernels identical but for their buffers are one function in the object:
 buffers (arena views, weights, the caller's tensors) are arguments, only
 scalar constants are copied in, and LLVM's function merging folds the
 copies. The functions are `noinline` (or opt would inline them back) and
-internal to the object."""
+internal to the object. With `noalias-constants`, an argument that is a
+constant global (weights, biases, requantization tables) is
+`llvm.noalias`: nothing writes it, so LLVM may keep its loads out of loops
+that store (the output), which it otherwise must assume could overwrite
+them. That pays on ARMv6-M (M0: KWS 14.00 -> 13.77 M, VWW -0.2%), not on
+the DSP cores, whose tiles then hold the hoisted values in registers the
+SMLADs need (M4: KWS 4.52 -> 4.80 M)."""
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import func
 
 from ..ir.walk import functions
-from ..pipeline.registry import Pass, register
+from ..pipeline.registry import Option, Pass, register
 
 #: Ops a kernel copies in rather than taking their result as an argument.
 COPIED = ("arith.constant", "ub.poison")
@@ -59,10 +65,29 @@ def _rebind(nest: ir.Operation, replacements: dict[ir.Value, ir.Value]) -> None:
     nest.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
+def _constant_globals(module_body: ir.Block) -> set[str]:
+    """The names of the module's constant `memref.global`s."""
+    return {ir.StringAttr(op.operation.attributes["sym_name"]).value
+            for op in module_body.operations
+            if op.operation.name == "memref.global" and "constant" in op.operation.attributes}
+
+
+def _reads_global(value: ir.Value, constants: set[str]) -> bool:
+    """Whether `value` is a `memref.get_global` of one of `constants`."""
+    owner = value.owner
+    return not isinstance(owner, ir.Block) and owner.operation.name == "memref.get_global" \
+        and ir.FlatSymbolRefAttr(owner.operation.attributes["name"]).value in constants
+
+
 @register
 class OutlineKernels(Pass):
     name = "tinyml-outline-kernels"
     summary = "Move every top-level loop nest of a public function into a noinline function"
+    options = (
+        Option("noalias-constants", bool, False,
+               "mark the kernel arguments that are constant globals llvm.noalias"),
+    )
+    noalias_constants: bool
 
     def apply(self, module):
         body = module.regions[0].blocks[0]
@@ -73,8 +98,9 @@ class OutlineKernels(Pass):
             block = function.regions[0].blocks[0]
             nests = [op.operation for op in block.operations
                      if op.operation.name == "scf.for" and not len(op.operation.results)]
+            constants = _constant_globals(body) if self.noalias_constants else set()
             for index, nest in enumerate(nests):
-                self.outline(nest, f"{name}_kernel_{index}", body, function)
+                self.outline(nest, f"{name}_kernel_{index}", body, function, constants)
             if nests:
                 # Each kernel is called, not jumped to: the call's return
                 # address is how the profile tells which layer ran the
@@ -84,13 +110,19 @@ class OutlineKernels(Pass):
 
     @staticmethod
     def outline(nest: ir.Operation, symbol: str, module_body: ir.Block,
-                caller: ir.Operation) -> None:
+                caller: ir.Operation, constants: set[str]) -> None:
+        """Outline `nest` as `symbol`, its arguments that read `constants`
+        (names of constant globals) `llvm.noalias`."""
         captured = _captured(nest, nest.block)
         arguments = [v for v in captured
                      if isinstance(v.owner, ir.Block) or v.owner.operation.name not in COPIED]
         with nest.location:
             with ir.InsertionPoint(caller):
                 kernel = func.FuncOp(symbol, ([v.type for v in arguments], []))
+            if any(_reads_global(v, constants) for v in arguments):
+                kernel.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(
+                    {"llvm.noalias": ir.UnitAttr.get()} if _reads_global(v, constants) else {})
+                    for v in arguments])
             kernel.attributes["sym_visibility"] = ir.StringAttr.get("private")
             kernel.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get("noinline")])
             # Local to the object: two models linked into one firmware each

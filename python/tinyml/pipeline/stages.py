@@ -107,8 +107,9 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     the other contractions to FMAs and hoists the accumulators into
     registers (on ARMv6-M the depthwise tiles' multiply-accumulates are
     then written as scalar ones, and the requantizations lane by lane:
-    tinyml-scalarize-multiply-accumulates, tinyml-scalarize-epilogues); last, the padded windows the tiles stage are a copy plus
-    fills of their padding only (tinyml-decompose-pads)."""
+    tinyml-scalarize-multiply-accumulates, tinyml-scalarize-epilogues);
+    last, the padded windows the tiles stage are a copy plus fills of their
+    padding only (tinyml-decompose-pads)."""
     contractions = ["tinyml-contract-to-mve-dot"] if mve else \
         [pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else \
         [pass_named("tinyml-unsigned-weights")(unsigned_inputs=unsigned_inputs)] if armv6m \
@@ -231,12 +232,14 @@ def plan_memory(**options) -> Pipeline:
 
 
 def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = False,
-                   depthwise_rows: bool = False) -> Pipeline:
+                   depthwise_rows: bool = False, noalias_constants: bool = False) -> Pipeline:
     """linalg on memrefs (and buffer copies) to scf loops (or affine loops);
     runs of bytes copied by words on a core that loads `unaligned` words;
     with `dsp`, the int16 extensions of conv windows a word at a time; with
     `dsp` or `depthwise_rows` (tiles of one channel), depthwise weights
-    packed channel first."""
+    packed channel first; each loop nest a function, with
+    `noalias_constants` its constant arguments marked as read only through
+    them (tinyml-outline-kernels)."""
     return Pipeline([
         pass_named("tinyml-lower-copies")(words=unaligned),
         *(["tinyml-lower-int16-extensions"] if dsp else []),
@@ -248,7 +251,7 @@ def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = Fal
         "tinyml-lower-vectors",
         "canonicalize",
         *(["tinyml-pack-channel-weights"] if dsp or depthwise_rows else []),
-        "tinyml-outline-kernels",
+        pass_named("tinyml-outline-kernels")(noalias_constants=noalias_constants),
         "canonicalize",
     ])
 
@@ -372,7 +375,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),
         Stage("lower-to-loops", lower_to_loops(unaligned=not armv6m, dsp=smlad,
-                                               depthwise_rows=armv6m),
+                                               depthwise_rows=armv6m, noalias_constants=armv6m),
               lambda module: {"kernels": analysis.loop_nests(module)}),
         Stage("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
     ]
