@@ -232,14 +232,16 @@ def plan_memory(**options) -> Pipeline:
 
 
 def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = False,
-                   depthwise_rows: bool = False, noalias_constants: bool = False) -> Pipeline:
+                   depthwise_rows: bool = False, noalias_constants: bool = False,
+                   channel_tables: bool = False) -> Pipeline:
     """linalg on memrefs (and buffer copies) to scf loops (or affine loops);
     runs of bytes copied by words on a core that loads `unaligned` words;
     with `dsp`, the int16 extensions of conv windows a word at a time; with
     `dsp` or `depthwise_rows` (tiles of one channel), depthwise weights
-    packed channel first; each loop nest a function, with
-    `noalias_constants` its constant arguments marked as read only through
-    them (tinyml-outline-kernels)."""
+    packed channel first; with `channel_tables`, per-channel tables read
+    at the same indices (the requantization's pieces) interleaved into
+    one; each loop nest a function, with `noalias_constants` its constant
+    arguments marked as read only through them (tinyml-outline-kernels)."""
     return Pipeline([
         pass_named("tinyml-lower-copies")(words=unaligned),
         *(["tinyml-lower-int16-extensions"] if dsp else []),
@@ -251,6 +253,7 @@ def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = Fal
         "tinyml-lower-vectors",
         "canonicalize",
         *(["tinyml-pack-channel-weights"] if dsp or depthwise_rows else []),
+        *(["cse", "tinyml-interleave-channel-tables"] if channel_tables else []),
         pass_named("tinyml-outline-kernels")(noalias_constants=noalias_constants),
         "canonicalize",
     ])
@@ -375,7 +378,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),
         Stage("lower-to-loops", lower_to_loops(unaligned=not armv6m, dsp=smlad,
-                                               depthwise_rows=armv6m, noalias_constants=armv6m),
+                                               depthwise_rows=armv6m, noalias_constants=armv6m,
+                                               channel_tables=armv6m),
               lambda module: {"kernels": analysis.loop_nests(module)}),
         Stage("lower-to-llvm", lower_to_llvm(index_bitwidth, bare_ptr)),
     ]
