@@ -253,7 +253,7 @@ def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = Fal
         "tinyml-lower-vectors",
         "canonicalize",
         *(["tinyml-pack-channel-weights"] if dsp or depthwise_rows else []),
-        *(["cse", "tinyml-interleave-channel-tables"] if channel_tables else []),
+        *(["tinyml-interleave-channel-tables"] if channel_tables else []),
         pass_named("tinyml-outline-kernels")(noalias_constants=noalias_constants),
         "canonicalize",
     ])

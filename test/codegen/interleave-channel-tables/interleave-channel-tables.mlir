@@ -40,6 +40,33 @@ func.func @requantize(%acc: memref<4xi32>, %out: memref<4xi32>) {
 
 // -----
 
+// Each lane computes its channel's index anew (two `arith.addi %i, %c1`):
+// the same arithmetic of the same values is the same index.
+// CHECK-LABEL: func.func @lane_indices
+// CHECK:         %[[T:.*]] = memref.get_global @first_interleaved : memref<4x2xi16>
+// CHECK:         memref.load %[[T]][%{{.*}}, %c0] : memref<4x2xi16>
+// CHECK:         memref.load %[[T]][%{{.*}}, %c1] : memref<4x2xi16>
+memref.global "private" constant @first : memref<4xi16> = dense<[1, 2, 3, 4]>
+memref.global "private" constant @second : memref<4xi16> = dense<[5, 6, 7, 8]>
+func.func @lane_indices(%out: memref<4xi16>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %c1 = arith.constant 1 : index
+  %f = memref.get_global @first : memref<4xi16>
+  %g = memref.get_global @second : memref<4xi16>
+  scf.for %i = %c0 to %c3 step %c1 {
+    %j = arith.addi %i, %c1 : index
+    %x = memref.load %f[%j] : memref<4xi16>
+    %k = arith.addi %i, %c1 : index
+    %y = memref.load %g[%k] : memref<4xi16>
+    %s = arith.addi %x, %y : i16
+    memref.store %s, %out[%i] : memref<4xi16>
+  }
+  return
+}
+
+// -----
+
 // An int8 table read zero-extended keeps its values zero-extended (200,
 // not -56, in its column).
 // CHECK-LABEL: memref.global "private" constant @low_interleaved : memref<2x2xi16> = dense<{{\[\[}}7, 200], [9, 1]]>
