@@ -27,7 +27,7 @@ from mlir import ir
 from mlir.dialects import arith, memref
 
 from ..ir.values import producer
-from ..ir.walk import ops_named
+from ..ir.walk import constant_globals
 from ..pipeline.registry import Pass, register
 
 #: The extensions an int8 table's loads may go through.
@@ -74,21 +74,13 @@ class Table:
 def tables(module: ir.Operation) -> list[Table]:
     """The module's constant 1-D int8/int16 globals every use of which is a
     scalar load."""
-    gets: dict[str, list[ir.Operation]] = {}
-    for get in ops_named(module, "memref.get_global"):
-        gets.setdefault(ir.FlatSymbolRefAttr(get.attributes["name"]).value, []).append(get)
     found = []
-    for op in module.regions[0].blocks[0].operations:
-        op = op.operation
-        if op.name != "memref.global" or "constant" not in op.attributes \
-                or "initial_value" not in op.attributes:
-            continue
+    for op, readers in constant_globals(module):
         memref_type = ir.MemRefType(ir.TypeAttr(op.attributes["type"]).value)
         element = memref_type.element_type
         if memref_type.rank != 1 or not isinstance(element, ir.IntegerType) \
                 or ir.IntegerType(element).width not in (8, 16):
             continue
-        readers = gets.get(ir.StringAttr(op.attributes["sym_name"]).value, [])
         uses = [use.owner.operation for get in readers for use in get.results[0].uses]
         if readers and all(use.name == "memref.load" for use in uses):
             table = Table(op, uses)

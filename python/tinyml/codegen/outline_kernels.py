@@ -21,7 +21,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import func
 
-from ..ir.walk import functions
+from ..ir.walk import constant_globals, functions
 from ..pipeline.registry import Option, Pass, register
 
 #: Ops a kernel copies in rather than taking their result as an argument.
@@ -65,13 +65,6 @@ def _rebind(nest: ir.Operation, replacements: dict[ir.Value, ir.Value]) -> None:
     nest.walk(visit, ir.WalkOrder.PRE_ORDER)
 
 
-def _constant_globals(module_body: ir.Block) -> set[str]:
-    """The names of the module's constant `memref.global`s."""
-    return {ir.StringAttr(op.operation.attributes["sym_name"]).value
-            for op in module_body.operations
-            if op.operation.name == "memref.global" and "constant" in op.operation.attributes}
-
-
 def _reads_global(value: ir.Value, constants: set[str]) -> bool:
     """Whether `value` is a `memref.get_global` of one of `constants`."""
     owner = value.owner
@@ -98,7 +91,8 @@ class OutlineKernels(Pass):
             block = function.regions[0].blocks[0]
             nests = [op.operation for op in block.operations
                      if op.operation.name == "scf.for" and not len(op.operation.results)]
-            constants = _constant_globals(body) if self.noalias_constants else set()
+            constants = {ir.StringAttr(op.attributes["sym_name"]).value
+                         for op, _ in constant_globals(module)} if self.noalias_constants else set()
             for index, nest in enumerate(nests):
                 self.outline(nest, f"{name}_kernel_{index}", body, function, constants)
             if nests:

@@ -13,7 +13,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import memref, vector
 
-from ..ir.walk import ops_named
+from ..ir.walk import constant_globals
 from ..pipeline.registry import Pass, register
 
 #: The permutation of the constant's dimensions: the channel (last) first.
@@ -51,16 +51,8 @@ class PackChannelWeights(Pass):
                "weights of one-channel tiles) channel first")
 
     def apply(self, module):
-        gets: dict[str, list[ir.Operation]] = {}
-        for get in ops_named(module, "memref.get_global"):
-            gets.setdefault(ir.FlatSymbolRefAttr(get.attributes["name"]).value, []).append(get)
-        for op in module.regions[0].blocks[0].operations:
-            op = op.operation
-            if op.name != "memref.global" or "constant" not in op.attributes \
-                    or "initial_value" not in op.attributes:
-                continue
+        for op, readers in constant_globals(module):
             memref_type = ir.MemRefType(ir.TypeAttr(op.attributes["type"]).value)
-            readers = gets.get(ir.StringAttr(op.attributes["sym_name"]).value, [])
             loads = [element_loads(get) for get in readers]
             if memref_type.rank != 3 or not isinstance(memref_type.element_type, ir.IntegerType) \
                     or not readers or any(found is None for found in loads):

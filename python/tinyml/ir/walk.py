@@ -1,5 +1,5 @@
 """Walks over the IR that passes start from: the functions of a module,
-the ops of its graph, the ops of one name."""
+the ops of its graph, the ops of one name, the constant globals."""
 from __future__ import annotations
 
 from mlir import ir
@@ -46,6 +46,18 @@ def ops_named(root: ir.Operation, name: str) -> list[ir.Operation]:
 
     root.walk(visit, ir.WalkOrder.PRE_ORDER)
     return found
+
+
+def constant_globals(module: ir.Operation) -> list[tuple[ir.Operation, list[ir.Operation]]]:
+    """Each constant `memref.global` with a value directly inside `module`
+    and the `memref.get_global` ops that read it, in order."""
+    gets: dict[str, list[ir.Operation]] = {}
+    for get in ops_named(module, "memref.get_global"):
+        gets.setdefault(ir.FlatSymbolRefAttr(get.attributes["name"]).value, []).append(get)
+    return [(op.operation, gets.get(ir.StringAttr(op.operation.attributes["sym_name"]).value, []))
+            for op in module.regions[0].blocks[0].operations
+            if op.operation.name == "memref.global" and "constant" in op.operation.attributes
+            and "initial_value" in op.operation.attributes]
 
 
 def is_inside(op: ir.Operation, holder: ir.Operation) -> bool:
