@@ -170,6 +170,9 @@ ARMV6M_SHORT_REDUCTION_ACCUMULATORS = 20
 #: An ARMv6-M depthwise tile's row of one channel (choose-tiles'
 #: `int-depthwise-row-pixels`; measured there).
 ARMV6M_DEPTHWISE_ROW_PIXELS = 8
+#: An ARMv6-M tile of a one-channel conv (choose-tiles'
+#: `int-one-channel-accumulators`; measured there).
+ARMV6M_ONE_CHANNEL_ACCUMULATORS = 2
 
 
 def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 4),
@@ -186,7 +189,8 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
         int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp,
         int_depthwise_rows=armv6m,
         int_depthwise_row_pixels=ARMV6M_DEPTHWISE_ROW_PIXELS if armv6m else 0,
-        int_short_reduction_accumulators=ARMV6M_SHORT_REDUCTION_ACCUMULATORS if armv6m else 0)])
+        int_short_reduction_accumulators=ARMV6M_SHORT_REDUCTION_ACCUMULATORS if armv6m else 0,
+        int_one_channel_accumulators=ARMV6M_ONE_CHANNEL_ACCUMULATORS if armv6m else 0)])
 
 
 def schedule(in_place: bool = True, row_bands: bool = True,

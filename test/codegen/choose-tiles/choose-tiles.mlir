@@ -2,7 +2,7 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='max-accumulators=8' | FileCheck %s --check-prefix=SMALL
 // RUN: tinyml-opt %s --split-input-file --tinyml-choose-tiles='dsp=true' | FileCheck %s --check-prefix=DSP
 // RUN: tinyml-opt %s --split-input-file \
-// RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-short-reduction-accumulators=20 int-depthwise-rows=true int-depthwise-row-pixels=8' \
+// RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-short-reduction-accumulators=20 int-one-channel-accumulators=2 int-depthwise-rows=true int-depthwise-row-pixels=8' \
 // RUN:   | FileCheck %s --check-prefix=M0
 
 // A 3x3 conv with padding 1 over 32 columns: tiles must divide the row (the
@@ -175,6 +175,30 @@ func.func @quantized_conv_short_reduction(%x: tensor<1x4x32x8x!quant.uniform<i8:
     tinyml.yield %c : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
   }
   return %y : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// A conv of one input channel whose reduction is not short (a 10x4 stem
+// over a spectrogram, 40 values an output): with int-one-channel-accumulators=2
+// its tile keeps 2 channels (each step reads one value per kernel column,
+// the loop walks the stage and the weights at two strides); the default
+// takes max-int-accumulators' (a row of 7 leaves one pixel x 4 channels).
+// M0-LABEL: func.func @quantized_one_channel_stem
+// M0:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 2], reduction = [1, 4, 1]>}
+// CHECK-LABEL: func.func @quantized_one_channel_stem
+// CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 4, 1]>}
+func.func @quantized_one_channel_stem(%x: tensor<1x49x10x1x!quant.uniform<i8:f32, 0.5:-3>>,
+                                      %w: tensor<10x4x1x16x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x40x7x16x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x49x10x1x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<10x4x1x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x40x7x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x49x10x1x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<10x4x1x16x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi : (tensor<1x49x10x1x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<10x4x1x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x40x7x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x40x7x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x40x7x16x!quant.uniform<i8:f32, 0.25:0>>
 }
 
 // -----
