@@ -632,6 +632,39 @@ def test_conv_in_byte_pairs_is_bit_exact_to_tflite_micro(tmp_path, case, kernel,
             np.testing.assert_array_equal(model.run(value).outputs[0], want, err_msg=target)
 
 
+@pytest.mark.parametrize("stride,zero_point", [(1, 7), (2, -128), (1, 127)])
+def test_unsigned_planes_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, stride, zero_point):
+    """On the M0 a depthwise conv stages each channel's padded plane +128
+    (XORed by 0x80, its padding the zero point XORed) and starts from its
+    bias lowered by 128 sum(w) (tinyml-unsigned-planes). SAME padding
+    (the zero point in the padding: 7, the lowest and the highest int8),
+    stride 1 and 2, weights of every int8 value (-128 and 127 on one
+    channel), biases near their int32 range for the layer, inputs at both
+    ends and random, against TFLM."""
+    rng = np.random.default_rng(29)
+    m = TfliteModel()
+    weights = rng.integers(-128, 128, (1, 3, 3, 8)).astype(np.int8)
+    weights[0, :, :, 0] = [[-128, 127, -128], [127, -128, 127], [-128, 127, -128]]
+    x = m.tensor("x", [1, 7, 6, 8], np.int8, quantization=([0.05], [zero_point], 0))
+    w = m.tensor("w", [1, 3, 3, 8], np.int8, data=weights,
+                 quantization=(list(rng.uniform(0.002, 0.006, 8)), [0] * 8, 3))
+    b = m.tensor("b", [8], np.int32, data=rng.integers(-30_000, 30_000, 8),
+                 quantization=([0.0002] * 8, [0] * 8, 0))
+    y = m.tensor("y", [1, -(-7 // stride), -(-6 // stride), 8], np.int8,
+                 quantization=([0.05], [-4], 0))
+    m.operator("DEPTHWISE_CONV_2D", [x, w, b], [y], depthwise_options(stride=stride))
+    data = m.build([x], [y])
+    (tmp_path / "depthwise.tflite").write_bytes(data)
+    model = tinyml.compile(str(tmp_path / "depthwise.tflite"), target="cortex-m0",
+                           emit_stages=True)
+    assert "arith.xori" in model.stages["tile-and-vectorize"]
+    shape = (1, 7, 6, 8)
+    for value in [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
+                  rng.integers(-128, 128, shape).astype(np.int8)]:
+        want = _run_reference(data, value)
+        np.testing.assert_array_equal(model.run(value).outputs[0], want)
+
+
 @pytest.mark.parametrize("layer,kernel,stride,channels", [
     ("fc", 1, 1, 16), ("conv", 1, 1, 16), ("conv", 3, 1, 16), ("conv", 3, 2, 16),
     ("conv", 3, 1, 3), ("conv", 4, 1, 1)])

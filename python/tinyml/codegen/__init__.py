@@ -6,4 +6,5 @@ from . import decompose_pads, interleave_channel_tables  # noqa: F401
 from . import erase_transform_script, kernel_lines, lower_copies, lower_int16_extensions  # noqa: F401
 from . import lower_vectors  # noqa: F401
 from . import outline_kernels, pack_channel_weights, read_in_place, set_index_width, widen_conv_inputs  # noqa: F401
-from . import scalarize_epilogues, scalarize_multiply_accumulates, unsigned_weights  # noqa: F401
+from . import scalarize_epilogues, scalarize_multiply_accumulates, unsigned_planes  # noqa: F401
+from . import unsigned_weights  # noqa: F401

@@ -124,7 +124,8 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
                      # A padded tile's guard against an empty input window is
                      # never taken: integer ranges of the loop bounds prove it.
                      "lower-affine", "int-range-optimizations", "canonicalize",
-                     "tinyml-decompose-pads", "canonicalize"])
+                     "tinyml-decompose-pads", "canonicalize",
+                     *(["tinyml-unsigned-planes"] if armv6m else [])])
 
 
 def bufferize(deallocate: bool = True, out_params: bool = True,
