@@ -84,6 +84,8 @@ class OutlineKernels(Pass):
 
     def apply(self, module):
         body = module.regions[0].blocks[0]
+        constants = {ir.StringAttr(op.attributes["sym_name"]).value
+                     for op, _ in constant_globals(module)} if self.noalias_constants else set()
         for function in list(functions(module)):
             if "sym_visibility" in function.attributes:
                 continue  # private: already a kernel, or a helper
@@ -91,8 +93,6 @@ class OutlineKernels(Pass):
             block = function.regions[0].blocks[0]
             nests = [op.operation for op in block.operations
                      if op.operation.name == "scf.for" and not len(op.operation.results)]
-            constants = {ir.StringAttr(op.attributes["sym_name"]).value
-                         for op, _ in constant_globals(module)} if self.noalias_constants else set()
             for index, nest in enumerate(nests):
                 self.outline(nest, f"{name}_kernel_{index}", body, function, constants)
             if nests:
@@ -113,10 +113,10 @@ class OutlineKernels(Pass):
         with nest.location:
             with ir.InsertionPoint(caller):
                 kernel = func.FuncOp(symbol, ([v.type for v in arguments], []))
-            if any(_reads_global(v, constants) for v in arguments):
+            constant = [_reads_global(v, constants) for v in arguments]
+            if any(constant):
                 kernel.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(
-                    {"llvm.noalias": ir.UnitAttr.get()} if _reads_global(v, constants) else {})
-                    for v in arguments])
+                    {"llvm.noalias": ir.UnitAttr.get()} if marked else {}) for marked in constant])
             kernel.attributes["sym_visibility"] = ir.StringAttr.get("private")
             kernel.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get("noinline")])
             # Local to the object: two models linked into one firmware each

@@ -31,15 +31,7 @@ from ..conversion.linalg_builders import build_generic, identity_map
 from ..ir.values import constant_int, producer
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, register
-from .unsigned_weights import WEIGHT_OFFSET, trips
-
-
-def i8() -> ir.IntegerType:
-    return ir.IntegerType.get_signless(8)
-
-
-def i32() -> ir.IntegerType:
-    return ir.IntegerType.get_signless(32)
+from .unsigned_weights import WEIGHT_OFFSET, i8, i32, trips
 
 
 @dataclass
@@ -53,11 +45,6 @@ class Plane:
     loop: ir.Operation
     bias_read: ir.Operation
     lowered_bias: np.ndarray
-
-
-def single_user(value: ir.Value) -> ir.Operation | None:
-    uses = list(value.uses)
-    return uses[0].owner.operation if len(uses) == 1 else None
 
 
 def built_plane(copy: ir.Operation) -> tuple[list[ir.Operation], ir.Value] | None:
