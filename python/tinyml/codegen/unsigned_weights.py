@@ -491,16 +491,20 @@ def summed_inputs(tile: Tile, carried: list[ir.Value],
         count = int(np.prod(ir.VectorType(row.type).shape))
         bytes_type = ir.VectorType.get([count], i8())
         flat = vector.shape_cast(bytes_type, row)
+        words_type = ir.VectorType.get([count], i32())
         if tile.stage is None:
-            wide = arith.extsi(ir.VectorType.get([count], i32()), flat)
+            wide = arith.extsi(words_type, flat)
         else:
-            unsigned = arith.xori(flat, arith.ConstantOp(bytes_type, ir.DenseElementsAttr.get_splat(
-                bytes_type, ir.IntegerAttr.get(i8(), -WEIGHT_OFFSET))).result)
+            # XORed as words: the byte read zero-extended is already the
+            # word, so the sum needs no extension of the XORed byte.
+            wide = arith.xori(arith.extui(words_type, flat), arith.ConstantOp(
+                words_type, ir.DenseElementsAttr.get_splat(
+                    words_type, ir.IntegerAttr.get(i32(), WEIGHT_OFFSET))).result)
             at = tile.stage.index([mapped(induction_variable(loop)) for loop in tile.loops],
                                   number, 0)
-            staged = [vector.transfer_write(staged[0].type, unsigned, staged[0], [at],
+            staged = [vector.transfer_write(staged[0].type, arith.trunci(bytes_type, wide),
+                                            staged[0], [at],
                                             ir.AffineMap.get_minor_identity(1, 1), [True])]
-            wide = arith.extui(ir.VectorType.get([count], i32()), unsigned)
         total = vector.reduction(i32(), vector.CombiningKind.ADD, wide, acc=total)
     return [total, *staged]
 

@@ -243,21 +243,24 @@ func.func @unaligned_channels(%x: tensor<1x8xi8>, %out: tensor<1x8xi32>) -> tens
 
 // A 1x1 conv's pixel tile (1 pixel x 4 channels, 8 input channels in steps
 // of 4), weights w[k][c] = k - 2, bias 2..9. The loop before the channel
-// loop sums the pixel's 8 values XORed by 0x80 (u = x + 128, zero-extended)
-// and stages them; each tile reads u from the stage, zero-extended, and
+// loop sums the pixel's 8 values XORed by 0x80 (u = x + 128: the bytes
+// read zero-extended, then XORed as words, so that the sum needs no
+// extension of its own) and stages them truncated to bytes; each tile
+// reads u from the stage, zero-extended, and
 // starts from bias - 128 sum(w) - 128 sum(u): the bias lowered by
 // 128 * 12 = 1536 at compile time, 128 sum(u) subtracted per pixel.
 // CHECK-LABEL: func.func @pointwise_conv
 // CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : i32
-// CHECK-DAG:     %[[FLIP:.*]] = arith.constant dense<-128> : vector<4xi8>
+// CHECK-DAG:     %[[FLIP:.*]] = arith.constant dense<128> : vector<4xi32>
 // CHECK-DAG:     %[[BIAS:.*]] = arith.constant dense<[-1534, -1533, -1532, -1531, -1530, -1529, -1528, -1527]> : tensor<8xi32>
 // CHECK:         scf.for %[[P:[a-z0-9_]+]] = {{.*}} {
 // CHECK:           %[[EMPTY:.*]] = tensor.empty() : tensor<8xi8>
 // CHECK:           %[[STAGE:.*]]:2 = scf.for %[[K:[a-z0-9_]+]] = {{.*}} iter_args(%[[S:[a-z0-9_]+]] = %{{.*}}, %[[ROW:[a-z0-9_]+]] = %[[EMPTY]]) -> (i32, tensor<8xi8>) {
 // CHECK:             %[[X:.*]] = vector.shape_cast %{{.*}} : vector<1x1x4xi8> to vector<4xi8>
-// CHECK:             %[[U:.*]] = arith.xori %[[X]], %[[FLIP]] : vector<4xi8>
+// CHECK:             %[[XW:.*]] = arith.extui %[[X]] : vector<4xi8> to vector<4xi32>
+// CHECK:             %[[UW:.*]] = arith.xori %[[XW]], %[[FLIP]] : vector<4xi32>
+// CHECK:             %[[U:.*]] = arith.trunci %[[UW]] : vector<4xi32> to vector<4xi8>
 // CHECK:             %[[STAGED:.*]] = vector.transfer_write %[[U]], %[[ROW]][%[[K]]]
-// CHECK:             %[[UW:.*]] = arith.extui %[[U]] : vector<4xi8> to vector<4xi32>
 // CHECK:             %[[SUM:.*]] = vector.reduction <add>, %[[UW]], %[[S]]
 // CHECK:             scf.yield %[[SUM]], %[[STAGED]]
 // CHECK:           scf.for %[[C:[a-z0-9_]+]] = {{.*}} {
