@@ -35,7 +35,7 @@ from .errors import CompileError, mlir_error, one_line
 from .float_layers import float_layers, refuse_float_layers
 from .frontend.loading import entry_function, load_model
 from .ir.context import make_context
-from .memory_choice import Candidate, candidate_plans, choose, picture
+from .memory_choice import Candidate, candidate_plans, choose, fits, picture
 from .pipeline.builder import Pipeline
 from .pipeline.registry import PassError, PipelineError, pass_named
 from .pipeline.stages import Stage, compile_stages
@@ -96,27 +96,32 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
             compile_stages, spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse,
             memory=memory, fpu=spec.fpu, max_accumulators=spec.max_accumulators,
             int_tile=spec.int_tile, dsp=spec.dsp, mve=spec.mve, armv6m=spec.armv6m)
+        # Byte-pair SMLADs (a DSP core), unsigned input stages and Winograd
+        # rows (ARMv6-M) trade memory for instructions: budgets that no
+        # plan meets with them are tried again without, from the tiling on.
+        trades = TRADES["dsp"] if spec.dsp and not spec.mve else \
+            TRADES["armv6m"] if spec.armv6m else ()
+        retry = bool(trades) and (sram_budget is not None or flash_budget is not None)
         front = stages_for()
+        untiled = None
         for stage in front[:_schedule_index(front)]:
+            if retry and stage.name == "tiling":
+                untiled = module.operation.clone()
             build.run(stage, module, build.front)
             if stage.name == "cleanup":
                 if not spec.fpu:
                     refuse_float_layers(func, spec)
                 build.front.measured["float_layers"] = float_layers(func)
-        # Byte-pair SMLADs (a DSP core) and unsigned input stages (ARMv6-M)
-        # trade arena for instructions: an SRAM budget that no plan meets
-        # with them is tried again without.
-        trade = "byte_pairs" if spec.dsp and not spec.mve else \
-            "unsigned_inputs" if spec.armv6m else None
-        retry = sram_budget is not None and trade is not None
-        fronted = module.operation.clone() if retry else module
+        fronted = module.operation.clone() if retry and untiled is None else untiled
         built = _build_plans(build, plans, module, stages_for, sram_budget)
         traded = True
-        if retry and sram_budget is not None and trade is not None \
-                and not any(c.built and c.arena_bytes <= sram_budget for c in built):
+        if retry and not any(fits(c, sram_budget, flash_budget) for c in built):
             traded = False
-            built = _build_plans(build, plans, fronted,
-                                 functools.partial(stages_for, **{trade: False}), sram_budget)
+            without = functools.partial(stages_for, **{trade: False for trade in trades})
+            if untiled is not None:
+                tiling = next(stage for stage in without() if stage.name == "tiling")
+                build.run(tiling, untiled, build.front)
+            built = _build_plans(build, plans, fronted, without, sram_budget)
         chosen = choose(built, sram_budget, flash_budget)
         chosen.artefacts["memory.svg"] = picture(chosen, built)
     report = CompileReport(
@@ -130,7 +135,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
                      ("float_abi", None if spec.is_host else spec.float_abi),
                      ("streaming", streaming or None), ("entry", entry or None),
                      ("sram_budget", sram_budget), ("flash_budget", flash_budget),
-                     (trade or "", None if traded else False))
+                     *((trade, None if traded else False) for trade in trades))
                      if value is not None}},
         stages=[stage_file(i, stage) for i, stage in enumerate(chosen.stages)])
     compiled = CompiledModel(report, chosen.artefacts, chosen.stages, module=chosen.module)
@@ -141,6 +146,15 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
             raise CompileError(f"the host JIT failed: {one_line(error)}") from None
     report.compile_seconds = time.perf_counter() - start
     return compiled
+
+
+#: What each kind of core trades memory for instructions with
+#: (`compile_stages`' flags, all on by default): a compile whose budgets no
+#: plan meets with them is built again without.
+TRADES: dict[str, tuple[str, ...]] = {
+    "dsp": ("byte_pairs",),
+    "armv6m": ("unsigned_inputs", "winograd_rows"),
+}
 
 
 def _build_plans(build: "_Build", plans: list[str], module: Any,

@@ -113,6 +113,12 @@ def picture(chosen: Candidate, built: list[Candidate]) -> str:
     return chosen.buffers.timeline_svg(lines if len(built) > 1 else [])
 
 
+def fits(candidate: Candidate, sram_budget: int | None, flash_budget: int | None) -> bool:
+    """Whether a plan was built and meets both budgets."""
+    return candidate.built and _fits(candidate, flash_budget) \
+        and (sram_budget is None or candidate.arena_bytes <= sram_budget)
+
+
 def _fits(candidate: Candidate, flash_budget: int | None) -> bool:
     flash = candidate.flash_bytes
     return flash_budget is None or (flash is not None and flash <= flash_budget)

@@ -692,23 +692,66 @@ def test_unsigned_weights_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, laye
     else:
         weights = rng.integers(-128, 128, (32, kernel, kernel, channels)).astype(np.int8)
         weights[:4, 0, 0, 0] = [-128, 127, -128, 127]
-        x = m.tensor("x", [1, 6, 6, channels], np.int8, quantization=([0.05], [7], 0))
+        # Rows of 5: a 3x3 conv of stride 1 over an even row would take
+        # tinyml-winograd-rows' two-pixel tiles instead.
+        x = m.tensor("x", [1, 6, 5, channels], np.int8, quantization=([0.05], [7], 0))
         w = m.tensor("w", [32, kernel, kernel, channels], np.int8, data=weights,
                      quantization=(list(rng.uniform(0.002, 0.006, 32)), [0] * 32, 0))
         b = m.tensor("b", [32], np.int32, data=rng.integers(-30_000, 30_000, 32),
                      quantization=([0.0002] * 32, [0] * 32, 0))
-        side = 6 // stride
-        y = m.tensor("y", [1, side, side, 32], np.int8,
+        y = m.tensor("y", [1, -(-6 // stride), -(-5 // stride), 32], np.int8,
                      quantization=([0.02 * kernel * (1 + channels // 4)], [-4], 0))
         m.operator("CONV_2D", [x, w, b], [y], conv_options(stride=stride))
         data = m.build([x], [y])
         (tmp_path / "conv.tflite").write_bytes(data)
-        shape = (1, 6, 6, channels)
+        shape = (1, 6, 5, channels)
     model = tinyml.compile(str(tmp_path / f"{layer}.tflite"), target="cortex-m0",
                            emit_stages=True)
     assert re.search(r"arith\.extui %\S+ : i8 to i32", model.stages["tile-and-vectorize"])
     assert ("arith.xori" in model.stages["tile-and-vectorize"]) == (layer == "conv")
     for value in [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
+                  rng.integers(-128, 128, shape).astype(np.int8)]:
+        want = _run_reference(data, value)
+        np.testing.assert_array_equal(model.run(value).outputs[0], want)
+
+
+@pytest.mark.parametrize("channels,width,zero_point", [(8, 8, 7), (16, 6, -128), (8, 8, 127),
+                                                       (8, 7, 7)])
+def test_winograd_rows_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, channels, width,
+                                                                zero_point):
+    """On the M0 a 3x3 conv of stride 1 over rows of an even width is
+    computed two pixels at a time by F(2, 3) along each kernel row, in
+    int32 (tinyml-winograd-rows): V of the window staged, the weights
+    transformed and stored +384 as halfwords, each output half an exact
+    sum. SAME padding (the zero point in the padding: 7, the lowest and the
+    highest int8), 8 and 16 input channels; weights of every int8 value,
+    with channels whose transforms reach their ends (all -128: U = -256,
+    -384; 127 and -128 alternating: g0 - g1 + g2 = -383), inputs at both
+    ends, alternating columns (|V| up to 256) and random, against TFLM. A
+    row of 7 keeps one-pixel tiles (and stays exact)."""
+    rng = np.random.default_rng(31)
+    weights = rng.integers(-128, 128, (8, 3, 3, channels)).astype(np.int8)
+    weights[0] = -128
+    weights[1] = 127
+    weights[2, :, 0::2] = -128
+    weights[2, :, 1] = 127
+    m = TfliteModel()
+    x = m.tensor("x", [1, 5, width, channels], np.int8, quantization=([0.05], [zero_point], 0))
+    w = m.tensor("w", [8, 3, 3, channels], np.int8, data=weights,
+                 quantization=(list(rng.uniform(0.002, 0.006, 8)), [0] * 8, 0))
+    b = m.tensor("b", [8], np.int32, data=rng.integers(-30_000, 30_000, 8),
+                 quantization=([0.0002] * 8, [0] * 8, 0))
+    y = m.tensor("y", [1, 5, width, 8], np.int8, quantization=([2.0], [-4], 0))
+    m.operator("CONV_2D", [x, w, b], [y], conv_options())
+    data = m.build([x], [y])
+    (tmp_path / "conv.tflite").write_bytes(data)
+    model = tinyml.compile(str(tmp_path / "conv.tflite"), target="cortex-m0", emit_stages=True)
+    transformed = f"tensor<2x4x{3 * channels}x4xi16>"
+    assert (transformed in model.stages["tile-and-vectorize"]) == (width % 2 == 0)
+    shape = (1, 5, width, channels)
+    columns = np.resize(np.array([127, -128], np.int8), width)
+    for value in [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
+                  np.broadcast_to(columns[None, None, :, None], shape).copy(),
                   rng.integers(-128, 128, shape).astype(np.int8)]:
         want = _run_reference(data, value)
         np.testing.assert_array_equal(model.run(value).outputs[0], want)

@@ -7,4 +7,4 @@ from . import erase_transform_script, kernel_lines, lower_copies, lower_int16_ex
 from . import lower_vectors  # noqa: F401
 from . import outline_kernels, pack_channel_weights, read_in_place, set_index_width, widen_conv_inputs  # noqa: F401
 from . import scalarize_epilogues, scalarize_multiply_accumulates, unsigned_planes  # noqa: F401
-from . import unsigned_weights  # noqa: F401
+from . import unsigned_weights, winograd_rows  # noqa: F401

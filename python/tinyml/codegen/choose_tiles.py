@@ -83,6 +83,11 @@ class ChooseTiles(Pass):
                "the weights at two strides, leaves fewer registers for accumulators (0: "
                "max-int-accumulators; the M0 takes 2: KWS's 10x4 stem 1.85 -> 1.70 M)",
                low=0, high=64),
+        Option("int-winograd-weight-bytes", int, 0,
+               "tile a quantized 3x3 conv of stride 1 and at least 8 input channels two "
+               "pixels wide, for tinyml-winograd-rows, when its transformed weights (24 "
+               "bytes per input and output channel pair, int8 took 9) fit this many bytes "
+               "(0: never)", low=0, high=1 << 30),
         Option("int-depthwise-rows", bool, False,
                "tile a quantized depthwise conv as a row of pixels of one channel, as with "
                "`dsp` (on the M0 too: KWS 15.7 -> 13.8 instructions per MAC with the M0's "
@@ -113,6 +118,7 @@ class ChooseTiles(Pass):
     dsp: bool
     int_short_reduction_accumulators: int
     int_one_channel_accumulators: int
+    int_winograd_weight_bytes: int
     int_depthwise_rows: bool
     int_depthwise_row_pixels: int
     smlad_registers: int
@@ -202,7 +208,22 @@ class ChooseTiles(Pass):
         step = largest_divisor(in_channels, max(1, taps // kw))
         if quantized and self.dsp:
             pixels, channels = self.smlad_tile(out_shape[2], out_shape[3], partial=peelable)
+        elif quantized and self.winograd_rows(root, in_channels):
+            pixels = 2
         return LoweringConfig((1, 1, pixels, channels), (1, kw, step))
+
+    def winograd_rows(self, conv: ir.Operation, in_channels: int) -> bool:
+        """Whether the quantized conv `conv` takes two-pixel tiles for
+        tinyml-winograd-rows' F(2, 3): 3x3, stride and dilation 1, rows of
+        an even width, at least 8 input channels (fewer leave its stage of
+        V per pixel pair, summed over them, to few output channels) and
+        weights within `int-winograd-weight-bytes` transformed."""
+        strides, dilations, _ = window_attributes(conv.attributes)
+        kh, kw, _, out_channels = shape_of(conv.operands[1])
+        return (conv.name == tm.Conv2DOp.OPERATION_NAME and kh == kw == 3
+                and strides == [1, 1] and dilations == [1, 1] and in_channels >= 8
+                and shape_of(conv.results[0])[2] % 2 == 0
+                and 24 * in_channels * out_channels <= self.int_winograd_weight_bytes)
 
     def smlad_tile(self, width: int, out_channels: int, partial: bool = False) -> tuple[int, int]:
         """(pixels, channels) of an SMLAD tile. Per input word each pixel

@@ -4,6 +4,9 @@
 // RUN: tinyml-opt %s --split-input-file \
 // RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-short-reduction-accumulators=20 int-one-channel-accumulators=2 int-depthwise-rows=true int-depthwise-row-pixels=8' \
 // RUN:   | FileCheck %s --check-prefix=M0
+// RUN: tinyml-opt %s --split-input-file \
+// RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-winograd-weight-bytes=8192' \
+// RUN:   | FileCheck %s --check-prefix=WINO
 
 // A 3x3 conv with padding 1 over 32 columns: tiles must divide the row (the
 // transform script leaves no partial tiles), so 4 pixels x 4 channels; with
@@ -404,4 +407,68 @@ func.func @quantized_matvec(%x: tensor<1x128x!quant.uniform<i8:f32, 0.5:-3>>,
     tinyml.yield %p : tensor<1x16x!quant.uniform<i8:f32, 0.25:0>>
   }
   return %y : tensor<1x16x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// On ARMv6-M (int-winograd-weight-bytes) a quantized 3x3 conv of stride 1,
+// at least 8 input channels and rows of an even width takes tiles of two
+// pixels, for tinyml-winograd-rows, when its transformed weights (24 bytes
+// per channel pair) fit the bound: 8 -> 16 channels, 3,072 bytes. Not: 64
+// output channels (12,288 bytes), a row of 7, stride 2, 4 input channels.
+// WINO-LABEL: func.func @quantized_winograd_rows
+// WINO:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 2]>
+// WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
+// WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
+// WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
+// WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
+// M0-LABEL: func.func @quantized_winograd_rows
+// M0-NOT:       tile = [1, 1, 2, 4]
+func.func @quantized_winograd_rows(%xa: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+    %wa: tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>,
+    %xb: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+    %wb: tensor<3x3x8x64x!quant.uniform<i8:f32, 0.1>>,
+    %xc: tensor<1x4x7x8x!quant.uniform<i8:f32, 0.5:-3>>,
+    %wc: tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>,
+    %xd: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+    %wd: tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>,
+    %xe: tensor<1x4x8x4x!quant.uniform<i8:f32, 0.5:-3>>,
+    %we: tensor<3x3x4x16x!quant.uniform<i8:f32, 0.1>>)
+    -> (tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x64x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x7x16x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x2x4x16x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>) {
+  %ya = tinyml.fused conv_epilogue (%xa, %wa) : (tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %yb = tinyml.fused conv_epilogue (%xb, %wb) : (tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x8x64x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x64x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x64x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x8x64x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x64x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x8x64x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %yc = tinyml.fused conv_epilogue (%xc, %wc) : (tensor<1x4x7x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x7x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x7x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x7x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x7x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x7x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %yd = tinyml.fused conv_epilogue (%xd, %wd) : (tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x4x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x8x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x4x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x2x4x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %ye = tinyml.fused conv_epilogue (%xe, %we) : (tensor<1x4x8x4x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x4x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x8x4x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x4x16x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x8x4x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x4x16x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %ya, %yb, %yc, %yd, %ye : tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x64x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x7x16x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x2x4x16x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>
 }

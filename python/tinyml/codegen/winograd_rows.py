@@ -1,0 +1,348 @@
+"""tinyml-winograd-rows: an int8 3x3 conv tile of two pixels computed by
+Winograd's minimal filtering F(2, 3) along each kernel row, in exact
+integer arithmetic (ARMv6-M).
+
+The M0 has one `MULS` per multiply: a direct conv's tile of two pixels
+takes 2 x 3 products per kernel row, input channel and output channel.
+F(2, 3) (Lavin and Gray, "Fast Algorithms for Convolutional Neural
+Networks", 2016) takes 4: of the row's 4 input values d0..d3
+
+    V = (d0 - d2, d1 + d2, d2 - d1, d1 - d3)
+    U = (2 g0, g0 + g1 + g2, g0 - g1 + g2, 2 g2)    (the row's weights g,
+                                                     doubled: no halves)
+    M_e = sum over kernel rows and input channels of V_e U_e
+    2 y0 = M_0 + M_1 + M_2,  2 y1 = M_1 - M_2 - M_3
+
+so each output is exactly half an integer sum: the same int32 the direct
+conv adds, bit for bit (|V| <= 256, |U| <= 384: no partial sum leaves
+int32 for up to 64 input channels). The four sums M_e are four
+matrix-vector products over the tile's reduction (3 x input channels):
+each is the M0's one-pixel inner loop, a value of V read once for four
+output channels.
+
+V is staged once per pixel pair, before the loop over channel tiles, as
+int32 (`LDR` at an immediate offset). U is stored 384 higher, as
+halfwords of 0..765, `[channel tile][e][kh * cin + c][channel]` (`LDRH`
+at an immediate offset; Thumb-1's sign-extending loads take a register
+offset): each `M_e` is then `384 sum(V_e)` too high, summed with the
+stage. The weights take 24 bytes per input-output channel pair where
+int8 took 9 (tinyml-choose-tiles' `int-winograd-weight-bytes` bounds
+them per conv).
+
+A tile qualifies when its contractions read int8 values of one input
+window `tensor<1x3x4xCxi8>` defined outside the loop over its channel
+tiles and an int8 weight constant `[3][3][C][cout]` at that loop's
+counter, into an accumulator of two pixels by its channels, and the
+products its loops make are, one for one, the 3x3 conv's of the window
+(checked by enumerating them); and when every read of the constant is
+such a tile's.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, scf, tensor, vector
+
+from ..ir.values import constant_int
+from ..ir.walk import is_inside, ops_named
+from ..pipeline.registry import Pass, register
+from . import smlad_byte_pairs as byte_pairs
+from .contract_to_smlad import DotProduct, int8_dot_product, reads_only, traced_read
+from .unsigned_weights import i8, i32, induction_variable, weight_read
+
+#: What each transformed weight is stored above its value: -384..381
+#: becomes 0..765, a halfword read zero-extended.
+WEIGHT_OFFSET = 384
+#: Values of V a step of the matrix-vector loops reads: with four output
+#: channels, 6 x 4 halfwords of U are 48 bytes, inside `LDRH`'s 62.
+STEP = 6
+
+
+@register
+class WinogradRows(Pass):
+    name = "tinyml-winograd-rows"
+    summary = ("Compute two-pixel int8 3x3 conv tiles by Winograd's F(2,3) along each kernel "
+               "row, in exact integer arithmetic (ARMv6-M)")
+
+    def apply(self, module):
+        tiles = [tile for tile in pixel_pair_tiles(module) if tile is not None]
+        stored: list[tuple[ir.Operation, ir.Value]] = []
+        stages: list[tuple[ir.Value, Stage]] = []
+        for tile in tiles:
+            readers = [t for t in tiles if t.constant == tile.constant]
+            if not reads_only(tile.constant.results[0],
+                              [read for t in readers for read in t.weight_reads]):
+                continue
+            stage = next((s for window, s in stages if window == tile.window), None)
+            if stage is None:
+                stage = staged(tile)
+                stages.append((tile.window, stage))
+            compute(tile, stage, transformed_weights(tile, stored))
+
+
+@dataclass(eq=False)
+class Tile:
+    """A two-pixel conv tile: the loops carrying its accumulator (innermost
+    first) and its position in the outermost one's iter_args, the loop
+    over channel tiles (`channel_loop`) and its counter's offset into the
+    weights' channels, the input window, the weight constant, its reads,
+    and the tile's channels."""
+    loops: list[ir.Operation]
+    position: int
+    channel_loop: ir.Operation
+    window: ir.Value
+    constant: ir.Operation
+    weight_reads: list[ir.Operation]
+    channels: int
+
+    @property
+    def input_channels(self) -> int:
+        return ir.RankedTensorType(self.window.type).shape[3]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A window's V (`values[kh * C + c, e]`: a step's four values of one
+    k at immediate offsets of one pointer) and the two outputs'
+    corrections `384 (S0 + S1 + S2)` and `384 (S1 - S2 - S3)`, `S_e` the
+    sum of `values[:, e]`."""
+    values: ir.Value
+    corrections: tuple[ir.Value, ir.Value]
+
+
+def pixel_pair_tiles(module: ir.Operation) -> list[Tile | None]:
+    """Each tile of int8 contractions, as a `Tile` if it qualifies."""
+    products = [(c.operation, p) for c in ops_named(module, "vector.contract")
+                if (p := int8_dot_product(c, multiple=1)) is not None
+                and ir.VectorType(p.lhs.type).element_type == i8()]
+    tiles: list[Tile | None] = []
+    seen: list[ir.Operation] = []
+    for contract, _ in products:
+        if contract in seen:
+            continue
+        carried = byte_pairs.accumulation(contract)
+        if carried is None:
+            continue
+        chains, loops, position = carried
+        members = [member for chain in chains for member in chain]
+        seen += members
+        found = [p for member in members for c, p in products if c == member]
+        if len(found) != len(members):
+            continue
+        tiles.append(qualified(members, found, loops, position))
+    return tiles
+
+
+def qualified(contracts: list[ir.Operation], products: list[DotProduct],
+              loops: list[ir.Operation], position: int) -> Tile | None:
+    tile_type = ir.RankedTensorType(loops[-1].results[position].type)
+    if len(loops[-1].results) != 1 or tile_type.element_type != i32() \
+            or [d for d in tile_type.shape if d != 1] != [2, products[0].channels] \
+            or tile_type.shape[-1] != products[0].channels:
+        return None
+    if any(int(np.prod(ir.VectorType(c.results[0].type).shape)) != 2 * products[0].channels
+           for c in contracts):
+        return None  # each contraction accumulates the whole tile
+    reads = [read for p in products if (read := traced_read(p.lhs)) is not None]
+    weight_reads = [read for c in contracts if (read := weight_read(c)) is not None]
+    if len(reads) != len(products) or len(weight_reads) != len(contracts):
+        return None
+    window = reads[0].source
+    constant = products[0].weights.constant
+    window_type = ir.RankedTensorType(window.type)
+    weight_type = ir.RankedTensorType(constant.results[0].type)
+    if any(r.source != window for r in reads) \
+            or any(p.weights.constant != constant for p in products) \
+            or window_type.element_type != i8() or window_type.shape[:3] != [1, 3, 4] \
+            or list(weight_type.shape[:3]) != [3, 3, window_type.shape[3]] \
+            or weight_type.shape[3] % products[0].channels:
+        return None
+    channel_loop = counter_loop(products[0].weights.offsets[3])
+    if channel_loop is None or not is_inside(loops[-1], channel_loop) \
+            or defined_inside(window, channel_loop):
+        return None
+    tile = Tile(loops, position, channel_loop, window, constant, weight_reads,
+                products[0].channels)
+    return tile if makes_conv_products(tile, products) else None
+
+
+def counter_loop(terms: list[ir.Value | int]) -> ir.Operation | None:
+    """The `scf.for` whose counter the index sum `terms` is, exactly."""
+    values = [t for t in terms if isinstance(t, ir.Value)]
+    if len(values) != 1 or sum(t for t in terms if isinstance(t, int)) != 0:
+        return None
+    value = values[0]
+    if not isinstance(value.owner, ir.Block) or value.owner.owner.name != "scf.for" \
+            or ir.BlockArgument(value).arg_number != 0:
+        return None
+    return value.owner.owner
+
+
+def defined_inside(value: ir.Value, holder: ir.Operation) -> bool:
+    owner = value.owner
+    op = owner.owner if isinstance(owner, ir.Block) else owner.operation
+    return op == holder or is_inside(op, holder)
+
+
+def makes_conv_products(tile: Tile, products: list[DotProduct]) -> bool:
+    """Whether the tile's loops, run, multiply exactly the pairs the conv
+    does: for each pixel p and channel j, window[0, kh, p + kw, c] by
+    weights[kh, kw, c, counter + j], each once."""
+    counters = [induction_variable(loop) for loop in tile.loops]
+    trip_values = []
+    for loop in tile.loops:
+        low, high, step = (constant_int(v) for v in loop.operands[:3])
+        if low is None or high is None or step is None:
+            return False
+        trip_values.append(range(low, high, step))
+    made: list[tuple[int, ...]] = []
+    channel_counter = induction_variable(tile.channel_loop)
+    for values in itertools.product(*trip_values):
+        known = list(zip(counters, values)) + [(channel_counter, 0)]
+        for product in products:
+            read = traced_read(product.lhs)
+            assert read is not None, "qualified() traced every input"
+            lhs_base = evaluated(read.offsets, known)
+            weight_base = evaluated(product.weights.offsets, known)
+            if lhs_base is None or weight_base is None:
+                return False
+            shape = ir.VectorType(product.lhs.type).shape
+            for element, (row, channel) in enumerate(zip(product.row_of, product.channel_of)):
+                pixel = element // tile.channels
+                if channel != element % tile.channels:
+                    return False
+                for k in range(shape[-1]):
+                    source = list(lhs_base)
+                    for dim, offset in zip(read.dims, (*row, k)):
+                        source[dim] += offset
+                    weight = list(weight_base)
+                    weight[product.weights.reduction_dim] += k
+                    weight[product.weights.channel_dim] += channel
+                    made.append((pixel, channel, *source, *weight))
+    wanted = [(p, j, 0, kh, p + kw, c, kh, kw, c, j)
+              for p in range(2) for j in range(tile.channels) for kh in range(3)
+              for kw in range(3) for c in range(tile.input_channels)]
+    return len(made) == len(wanted) and sorted(made) == sorted(wanted)
+
+
+def evaluated(offsets: list[list[ir.Value | int]],
+              known: list[tuple[ir.Value, int]]) -> list[int] | None:
+    """Each dimension's index sum with the counters `known` substituted;
+    None if a term is anything else."""
+    result = []
+    for terms in offsets:
+        total = 0
+        for term in terms:
+            if isinstance(term, int):
+                total += term
+                continue
+            value = next((v for counter, v in known if counter == term), None)
+            if value is None:
+                return None
+            total += value
+        result.append(total)
+    return result
+
+
+def transformed_weights(tile: Tile, stored: list[tuple[ir.Operation, ir.Value]]) -> ir.Value:
+    """The tile's weight constant as U + 384, `[cout / R][e][kh * C + c][R]`
+    halfwords (R the tile's channels), built once."""
+    found = next((value for c, value in stored if c == tile.constant), None)
+    if found is not None:
+        return found
+    g = np.array(ir.DenseIntElementsAttr(tile.constant.attributes["value"])).astype(np.int64)
+    u = np.stack([2 * g[:, 0], g[:, 0] + g[:, 1] + g[:, 2], g[:, 0] - g[:, 1] + g[:, 2],
+                  2 * g[:, 2]])  # [e][kh][c][cout]
+    rows, channels = 3 * tile.input_channels, g.shape[3]
+    u = u.reshape(4, rows, channels // tile.channels, tile.channels).transpose(2, 0, 1, 3)
+    values = (u + WEIGHT_OFFSET).astype(np.int16)
+    tensor_type = ir.RankedTensorType.get(list(values.shape), ir.IntegerType.get_signless(16))
+    with ir.InsertionPoint(tile.constant), tile.constant.location:
+        value = arith.ConstantOp(tensor_type,
+                                 ir.DenseElementsAttr.get(np.ascontiguousarray(values),
+                                                          type=tensor_type)).result
+    stored.append((tile.constant, value))
+    return value
+
+
+def staged(tile: Tile) -> Stage:
+    """V of the tile's window and its corrections, computed before the
+    loop over channel tiles."""
+    index, word = ir.IndexType.get(), i32()
+    channels = tile.input_channels
+    anchor = tile.channel_loop
+    with ir.InsertionPoint(anchor), anchor.location:
+        def constant(value: int) -> ir.Value:
+            return arith.constant(index, value)
+
+        zero = arith.constant(word, 0)
+        rows = scf.ForOp(constant(0), constant(3), constant(1),
+                         [tensor.empty([3 * channels, 4], word), zero, zero])
+        with ir.InsertionPoint(rows.body):
+            kh = rows.induction_variable
+            columns = scf.ForOp(constant(0), constant(channels), constant(1),
+                                list(rows.inner_iter_args))
+            with ir.InsertionPoint(columns.body):
+                c = columns.induction_variable
+                d = [arith.extsi(word, tensor.extract(tile.window, [constant(0), kh,
+                                                                    constant(x), c]))
+                     for x in range(4)]
+                v = [arith.subi(d[0], d[2]), arith.addi(d[1], d[2]),
+                     arith.subi(d[2], d[1]), arith.subi(d[1], d[3])]
+                at = arith.addi(arith.muli(kh, constant(channels)), c)
+                values, even, odd = columns.inner_iter_args
+                for e in range(4):
+                    values = tensor.insert(v[e], values, [at, constant(e)])
+                # S0 + S1 + S2 = sum(d0 + d2), S1 - S2 - S3 = sum(d1 + d3).
+                scf.YieldOp([values, arith.addi(even, arith.addi(d[0], d[2])),
+                             arith.addi(odd, arith.addi(d[1], d[3]))])
+            scf.YieldOp(list(columns.results))
+        values, even, odd = rows.results
+        offset = arith.constant(word, WEIGHT_OFFSET)
+        first, second = arith.muli(offset, even), arith.muli(offset, odd)
+    return Stage(values, (first, second))
+
+
+def compute(tile: Tile, stage: Stage, weights: ir.Value) -> None:
+    """Replace the tile's loops by its four matrix-vector products and
+    their sums into the accumulators the loops started from."""
+    index, word = ir.IndexType.get(), i32()
+    outer = tile.loops[-1]
+    rows = 3 * tile.input_channels
+    step = max(s for s in range(1, STEP + 1) if rows % s == 0)
+    with ir.InsertionPoint(outer), outer.location:
+        def constant(value: int) -> ir.Value:
+            return arith.constant(index, value)
+
+        start = outer.operands[3 + tile.position]
+        channel_tile = arith.divui(induction_variable(tile.channel_loop),
+                                   constant(tile.channels))
+        sums = []
+        for e in range(4):
+            zero = arith.constant(word, 0)
+            loop = scf.ForOp(constant(0), constant(rows), constant(step),
+                             [zero] * tile.channels)
+            with ir.InsertionPoint(loop.body):
+                accumulators = list(loop.inner_iter_args)
+                for s in range(step):
+                    at = arith.addi(loop.induction_variable, constant(s))
+                    v = tensor.extract(stage.values, [at, constant(e)])
+                    for j in range(tile.channels):
+                        u = arith.extui(word, tensor.extract(
+                            weights, [channel_tile, constant(e), at, constant(j)]))
+                        accumulators[j] = arith.addi(accumulators[j], arith.muli(v, u))
+                scf.YieldOp(accumulators)
+            sums.append(list(loop.results))
+        one = arith.constant(word, 1)
+        first, second = stage.corrections
+        outputs = [arith.shrsi(arith.subi(arith.addi(arith.addi(m0, m1), m2), first), one)
+                   for m0, m1, m2 in zip(sums[0], sums[1], sums[2])] \
+            + [arith.shrsi(arith.subi(arith.subi(arith.subi(m1, m2), m3), second), one)
+               for m1, m2, m3 in zip(sums[1], sums[2], sums[3])]
+        _, result = byte_pairs.rewritten_tile(start, lambda before: arith.addi(
+            before, vector.from_elements(before.type, outputs)))
+    outer.results[tile.position].replace_all_uses_with(result)
+    outer.erase()
