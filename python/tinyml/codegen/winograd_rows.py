@@ -71,7 +71,7 @@ class WinogradRows(Pass):
                "row, in exact integer arithmetic (ARMv6-M)")
 
     def apply(self, module):
-        tiles = [tile for tile in pixel_pair_tiles(module) if tile is not None]
+        tiles = pixel_pair_tiles(module)
         stored: list[tuple[ir.Operation, ir.Value]] = []
         stages: list[tuple[ir.Value, Stage]] = []
         for tile in tiles:
@@ -116,12 +116,12 @@ class Stage:
     corrections: tuple[ir.Value, ir.Value]
 
 
-def pixel_pair_tiles(module: ir.Operation) -> list[Tile | None]:
-    """Each tile of int8 contractions, as a `Tile` if it qualifies."""
+def pixel_pair_tiles(module: ir.Operation) -> list[Tile]:
+    """The tiles of int8 contractions that qualify."""
     products = [(c.operation, p) for c in ops_named(module, "vector.contract")
                 if (p := int8_dot_product(c, multiple=1)) is not None
                 and ir.VectorType(p.lhs.type).element_type == i8()]
-    tiles: list[Tile | None] = []
+    tiles: list[Tile] = []
     seen: list[ir.Operation] = []
     for contract, _ in products:
         if contract in seen:
@@ -135,12 +135,15 @@ def pixel_pair_tiles(module: ir.Operation) -> list[Tile | None]:
         found = [p for member in members for c, p in products if c == member]
         if len(found) != len(members):
             continue
-        tiles.append(qualified(members, found, loops, position))
+        if (tile := qualified(members, found, loops, position)) is not None:
+            tiles.append(tile)
     return tiles
 
 
 def qualified(contracts: list[ir.Operation], products: list[DotProduct],
               loops: list[ir.Operation], position: int) -> Tile | None:
+    """The tile of `contracts` (their dot products, carried by `loops` at
+    `position`), if it qualifies (see the module's docstring)."""
     tile_type = ir.RankedTensorType(loops[-1].results[position].type)
     if len(loops[-1].results) != 1 or tile_type.element_type != i32() \
             or [d for d in tile_type.shape if d != 1] != [2, products[0].channels] \
@@ -163,12 +166,14 @@ def qualified(contracts: list[ir.Operation], products: list[DotProduct],
             or list(weight_type.shape[:3]) != [3, 3, window_type.shape[3]] \
             or weight_type.shape[3] % products[0].channels:
         return None
+    channels = products[0].channels
     channel_loop = counter_loop(products[0].weights.offsets[3])
     if channel_loop is None or not is_inside(loops[-1], channel_loop) \
-            or defined_inside(window, channel_loop):
-        return None
-    tile = Tile(loops, position, channel_loop, window, constant, weight_reads,
-                products[0].channels)
+            or defined_inside(window, channel_loop) \
+            or any(bound is None or bound % channels for bound in (
+                constant_int(channel_loop.operands[0]), constant_int(channel_loop.operands[2]))):
+        return None  # the channel tile, counter / channels, indexes the stored weights
+    tile = Tile(loops, position, channel_loop, window, constant, weight_reads, channels)
     return tile if makes_conv_products(tile, products) else None
 
 
