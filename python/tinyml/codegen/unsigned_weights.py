@@ -174,10 +174,27 @@ class UnsignedWeights(Pass):
 def one_row_tiles(module: ir.Operation) -> list[Tile]:
     """The tiles whose every contraction is an int8 dot product of one
     input row, carried by loops of constant bounds."""
-    products = [(c.operation, p) for c in ops_named(module, "vector.contract")
-                if (p := int8_dot_product(c, multiple=1)) is not None and len(p.rows) == 1
-                and ir.VectorType(p.lhs.type).element_type == i8()]
     tiles: list[Tile] = []
+    for chains, products, loops, position in carried_int8_tiles(module, one_row=True):
+        members = [member for chain in chains for member in chain]
+        reads = [read for member in members if (read := weight_read(member)) is not None]
+        if len(chains) == 1 and len(reads) == len(members):
+            tiles.append(Tile(members, products, reads, loops, position))
+    return tiles
+
+
+def carried_int8_tiles(module: ir.Operation, one_row: bool = False) \
+        -> list[tuple[list[list[ir.Operation]], list[DotProduct], list[ir.Operation], int]]:
+    """Each tile whose contractions are all int8 dot products (`one_row`:
+    of one input row each), carried by loops of constant bounds
+    (`byte_pairs.accumulation`): its chains of contractions, their dot
+    products in chain order, the loops (innermost first) and the
+    accumulator's position among the outermost one's iter_args."""
+    products = [(c.operation, p) for c in ops_named(module, "vector.contract")
+                if (p := int8_dot_product(c, multiple=1)) is not None
+                and (len(p.rows) == 1 or not one_row)
+                and ir.VectorType(p.lhs.type).element_type == i8()]
+    tiles = []
     seen: list[ir.Operation] = []
     for contract, _ in products:
         if contract in seen:
@@ -189,10 +206,8 @@ def one_row_tiles(module: ir.Operation) -> list[Tile]:
         members = [member for chain in chains for member in chain]
         seen += members
         found = [p for member in members for c, p in products if c == member]
-        reads = [read for member in members if (read := weight_read(member)) is not None]
-        if len(chains) != 1 or len(found) != len(members) or len(reads) != len(members):
-            continue
-        tiles.append(Tile(members, found, reads, loops, position))
+        if len(found) == len(members):
+            tiles.append((chains, found, loops, position))
     return tiles
 
 

@@ -47,11 +47,11 @@ from mlir import ir
 from mlir.dialects import arith, scf, tensor, vector
 
 from ..ir.values import constant_int
-from ..ir.walk import is_inside, ops_named
+from ..ir.walk import is_inside
 from ..pipeline.registry import Pass, register
 from . import smlad_byte_pairs as byte_pairs
-from .contract_to_smlad import DotProduct, int8_dot_product, reads_only, traced_read
-from .unsigned_weights import i8, i32, induction_variable, weight_read
+from .contract_to_smlad import DotProduct, reads_only, traced_read
+from .unsigned_weights import carried_int8_tiles, i8, i32, induction_variable, weight_read
 
 #: What each transformed weight is stored above its value: -384..381
 #: becomes 0..765, a halfword read zero-extended.
@@ -118,24 +118,10 @@ class Stage:
 
 def pixel_pair_tiles(module: ir.Operation) -> list[Tile]:
     """The tiles of int8 contractions that qualify."""
-    products = [(c.operation, p) for c in ops_named(module, "vector.contract")
-                if (p := int8_dot_product(c, multiple=1)) is not None
-                and ir.VectorType(p.lhs.type).element_type == i8()]
     tiles: list[Tile] = []
-    seen: list[ir.Operation] = []
-    for contract, _ in products:
-        if contract in seen:
-            continue
-        carried = byte_pairs.accumulation(contract)
-        if carried is None:
-            continue
-        chains, loops, position = carried
+    for chains, products, loops, position in carried_int8_tiles(module):
         members = [member for chain in chains for member in chain]
-        seen += members
-        found = [p for member in members for c, p in products if c == member]
-        if len(found) != len(members):
-            continue
-        if (tile := qualified(members, found, loops, position)) is not None:
+        if (tile := qualified(members, products, loops, position)) is not None:
             tiles.append(tile)
     return tiles
 
