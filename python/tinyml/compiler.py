@@ -96,9 +96,9 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
             compile_stages, spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse,
             memory=memory, fpu=spec.fpu, max_accumulators=spec.max_accumulators,
             int_tile=spec.int_tile, dsp=spec.dsp, mve=spec.mve, armv6m=spec.armv6m)
-        # Byte-pair SMLADs (a DSP core), unsigned input stages and Winograd
-        # rows (ARMv6-M) trade memory for instructions: budgets that no
-        # plan meets with them are tried again without, from the tiling on.
+        # Byte-pair SMLADs (a DSP core), unsigned input stages (ARMv6-M) and
+        # Winograd rows (both) trade memory for instructions: budgets that
+        # no plan meets with them are tried again without, from the tiling on.
         trades = TRADES["dsp"] if spec.dsp and not spec.mve else \
             TRADES["armv6m"] if spec.armv6m else ()
         retry = bool(trades) and (sram_budget is not None or flash_budget is not None)
@@ -152,7 +152,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
 #: (`compile_stages`' flags, all on by default): a compile whose budgets no
 #: plan meets with them is built again without.
 TRADES: dict[str, tuple[str, ...]] = {
-    "dsp": ("byte_pairs",),
+    "dsp": ("byte_pairs", "winograd_rows"),
     "armv6m": ("unsigned_inputs", "winograd_rows"),
 }
 

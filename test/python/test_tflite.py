@@ -717,18 +717,18 @@ def test_unsigned_weights_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, laye
 
 @pytest.mark.parametrize("channels,width,zero_point", [(8, 8, 7), (16, 6, -128), (8, 8, 127),
                                                        (8, 7, 7)])
-def test_winograd_rows_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, channels, width,
-                                                                zero_point):
-    """On the M0 a 3x3 conv of stride 1 over rows of an even width is
-    computed two pixels at a time by F(2, 3) along each kernel row, in
-    int32 (tinyml-winograd-rows): V of the window staged, the weights
-    transformed and stored +384 as halfwords, each output half an exact
-    sum. SAME padding (the zero point in the padding: 7, the lowest and the
-    highest int8), 8 and 16 input channels; weights of every int8 value,
-    with channels whose transforms reach their ends (all -128: U = -256,
-    -384; 127 and -128 alternating: g0 - g1 + g2 = -383), inputs at both
-    ends, alternating columns (|V| up to 256) and random, against TFLM. A
-    row of 7 keeps one-pixel tiles (and stays exact)."""
+def test_winograd_rows_are_bit_exact_to_tflite_micro(tmp_path, channels, width, zero_point):
+    """On the M0 and the M4 a 3x3 conv of stride 1 over rows of an even
+    width is computed two pixels at a time by F(2, 3) along each kernel
+    row, in int32 (tinyml-winograd-rows): V of the window staged, the
+    weights transformed (on the M0 stored +384 as halfwords, on the M4 in
+    int16 pairs for SMLAD), each output half an exact sum. SAME padding
+    (the zero point in the padding: 7, the lowest and the highest int8), 8
+    and 16 input channels; weights of every int8 value, with channels whose
+    transforms reach their ends (all -128: U = -256, -384; 127 and -128
+    alternating: g0 - g1 + g2 = -383), inputs at both ends, alternating
+    columns (|V| up to 256) and random, against TFLM. A row of 7 keeps the
+    direct tiles (and stays exact)."""
     rng = np.random.default_rng(31)
     weights = rng.integers(-128, 128, (8, 3, 3, channels)).astype(np.int8)
     weights[0] = -128
@@ -745,13 +745,15 @@ def test_winograd_rows_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, channel
     m.operator("CONV_2D", [x, w, b], [y], conv_options())
     data = m.build([x], [y])
     (tmp_path / "conv.tflite").write_bytes(data)
-    model = tinyml.compile(str(tmp_path / "conv.tflite"), target="cortex-m0", emit_stages=True)
-    transformed = f"tensor<2x4x{3 * channels}x4xi16>"
-    assert (transformed in model.stages["tile-and-vectorize"]) == (width % 2 == 0)
     shape = (1, 5, width, channels)
     columns = np.resize(np.array([127, -128], np.int8), width)
-    for value in [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
-                  np.broadcast_to(columns[None, None, :, None], shape).copy(),
-                  rng.integers(-128, 128, shape).astype(np.int8)]:
-        want = _run_reference(data, value)
-        np.testing.assert_array_equal(model.run(value).outputs[0], want)
+    values = [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
+              np.broadcast_to(columns[None, None, :, None], shape).copy(),
+              rng.integers(-128, 128, shape).astype(np.int8)]
+    for target, transformed in [("cortex-m0", f"tensor<2x4x{3 * channels}x4xi16>"),
+                                ("cortex-m4", f"tensor<2x4x{3 * channels // 2}x4xi32>")]:
+        model = tinyml.compile(str(tmp_path / "conv.tflite"), target=target, emit_stages=True)
+        assert (transformed in model.stages["tile-and-vectorize"]) == (width % 2 == 0), target
+        for value in values:
+            want = _run_reference(data, value)
+            np.testing.assert_array_equal(model.run(value).outputs[0], want, err_msg=target)

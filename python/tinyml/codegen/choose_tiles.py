@@ -206,10 +206,10 @@ class ChooseTiles(Pass):
         if quantized and self.dsp and kh == kw == 1:
             taps = self.int_pointwise_taps
         step = largest_divisor(in_channels, max(1, taps // kw))
-        if quantized and self.dsp:
+        if quantized and self.winograd_rows(root, in_channels):
+            pixels, channels = 2, largest_divisor(out_shape[3], self.max_channels)
+        elif quantized and self.dsp:
             pixels, channels = self.smlad_tile(out_shape[2], out_shape[3], partial=peelable)
-        elif quantized and self.winograd_rows(root, in_channels):
-            pixels = 2
         return LoweringConfig((1, 1, pixels, channels), (1, kw, step))
 
     def winograd_rows(self, conv: ir.Operation, in_channels: int) -> bool:

@@ -183,17 +183,19 @@ def one_row_tiles(module: ir.Operation) -> list[Tile]:
     return tiles
 
 
-def carried_int8_tiles(module: ir.Operation, one_row: bool = False) \
+def carried_int8_tiles(module: ir.Operation, one_row: bool = False, widened: bool = False) \
         -> list[tuple[list[list[ir.Operation]], list[DotProduct], list[ir.Operation], int]]:
     """Each tile whose contractions are all int8 dot products (`one_row`:
-    of one input row each), carried by loops of constant bounds
+    of one input row each; `widened`: their inputs may be int8 values
+    extended to int16), carried by loops of constant bounds
     (`byte_pairs.accumulation`): its chains of contractions, their dot
     products in chain order, the loops (innermost first) and the
     accumulator's position among the outermost one's iter_args."""
+    inputs = (i8(), ir.IntegerType.get_signless(16)) if widened else (i8(),)
     products = [(c.operation, p) for c in ops_named(module, "vector.contract")
                 if (p := int8_dot_product(c, multiple=1)) is not None
                 and (len(p.rows) == 1 or not one_row)
-                and ir.VectorType(p.lhs.type).element_type == i8()]
+                and ir.VectorType(p.lhs.type).element_type in inputs]
     tiles = []
     seen: list[ir.Operation] = []
     for contract, _ in products:

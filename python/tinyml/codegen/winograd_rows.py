@@ -1,6 +1,7 @@
 """tinyml-winograd-rows: an int8 3x3 conv tile of two pixels computed by
 Winograd's minimal filtering F(2, 3) along each kernel row, in exact
-integer arithmetic (ARMv6-M).
+integer arithmetic (ARMv6-M; with `smlad`, the DSP extension's dual
+multiply-accumulates).
 
 The M0 has one `MULS` per multiply: a direct conv's tile of two pixels
 takes 2 x 3 products per kernel row, input channel and output channel.
@@ -29,8 +30,15 @@ stage. The weights take 24 bytes per input-output channel pair where
 int8 took 9 (tinyml-choose-tiles' `int-winograd-weight-bytes` bounds
 them per conv).
 
+With `smlad` (a core with the DSP extension) V and U are int16 pairs
+along the reduction, two rows in a word (`[e][kh * C / 2 + c / 2]`,
+`[channel tile][e][row pair][channel]`), each word pair one `SMLAD`: two
+multiply-accumulates a load of U, the signed halfwords as they are (no
+offset to take out). The window may then be the int16 one
+tinyml-widen-conv-inputs stages.
+
 A tile qualifies when its contractions read int8 values of one input
-window `tensor<1x3x4xCxi8>` defined outside the loop over its channel
+window `tensor<1x3x4xCxi8>` (or its int16 extension) defined outside the loop over its channel
 tiles and an int8 weight constant `[3][3][C][cout]` at that loop's
 counter, into an accumulator of two pixels by its channels, and the
 products its loops make are, one for one, the 3x3 conv's of the window
@@ -44,13 +52,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, scf, tensor, vector
+from mlir.dialects import arith, llvm, scf, tensor, vector
 
 from ..ir.values import constant_int
 from ..ir.walk import is_inside
-from ..pipeline.registry import Pass, register
+from ..pipeline.registry import Option, Pass, register
 from . import smlad_byte_pairs as byte_pairs
-from .contract_to_smlad import DotProduct, reads_only, traced_read
+from .contract_to_smlad import SMLAD, DotProduct, i16, reads_only, traced_read
 from .unsigned_weights import carried_int8_tiles, i8, i32, induction_variable, weight_read
 
 #: What each transformed weight is stored above its value: -384..381
@@ -62,16 +70,33 @@ WEIGHT_OFFSET = 384
 #: V's last word at 124 (`LDR`'s). M0 ResNet-8: 6 rows a step 48.91 M
 #: instructions, 8 47.39 M, 12 56.17 M.
 STEP = 8
+#: Row pairs a step of the SMLAD loops reads (Thumb-2's `LDR` offsets
+#: reach 4095 bytes: the step only amortizes the loop).
+SMLAD_STEP = 4
 
 
 @register
 class WinogradRows(Pass):
     name = "tinyml-winograd-rows"
     summary = ("Compute two-pixel int8 3x3 conv tiles by Winograd's F(2,3) along each kernel "
-               "row, in exact integer arithmetic (ARMv6-M)")
+               "row, in exact integer arithmetic (ARMv6-M, or SMLADs on the DSP extension)")
+    options = (
+        Option("smlad", bool, False,
+               "multiply int16 pairs of V and U with SMLAD (a core with the DSP extension) "
+               "instead of scalar multiply-accumulates over U stored +384 (ARMv6-M)"),
+        Option("weight-bytes", int, 32768,
+               "the most bytes a conv's transformed weights may take (24 per input-output "
+               "channel pair, where int8 takes 9): a larger conv is left direct", low=0,
+               high=1 << 30),
+    )
+    smlad: bool
+    weight_bytes: int
 
     def apply(self, module):
-        tiles = pixel_pair_tiles(module)
+        tiles = [tile for tile in pixel_pair_tiles(module, self.smlad)
+                 if (not self.smlad or tile.input_channels % 2 == 0)
+                 and 24 * int(np.prod(ir.RankedTensorType(tile.constant.results[0].type)
+                                      .shape[2:])) <= self.weight_bytes]
         stored: list[tuple[ir.Operation, ir.Value]] = []
         stages: list[tuple[ir.Value, Stage]] = []
         for tile in tiles:
@@ -81,9 +106,9 @@ class WinogradRows(Pass):
                 continue
             stage = next((s for window, s in stages if window == tile.window), None)
             if stage is None:
-                stage = staged(tile)
+                stage = staged(tile, self.smlad)
                 stages.append((tile.window, stage))
-            compute(tile, stage, transformed_weights(tile, stored))
+            compute(tile, stage, transformed_weights(tile, stored, self.smlad))
 
 
 @dataclass(eq=False)
@@ -111,15 +136,17 @@ class Stage:
     """A window's V (`values[kh * C + c, e]`: a step's four values of one
     k at immediate offsets of one pointer) and the two outputs'
     corrections `384 (S0 + S1 + S2)` and `384 (S1 - S2 - S3)`, `S_e` the
-    sum of `values[:, e]`."""
+    sum of `values[:, e]` (None for SMLAD's pairs: `[row pair, e]`, U
+    stored as it is)."""
     values: ir.Value
-    corrections: tuple[ir.Value, ir.Value]
+    corrections: tuple[ir.Value, ir.Value] | None
 
 
-def pixel_pair_tiles(module: ir.Operation) -> list[Tile]:
-    """The tiles of int8 contractions that qualify."""
+def pixel_pair_tiles(module: ir.Operation, widened: bool = False) -> list[Tile]:
+    """The tiles of int8 contractions that qualify (`widened`: their
+    inputs may be int8 values extended to int16)."""
     tiles: list[Tile] = []
-    for chains, products, loops, position in carried_int8_tiles(module):
+    for chains, products, loops, position in carried_int8_tiles(module, widened=widened):
         members = [member for chain in chains for member in chain]
         if (tile := qualified(members, products, loops, position)) is not None:
             tiles.append(tile)
@@ -148,7 +175,8 @@ def qualified(contracts: list[ir.Operation], products: list[DotProduct],
     weight_type = ir.RankedTensorType(constant.results[0].type)
     if any(r.source != window for r in reads) \
             or any(p.weights.constant != constant for p in products) \
-            or window_type.element_type != i8() or window_type.shape[:3] != [1, 3, 4] \
+            or window_type.element_type not in (i8(), i16()) \
+            or window_type.shape[:3] != [1, 3, 4] \
             or list(weight_type.shape[:3]) != [3, 3, window_type.shape[3]] \
             or weight_type.shape[3] % products[0].channels:
         return None
@@ -241,9 +269,11 @@ def evaluated(offsets: list[list[ir.Value | int]],
     return result
 
 
-def transformed_weights(tile: Tile, stored: list[tuple[ir.Operation, ir.Value]]) -> ir.Value:
+def transformed_weights(tile: Tile, stored: list[tuple[ir.Operation, ir.Value]],
+                        smlad: bool) -> ir.Value:
     """The tile's weight constant as U + 384, `[cout / R][e][kh * C + c][R]`
-    halfwords (R the tile's channels), built once."""
+    halfwords (R the tile's channels), or with `smlad` U itself, its rows
+    in pairs, `[cout / R][e][row pair][R]` words; built once."""
     found = next((value for c, value in stored if c == tile.constant), None)
     if found is not None:
         return found
@@ -252,8 +282,14 @@ def transformed_weights(tile: Tile, stored: list[tuple[ir.Operation, ir.Value]])
                   2 * g[:, 2]])  # [e][kh][c][cout]
     rows, channels = 3 * tile.input_channels, g.shape[3]
     u = u.reshape(4, rows, channels // tile.channels, tile.channels).transpose(2, 0, 1, 3)
-    values = (u + WEIGHT_OFFSET).astype(np.int16)
-    tensor_type = ir.RankedTensorType.get(list(values.shape), ir.IntegerType.get_signless(16))
+    if smlad:
+        pairs = u.reshape(u.shape[0], 4, rows // 2, 2, tile.channels).astype(np.uint32) & 0xFFFF
+        values = (pairs[:, :, :, 0] | pairs[:, :, :, 1] << 16).view(np.int32)
+        element = i32()
+    else:
+        values = (u + WEIGHT_OFFSET).astype(np.int16)
+        element = i16()
+    tensor_type = ir.RankedTensorType.get(list(values.shape), element)
     with ir.InsertionPoint(tile.constant), tile.constant.location:
         value = arith.ConstantOp(tensor_type,
                                  ir.DenseElementsAttr.get(np.ascontiguousarray(values),
@@ -262,9 +298,10 @@ def transformed_weights(tile: Tile, stored: list[tuple[ir.Operation, ir.Value]])
     return value
 
 
-def staged(tile: Tile) -> Stage:
-    """V of the tile's window and its corrections, computed before the
-    loop over channel tiles."""
+def staged(tile: Tile, smlad: bool) -> Stage:
+    """V of the tile's window and its corrections (with `smlad`, V's rows
+    in int16 pairs and none), computed before the loop over channel
+    tiles."""
     index, word = ir.IndexType.get(), i32()
     channels = tile.input_channels
     anchor = tile.channel_loop
@@ -272,31 +309,48 @@ def staged(tile: Tile) -> Stage:
         def constant(value: int) -> ir.Value:
             return arith.constant(index, value)
 
+        def transform(kh: ir.Value, c: ir.Value) -> tuple[list[ir.Value], list[ir.Value]]:
+            """A kernel row's window values d and their V."""
+            d = [arith.extsi(word, tensor.extract(tile.window, [constant(0), kh, constant(x), c]))
+                 for x in range(4)]
+            return d, [arith.subi(d[0], d[2]), arith.addi(d[1], d[2]),
+                       arith.subi(d[2], d[1]), arith.subi(d[1], d[3])]
+
         zero = arith.constant(word, 0)
+        per_row = channels // 2 if smlad else channels
         rows = scf.ForOp(constant(0), constant(3), constant(1),
-                         [tensor.empty([3 * channels, 4], word), zero, zero])
+                         [tensor.empty([3 * per_row, 4], word)]
+                         + ([] if smlad else [zero, zero]))
         with ir.InsertionPoint(rows.body):
             kh = rows.induction_variable
-            columns = scf.ForOp(constant(0), constant(channels), constant(1),
+            columns = scf.ForOp(constant(0), constant(channels), constant(2 if smlad else 1),
                                 list(rows.inner_iter_args))
             with ir.InsertionPoint(columns.body):
                 c = columns.induction_variable
-                d = [arith.extsi(word, tensor.extract(tile.window, [constant(0), kh,
-                                                                    constant(x), c]))
-                     for x in range(4)]
-                v = [arith.subi(d[0], d[2]), arith.addi(d[1], d[2]),
-                     arith.subi(d[2], d[1]), arith.subi(d[1], d[3])]
-                at = arith.addi(arith.muli(kh, constant(channels)), c)
-                values, even, odd = columns.inner_iter_args
+                d, v = transform(kh, c)
+                step = arith.divui(c, constant(2)) if smlad else c
+                at = arith.addi(arith.muli(kh, constant(per_row)), step)
+                values, *sums = columns.inner_iter_args
+                if smlad:
+                    # The next channel's V in the high halfword: PKHBT.
+                    _, after = transform(kh, arith.addi(c, constant(1)))
+                    low = arith.constant(word, 0xFFFF)
+                    v = [arith.ori(arith.andi(a, low), arith.shli(b, arith.constant(word, 16)))
+                         for a, b in zip(v, after)]
                 for e in range(4):
                     values = tensor.insert(v[e], values, [at, constant(e)])
-                # S0 + S1 + S2 = sum(d0 + d2), S1 - S2 - S3 = sum(d1 + d3).
-                scf.YieldOp([values, arith.addi(even, arith.addi(d[0], d[2])),
-                             arith.addi(odd, arith.addi(d[1], d[3]))])
+                if not smlad:
+                    # S0 + S1 + S2 = sum(d0 + d2), S1 - S2 - S3 = sum(d1 + d3).
+                    even, odd = sums
+                    sums = [arith.addi(even, arith.addi(d[0], d[2])),
+                            arith.addi(odd, arith.addi(d[1], d[3]))]
+                scf.YieldOp([values, *sums])
             scf.YieldOp(list(columns.results))
-        values, even, odd = rows.results
+        values, *sums = rows.results
+        if smlad:
+            return Stage(values, None)
         offset = arith.constant(word, WEIGHT_OFFSET)
-        first, second = arith.muli(offset, even), arith.muli(offset, odd)
+        first, second = (arith.muli(offset, total) for total in sums)
     return Stage(values, (first, second))
 
 
@@ -305,8 +359,10 @@ def compute(tile: Tile, stage: Stage, weights: ir.Value) -> None:
     their sums into the accumulators the loops started from."""
     index, word = ir.IndexType.get(), i32()
     outer = tile.loops[-1]
-    rows = 3 * tile.input_channels
-    step = max(s for s in range(1, STEP + 1) if rows % s == 0)
+    pairs = stage.corrections is None
+    rows = 3 * tile.input_channels // (2 if pairs else 1)
+    most = SMLAD_STEP if pairs else STEP
+    step = max(s for s in range(1, most + 1) if rows % s == 0)
     with ir.InsertionPoint(outer), outer.location:
         def constant(value: int) -> ir.Value:
             return arith.constant(index, value)
@@ -325,13 +381,14 @@ def compute(tile: Tile, stage: Stage, weights: ir.Value) -> None:
                     at = arith.addi(loop.induction_variable, constant(s))
                     v = tensor.extract(stage.values, [at, constant(e)])
                     for j in range(tile.channels):
-                        u = arith.extui(word, tensor.extract(
-                            weights, [channel_tile, constant(e), at, constant(j)]))
-                        accumulators[j] = arith.addi(accumulators[j], arith.muli(v, u))
+                        u = tensor.extract(weights, [channel_tile, constant(e), at, constant(j)])
+                        accumulators[j] = llvm.call_intrinsic(
+                            word, SMLAD, [v, u, accumulators[j]], [], []) if pairs \
+                            else arith.addi(accumulators[j], arith.muli(v, arith.extui(word, u)))
                 scf.YieldOp(accumulators)
             sums.append(list(loop.results))
         one = arith.constant(word, 1)
-        first, second = stage.corrections
+        first, second = stage.corrections or (arith.constant(word, 0),) * 2
         outputs = [arith.shrsi(arith.subi(arith.addi(arith.addi(m0, m1), m2), first), one)
                    for m0, m1, m2 in zip(sums[0], sums[1], sums[2])] \
             + [arith.shrsi(arith.subi(arith.subi(arith.subi(m1, m2), m3), second), one)

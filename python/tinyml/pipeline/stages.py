@@ -90,12 +90,15 @@ def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
 
 
 def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = True,
-                       armv6m: bool = False, unsigned_inputs: bool = True) -> Pipeline:
+                       armv6m: bool = False, unsigned_inputs: bool = True,
+                       winograd_rows: bool = True) -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
     reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
     the int8 convs read their input windows extended to int16 once per tile
-    (tinyml-widen-conv-inputs) and the int8 contractions become SMLAD dual
+    (tinyml-widen-conv-inputs), a two-pixel 3x3 conv tile is computed by
+    Winograd's F(2, 3) in SMLADs (tinyml-winograd-rows, with
+    `winograd_rows`) and the other int8 contractions become SMLAD dual
     multiply-accumulates (tinyml-contract-to-smlad; weight words multiplied
     as loaded, over inputs packed into byte pairs, unless `byte_pairs` is
     off: see smlad_byte_pairs), on one with Helium
@@ -103,7 +106,8 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     (tinyml-contract-to-mve-dot), on an ARMv6-M core (`armv6m`) scalar
     multiply-accumulates over weights stored +128 (tinyml-unsigned-weights;
     with `unsigned_inputs`, a conv tile's inputs staged +128 as well), a
-    two-pixel 3x3 conv tile's by Winograd's F(2, 3) (tinyml-winograd-rows);
+    two-pixel 3x3 conv tile's by Winograd's F(2, 3) (tinyml-winograd-rows,
+    with `winograd_rows`);
     then the script's second entry point lowers
     the other contractions to FMAs and hoists the accumulators into
     registers (on ARMv6-M the depthwise tiles' multiply-accumulates are
@@ -111,9 +115,11 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     tinyml-scalarize-multiply-accumulates, tinyml-scalarize-epilogues);
     last, the padded windows the tiles stage are a copy plus fills of their
     padding only (tinyml-decompose-pads)."""
+    winograd_bytes = WINOGRAD_WEIGHT_BYTES if winograd_rows else 0
     contractions = ["tinyml-contract-to-mve-dot"] if mve else \
-        [pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else \
-        ["tinyml-winograd-rows",
+        [pass_named("tinyml-winograd-rows")(smlad=True, weight_bytes=winograd_bytes),
+         pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else \
+        [pass_named("tinyml-winograd-rows")(weight_bytes=winograd_bytes),
          pass_named("tinyml-unsigned-weights")(unsigned_inputs=unsigned_inputs)] if armv6m \
         else []
     return Pipeline([*(["tinyml-widen-conv-inputs"] if dsp else []),
@@ -170,11 +176,12 @@ def bufferize(deallocate: bool = True, out_params: bool = True,
 #: tinyml-unsigned-weights' one-pixel tiles to pay: the wide tile it had
 #: before them (choose-tiles' `int-short-reduction-accumulators`).
 ARMV6M_SHORT_REDUCTION_ACCUMULATORS = 20
-#: The transformed weights an ARMv6-M 3x3 conv may take to be computed by
-#: tinyml-winograd-rows (choose-tiles' `int-winograd-weight-bytes`; 24
-#: bytes per channel pair against int8's 9: ResNet-8's 16- and 32-channel
-#: convs, not its 64-channel one, 98 KB).
-ARMV6M_WINOGRAD_WEIGHT_BYTES = 32768
+#: The transformed weights a 3x3 conv may take to be computed by
+#: tinyml-winograd-rows on ARMv6-M or the DSP extension (choose-tiles'
+#: `int-winograd-weight-bytes`, the pass's `weight-bytes`; 24 bytes per
+#: channel pair against int8's 9: ResNet-8's 16- and 32-channel convs, not
+#: its 64-channel one, 98 KB).
+WINOGRAD_WEIGHT_BYTES = 32768
 #: An ARMv6-M depthwise tile's row of one channel (choose-tiles'
 #: `int-depthwise-row-pixels`; measured there).
 ARMV6M_DEPTHWISE_ROW_PIXELS = 8
@@ -192,8 +199,8 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
     the DSP extension's multiply-accumulates; with `dsp` or `armv6m` the
     quantized depthwise convs rows of one channel (longer on `armv6m`);
     with `armv6m` a conv of a short reduction a wide tile, and with
-    `winograd_rows` a 3x3 conv of stride 1 two-pixel tiles for
-    tinyml-winograd-rows."""
+    `winograd_rows` (on `armv6m` or `dsp`) a 3x3 conv of stride 1
+    two-pixel tiles for tinyml-winograd-rows."""
     return Pipeline([pass_named("tinyml-choose-tiles")(
         max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
         int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp,
@@ -201,8 +208,8 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
         int_depthwise_row_pixels=ARMV6M_DEPTHWISE_ROW_PIXELS if armv6m else 0,
         int_short_reduction_accumulators=ARMV6M_SHORT_REDUCTION_ACCUMULATORS if armv6m else 0,
         int_one_channel_accumulators=ARMV6M_ONE_CHANNEL_ACCUMULATORS if armv6m else 0,
-        int_winograd_weight_bytes=ARMV6M_WINOGRAD_WEIGHT_BYTES
-        if armv6m and winograd_rows else 0)])
+        int_winograd_weight_bytes=WINOGRAD_WEIGHT_BYTES
+        if (armv6m or dsp) and winograd_rows else 0)])
 
 
 def schedule(in_place: bool = True, row_bands: bool = True,
@@ -376,9 +383,9 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     over inputs packed into byte pairs (fewer instructions; a matrix-vector
     product's packed row takes arena); `unsigned_inputs`: an ARMv6-M
     target's conv tiles read their inputs staged +128 (fewer instructions;
-    the stage takes arena); `winograd_rows`: an ARMv6-M target's 3x3 convs
-    of stride 1 computed by F(2, 3) (fewer instructions; a stage of arena
-    and weights of 24 bytes per channel pair). No allocation is left: the planner
+    the stage takes arena); `winograd_rows`: an ARMv6-M or DSP target's 3x3
+    convs of stride 1 computed by F(2, 3) (fewer instructions; a stage of
+    arena and weights of 24 bytes per channel pair). No allocation is left: the planner
     turns every intermediate into a view of the arena argument."""
     smlad = dsp and not mve
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
@@ -393,7 +400,8 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                               "line_buffers": analysis.line_buffers(module)}),
         Stage("lower-to-linalg", lower_to_linalg(fpu, wide_multiply=not armv6m)),
         Stage("tile-and-vectorize",
-              tile_and_vectorize(smlad, mve, byte_pairs, armv6m, unsigned_inputs)),
+              tile_and_vectorize(smlad, mve, byte_pairs, armv6m, unsigned_inputs,
+                                 winograd_rows)),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),

@@ -1,5 +1,9 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-winograd-rows --canonicalize --cse \
 // RUN:   | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --tinyml-winograd-rows='smlad=true' --canonicalize \
+// RUN:   --cse | FileCheck %s --check-prefix=SMLAD
+// RUN: tinyml-opt %s --split-input-file --tinyml-winograd-rows='weight-bytes=1535' \
+// RUN:   | FileCheck %s --check-prefix=BOUND
 
 // tinyml-winograd-rows (tinyml/codegen/winograd_rows.py): on ARMv6-M an int8
 // 3x3 conv tile of two pixels is computed by F(2, 3) along each kernel row.
@@ -38,6 +42,28 @@
 // CHECK:           arith.shrsi
 // CHECK:           vector.from_elements {{.*}} : vector<1x1x2x4xi32>
 // CHECK-NOT:     vector.contract
+
+// With `smlad` (the DSP extension) V's rows are staged in int16 pairs, a
+// word each (12 pairs x 4), U stored as it is in pairs (2, 2 and 6, 6 as
+// halfwords: 0x00020002 and 0x00060006), each word pair an SMLAD; nothing
+// to take out but the halving.
+// SMLAD-LABEL: func.func @pixel_pair
+// SMLAD-DAG:     arith.constant dense<"0x{{(02000200)+(06000600)+(02000200)+(06000600)+(02000200)+(06000600)+(02000200)+(06000600)+}}"> : tensor<2x4x12x4xi32>
+// SMLAD:         scf.for {{.*}} -> (tensor<12x4xi32>) {
+// SMLAD:           scf.for {{.*}} step %c2 {{.*}} -> (tensor<12x4xi32>) {
+// SMLAD-COUNT-8:     tensor.extract %{{.*}} : tensor<1x3x4x8xi8>
+// SMLAD:             arith.shli
+// SMLAD-NOT:     arith.constant 384
+// SMLAD:         scf.for
+// SMLAD-COUNT-4:   scf.for %{{.*}} iter_args({{.*}}) -> (i32, i32, i32, i32) {
+// SMLAD:           llvm.call_intrinsic "llvm.arm.smlad"
+// SMLAD-NOT:     vector.contract
+
+// A bound on the transformed weights below this conv's (8 x 8 channel pairs
+// x 24 bytes, 1,536) leaves it direct.
+// BOUND-LABEL: func.func @pixel_pair
+// BOUND-NOT:     xi16>
+// BOUND-COUNT-3: vector.contract
 
 #lhs = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #rhs = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
@@ -102,6 +128,8 @@ func.func @pixel_pair(%win: tensor<1x3x4x8xi8>, %out: tensor<1x1x2x8xi32>) -> te
 // (column 2's weights with column 0's inputs): the products are not the
 // conv's, as enumerating them shows; the tile is left as it is.
 // CHECK-LABEL: func.func @columns_swapped
+// SMLAD-LABEL: func.func @columns_swapped
+// SMLAD-COUNT-3: vector.contract
 // CHECK-NOT:     xi16>
 // CHECK-COUNT-3: vector.contract
 
