@@ -20,8 +20,11 @@ quantized one `int-reduction-taps`, `int-matvec-taps` on a DSP core). On
 a core with the DSP extension (`dsp`) a quantized conv's tile is the
 squarest that fits the registers (`smlad_tile`; a one-channel conv whose
 kernel rows are whole words reads each row's taps as channels), a
-quantized depthwise conv's a row of pixels of one channel. A depthwise
-conv with a channel multiplier is not tiled."""
+quantized depthwise conv's a row of pixels of one channel. A quantized
+3x3 conv of stride 1 whose transformed weights fit
+`int-winograd-weight-bytes` takes two pixels by 4 channels, for
+tinyml-winograd-rows' F(2, 3). A depthwise conv with a channel multiplier
+is not tiled."""
 from mlir import ir
 
 from ..dialects import tinyml as tm
@@ -85,9 +88,10 @@ class ChooseTiles(Pass):
                low=0, high=64),
         Option("int-winograd-weight-bytes", int, 0,
                "tile a quantized 3x3 conv of stride 1 and at least 8 input channels two "
-               "pixels wide, for tinyml-winograd-rows, when its transformed weights (24 "
-               "bytes per input and output channel pair, int8 took 9) fit this many bytes "
-               "(0: never)", low=0, high=1 << 30),
+               "pixels by 4 channels, for tinyml-winograd-rows (ARMv6-M, or the DSP "
+               "extension: before its SMLAD tiles), when its transformed weights (24 bytes "
+               "per input and output channel pair, int8 took 9) fit this many bytes (0: "
+               "never)", low=0, high=1 << 30),
         Option("int-depthwise-rows", bool, False,
                "tile a quantized depthwise conv as a row of pixels of one channel, as with "
                "`dsp` (on the M0 too: KWS 15.7 -> 13.8 instructions per MAC with the M0's "

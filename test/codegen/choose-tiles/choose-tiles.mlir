@@ -7,6 +7,9 @@
 // RUN: tinyml-opt %s --split-input-file \
 // RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-winograd-weight-bytes=8192' \
 // RUN:   | FileCheck %s --check-prefix=WINO
+// RUN: tinyml-opt %s --split-input-file \
+// RUN:   --tinyml-choose-tiles='dsp=true int-reduction-taps=8 int-winograd-weight-bytes=8192' \
+// RUN:   | FileCheck %s --check-prefix=WINODSP
 
 // A 3x3 conv with padding 1 over 32 columns: tiles must divide the row (the
 // transform script leaves no partial tiles), so 4 pixels x 4 channels; with
@@ -422,6 +425,10 @@ func.func @quantized_matvec(%x: tensor<1x128x!quant.uniform<i8:f32, 0.5:-3>>,
 // WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
 // WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
 // WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
+// With the DSP extension too (its SMLAD tiles for the others).
+// WINODSP-LABEL: func.func @quantized_winograd_rows
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 2]>
+// WINODSP-NOT:     tile = [1, 1, 2, 4]
 // M0-LABEL: func.func @quantized_winograd_rows
 // M0-NOT:       tile = [1, 1, 2, 4]
 func.func @quantized_winograd_rows(%xa: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
