@@ -213,59 +213,59 @@ def makes_conv_products(tile: Tile, products: list[DotProduct]) -> bool:
     """Whether the tile's loops, run, multiply exactly the pairs the conv
     does: for each pixel p and channel j, window[0, kh, p + kw, c] by
     weights[kh, kw, c, counter + j], each once."""
-    counters = [induction_variable(loop) for loop in tile.loops]
+    counters = [induction_variable(loop) for loop in tile.loops] \
+        + [induction_variable(tile.channel_loop)]
     trip_values = []
     for loop in tile.loops:
         low, high, step = (constant_int(v) for v in loop.operands[:3])
         if low is None or high is None or step is None:
             return False
         trip_values.append(range(low, high, step))
+    reads = [traced_read(product.lhs) for product in products]
+    sums = [(linear(read.offsets, counters), linear(product.weights.offsets, counters))
+            for read, product in zip(reads, products) if read is not None]
+    if len(sums) != len(products) or any(a is None or b is None for a, b in sums):
+        return False
     made: list[tuple[int, ...]] = []
-    channel_counter = induction_variable(tile.channel_loop)
-    for values in itertools.product(*trip_values):
-        known = list(zip(counters, values)) + [(channel_counter, 0)]
-        for product in products:
-            read = traced_read(product.lhs)
-            assert read is not None, "qualified() traced every input"
-            lhs_base = evaluated(read.offsets, known)
-            weight_base = evaluated(product.weights.offsets, known)
-            if lhs_base is None or weight_base is None:
-                return False
-            shape = ir.VectorType(product.lhs.type).shape
+    for values in itertools.product(*trip_values, [0]):  # the channel tile at 0
+        for product, read, (lhs_sums, weight_sums) in zip(products, reads, sums):
+            assert read is not None and lhs_sums is not None and weight_sums is not None
+            lhs_base = [c + sum(values[i] for i in terms) for c, terms in lhs_sums]
+            weight_base = [c + sum(values[i] for i in terms) for c, terms in weight_sums]
+            k_values = ir.VectorType(product.lhs.type).shape[-1]
             for element, (row, channel) in enumerate(zip(product.row_of, product.channel_of)):
-                pixel = element // tile.channels
                 if channel != element % tile.channels:
                     return False
-                for k in range(shape[-1]):
+                for k in range(k_values):
                     source = list(lhs_base)
                     for dim, offset in zip(read.dims, (*row, k)):
                         source[dim] += offset
                     weight = list(weight_base)
                     weight[product.weights.reduction_dim] += k
                     weight[product.weights.channel_dim] += channel
-                    made.append((pixel, channel, *source, *weight))
+                    made.append((element // tile.channels, channel, *source, *weight))
     wanted = [(p, j, 0, kh, p + kw, c, kh, kw, c, j)
               for p in range(2) for j in range(tile.channels) for kh in range(3)
               for kw in range(3) for c in range(tile.input_channels)]
     return len(made) == len(wanted) and sorted(made) == sorted(wanted)
 
 
-def evaluated(offsets: list[list[ir.Value | int]],
-              known: list[tuple[ir.Value, int]]) -> list[int] | None:
-    """Each dimension's index sum with the counters `known` substituted;
-    None if a term is anything else."""
+def linear(offsets: list[list[ir.Value | int]],
+           counters: list[ir.Value]) -> list[tuple[int, list[int]]] | None:
+    """Each dimension's index sum as its constant and the positions in
+    `counters` of the counters it adds; None if a term is anything else."""
     result = []
     for terms in offsets:
-        total = 0
+        constant, added = 0, []
         for term in terms:
             if isinstance(term, int):
-                total += term
+                constant += term
                 continue
-            value = next((v for counter, v in known if counter == term), None)
-            if value is None:
+            position = next((i for i, counter in enumerate(counters) if counter == term), None)
+            if position is None:
                 return None
-            total += value
-        result.append(total)
+            added.append(position)
+        result.append((constant, added))
     return result
 
 
