@@ -74,15 +74,18 @@ def make_parser() -> argparse.ArgumentParser:
                              "--sram-budget; the report lists the plans built)")
     parser.add_argument("--sram-budget", type=_whole_number, metavar="BYTES",
                         help="keep the memory plan with the least code whose activation "
-                             "arena fits BYTES (on a DSP core, without the byte-pair "
-                             "matrix-vector products' packed inputs if none fits with "
-                             "them; on ARMv6-M, without the conv tiles' unsigned input "
-                             "stages); fail when none does")
+                             "arena fits BYTES (if none fits, the plans are built again "
+                             "without the forms that trade memory for speed: on a DSP "
+                             "core the byte-pair matrix-vector products' packed inputs, "
+                             "on ARMv6-M the conv tiles' unsigned input stages, on both "
+                             "the Winograd rows); fail when none does")
     parser.add_argument("--flash-budget", type=_whole_number, metavar="BYTES",
                         help="keep the memory plan with the least arena whose object "
-                             "(code and constants) fits BYTES of flash; fail when none "
-                             "does (default, with neither budget: the least arena for at "
-                             "most 15%% more code than the plan 'none')")
+                             "(code and constants) fits BYTES of flash (if none fits, "
+                             "built again as under --sram-budget: the Winograd rows' "
+                             "weights take 24 bytes per channel pair where int8 takes "
+                             "9); fail when none does (default, with neither budget: the "
+                             "least arena for at most 15%% more code than the plan 'none')")
     parser.add_argument("--emit-stages", action="store_true",
                         help="also write the IR after every pipeline stage")
     parser.add_argument("--opt-level", default="Os", choices=("O1", "O2", "O3", "Os", "Oz"),
