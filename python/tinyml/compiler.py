@@ -95,12 +95,14 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
         stages_for = functools.partial(
             compile_stages, spec.index_bitwidth, bare_ptr=not spec.is_host, fuse=fuse,
             memory=memory, fpu=spec.fpu, max_accumulators=spec.max_accumulators,
-            int_tile=spec.int_tile, dsp=spec.dsp, mve=spec.mve, armv6m=spec.armv6m)
+            int_tile=spec.int_tile, dsp=spec.dsp, mve=spec.mve, armv6m=spec.armv6m,
+            winograd_rows=not spec.is_host and not spec.mve)
         # Byte-pair SMLADs (a DSP core), unsigned input stages (ARMv6-M) and
-        # Winograd rows (both) trade memory for instructions: budgets that
-        # no plan meets with them are tried again without, from the tiling on.
-        trades = TRADES["dsp"] if spec.dsp and not spec.mve else \
-            TRADES["armv6m"] if spec.armv6m else ()
+        # Winograd rows (every Cortex-M but Helium's) trade memory for
+        # instructions: budgets that no plan meets with them are tried again
+        # without, from the tiling on.
+        trades = () if spec.is_host or spec.mve else TRADES["dsp"] if spec.dsp else \
+            TRADES["armv6m"] if spec.armv6m else TRADES["armv7m"]
         retry = bool(trades) and (sram_budget is not None or flash_budget is not None)
         front = stages_for()
         untiled = None
@@ -154,6 +156,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
 TRADES: dict[str, tuple[str, ...]] = {
     "dsp": ("byte_pairs", "winograd_rows"),
     "armv6m": ("unsigned_inputs", "winograd_rows"),
+    "armv7m": ("winograd_rows",),  # without the DSP extension: the M3
 }
 
 

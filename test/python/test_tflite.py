@@ -718,11 +718,12 @@ def test_unsigned_weights_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, laye
 @pytest.mark.parametrize("channels,width,zero_point", [(8, 8, 7), (16, 6, -128), (8, 8, 127),
                                                        (8, 7, 7)])
 def test_winograd_rows_are_bit_exact_to_tflite_micro(tmp_path, channels, width, zero_point):
-    """On the M0 and the M4 a 3x3 conv of stride 1 over rows of an even
-    width is computed two pixels at a time by F(2, 3) along each kernel
-    row, in int32 (tinyml-winograd-rows): V of the window staged, the
-    weights transformed (on the M0 stored +384 as halfwords, on the M4 in
-    int16 pairs for SMLAD), each output half an exact sum. SAME padding
+    """On the M0, the M3 and the M4 a 3x3 conv of stride 1 over rows of an
+    even width is computed two pixels at a time by F(2, 3) along each
+    kernel row, in int32 (tinyml-winograd-rows): V of the window staged,
+    the weights transformed (on the M0 and the M3 stored +384 as
+    halfwords, on the M4 in int16 pairs for SMLAD), each output half an
+    exact sum. SAME padding
     (the zero point in the padding: 7, the lowest and the highest int8), 8
     and 16 input channels; weights of every int8 value, with channels whose
     transforms reach their ends (all -128: U = -256, -384; 127 and -128
@@ -751,6 +752,7 @@ def test_winograd_rows_are_bit_exact_to_tflite_micro(tmp_path, channels, width, 
               np.broadcast_to(columns[None, None, :, None], shape).copy(),
               rng.integers(-128, 128, shape).astype(np.int8)]
     for target, transformed in [("cortex-m0", f"tensor<2x4x{3 * channels}x4xi16>"),
+                                ("cortex-m3", f"tensor<2x4x{3 * channels}x4xi16>"),
                                 ("cortex-m4", f"tensor<2x4x{3 * channels // 2}x4xi32>")]:
         model = tinyml.compile(str(tmp_path / "conv.tflite"), target=target, emit_stages=True)
         assert (transformed in model.stages["tile-and-vectorize"]) == (width % 2 == 0), target

@@ -77,8 +77,8 @@ def make_parser() -> argparse.ArgumentParser:
                              "arena fits BYTES (if none fits, the plans are built again "
                              "without the forms that trade memory for speed: on a DSP "
                              "core the byte-pair matrix-vector products' packed inputs, "
-                             "on ARMv6-M the conv tiles' unsigned input stages, on both "
-                             "the Winograd rows); fail when none does")
+                             "on ARMv6-M the conv tiles' unsigned input stages, on every "
+                             "Cortex-M but the M55 the Winograd rows); fail when none does")
     parser.add_argument("--flash-budget", type=_whole_number, metavar="BYTES",
                         help="keep the memory plan with the least arena whose object "
                              "(code and constants) fits BYTES of flash (if none fits, "

@@ -91,7 +91,7 @@ def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
 
 def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = True,
                        armv6m: bool = False, unsigned_inputs: bool = True,
-                       winograd_rows: bool = True) -> Pipeline:
+                       winograd_rows: bool = False) -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
     reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
@@ -105,9 +105,9 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     (`mve`) Helium dot products of the int8 rows as they are
     (tinyml-contract-to-mve-dot), on an ARMv6-M core (`armv6m`) scalar
     multiply-accumulates over weights stored +128 (tinyml-unsigned-weights;
-    with `unsigned_inputs`, a conv tile's inputs staged +128 as well), a
-    two-pixel 3x3 conv tile's by Winograd's F(2, 3) (tinyml-winograd-rows,
-    with `winograd_rows`);
+    with `unsigned_inputs`, a conv tile's inputs staged +128 as well); with
+    `winograd_rows` (any core but Helium's) a two-pixel 3x3 conv tile's by
+    Winograd's F(2, 3) (tinyml-winograd-rows, in SMLADs on a DSP core);
     then the script's second entry point lowers
     the other contractions to FMAs and hoists the accumulators into
     registers (on ARMv6-M the depthwise tiles' multiply-accumulates are
@@ -115,13 +115,12 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     tinyml-scalarize-multiply-accumulates, tinyml-scalarize-epilogues);
     last, the padded windows the tiles stage are a copy plus fills of their
     padding only (tinyml-decompose-pads)."""
-    winograd_bytes = WINOGRAD_WEIGHT_BYTES if winograd_rows else 0
+    winograd = [pass_named("tinyml-winograd-rows")(smlad=dsp, weight_bytes=WINOGRAD_WEIGHT_BYTES)
+                ] if winograd_rows and not mve else []
     contractions = ["tinyml-contract-to-mve-dot"] if mve else \
-        [pass_named("tinyml-winograd-rows")(smlad=True, weight_bytes=winograd_bytes),
-         pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else \
-        [pass_named("tinyml-winograd-rows")(weight_bytes=winograd_bytes),
-         pass_named("tinyml-unsigned-weights")(unsigned_inputs=unsigned_inputs)] if armv6m \
-        else []
+        [*winograd, pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else \
+        [*winograd, pass_named("tinyml-unsigned-weights")(unsigned_inputs=unsigned_inputs)] \
+        if armv6m else winograd
     return Pipeline([*(["tinyml-widen-conv-inputs"] if dsp else []),
                      "tinyml-attach-transform-script", "transform-interpreter",
                      "tinyml-read-in-place", *contractions,
@@ -191,7 +190,7 @@ ARMV6M_ONE_CHANNEL_ACCUMULATORS = 2
 
 
 def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 4),
-           dsp: bool = False, armv6m: bool = False, winograd_rows: bool = True) -> Pipeline:
+           dsp: bool = False, armv6m: bool = False, winograd_rows: bool = False) -> Pipeline:
     """The register tile of every conv/matmul group, for a target with
     room for `max_accumulators` float accumulators; `int_tile` bounds a
     quantized group's (int32 accumulators, input values per step, columns
@@ -199,8 +198,8 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
     the DSP extension's multiply-accumulates; with `dsp` or `armv6m` the
     quantized depthwise convs rows of one channel (longer on `armv6m`);
     with `armv6m` a conv of a short reduction a wide tile, and with
-    `winograd_rows` (on `armv6m` or `dsp`) a 3x3 conv of stride 1
-    two-pixel tiles for tinyml-winograd-rows."""
+    `winograd_rows` a 3x3 conv of stride 1 two-pixel tiles for
+    tinyml-winograd-rows."""
     return Pipeline([pass_named("tinyml-choose-tiles")(
         max_accumulators=max_accumulators, max_int_accumulators=int_tile[0],
         int_reduction_taps=int_tile[1], max_int_columns=int_tile[2], dsp=dsp,
@@ -208,8 +207,7 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
         int_depthwise_row_pixels=ARMV6M_DEPTHWISE_ROW_PIXELS if armv6m else 0,
         int_short_reduction_accumulators=ARMV6M_SHORT_REDUCTION_ACCUMULATORS if armv6m else 0,
         int_one_channel_accumulators=ARMV6M_ONE_CHANNEL_ACCUMULATORS if armv6m else 0,
-        int_winograd_weight_bytes=WINOGRAD_WEIGHT_BYTES
-        if (armv6m or dsp) and winograd_rows else 0)])
+        int_winograd_weight_bytes=WINOGRAD_WEIGHT_BYTES if winograd_rows else 0)])
 
 
 def schedule(in_place: bool = True, row_bands: bool = True,
@@ -367,7 +365,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                    dsp: bool = False, mve: bool = False, memory_plan: str = "line-buffers",
                    fpu: bool = True, armv6m: bool = False,
                    byte_pairs: bool = True, unsigned_inputs: bool = True,
-                   winograd_rows: bool = True) -> list[Stage]:
+                   winograd_rows: bool = False) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
@@ -383,16 +381,16 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     over inputs packed into byte pairs (fewer instructions; a matrix-vector
     product's packed row takes arena); `unsigned_inputs`: an ARMv6-M
     target's conv tiles read their inputs staged +128 (fewer instructions;
-    the stage takes arena); `winograd_rows`: an ARMv6-M or DSP target's 3x3
-    convs of stride 1 computed by F(2, 3) (fewer instructions; a stage of
-    arena and weights of 24 bytes per channel pair). No allocation is left: the planner
+    the stage takes arena); `winograd_rows`: a Cortex-M target's 3x3 convs
+    of stride 1 computed by F(2, 3) (fewer instructions; a stage of arena
+    and weights of 24 bytes per channel pair; not with `mve`). No allocation is left: the planner
     turns every intermediate into a view of the arena argument."""
     smlad = dsp and not mve
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
     if fuse:
         stages += [Stage("fusion", fusion()),
                    Stage("tiling", tiling(max_accumulators, int_tile, smlad, armv6m,
-                                          winograd_rows))]
+                                          winograd_rows and not mve))]
     stages += [
         Stage("schedule", schedule(**MEMORY_PLANS[memory_plan]),
               lambda module: {"in_place_groups": analysis.in_place_groups(module),
