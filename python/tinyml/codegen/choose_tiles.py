@@ -35,6 +35,7 @@ from ..ir.values import shape_of
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
 from ..ir.walk import functions, graph_ops
 from ..pipeline.registry import Option, Pass, register
+from .winograd_rows import BYTES_PER_CHANNEL_PAIR
 
 POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
 #: A quantized conv's reduction (values per output) below which
@@ -227,7 +228,8 @@ class ChooseTiles(Pass):
         return (conv.name == tm.Conv2DOp.OPERATION_NAME and kh == kw == 3
                 and strides == [1, 1] and dilations == [1, 1] and in_channels >= 8
                 and shape_of(conv.results[0])[2] % 2 == 0
-                and 24 * in_channels * out_channels <= self.int_winograd_weight_bytes)
+                and BYTES_PER_CHANNEL_PAIR * in_channels * out_channels
+                <= self.int_winograd_weight_bytes)
 
     def smlad_tile(self, width: int, out_channels: int, partial: bool = False) -> tuple[int, int]:
         """(pixels, channels) of an SMLAD tile. Per input word each pixel

@@ -1,7 +1,7 @@
 """tinyml-winograd-rows: an int8 3x3 conv tile of two pixels computed by
 Winograd's minimal filtering F(2, 3) along each kernel row, in exact
-integer arithmetic (ARMv6-M; with `smlad`, the DSP extension's dual
-multiply-accumulates).
+integer arithmetic (ARMv6-M and the M3; with `smlad`, the DSP extension's
+dual multiply-accumulates).
 
 The M0 has one `MULS` per multiply: a direct conv's tile of two pixels
 takes 2 x 3 products per kernel row, input channel and output channel.
@@ -61,6 +61,9 @@ from . import smlad_byte_pairs as byte_pairs
 from .contract_to_smlad import SMLAD, DotProduct, i16, reads_only, traced_read
 from .unsigned_weights import carried_int8_tiles, i8, i32, induction_variable, weight_read
 
+#: Bytes a conv's transformed weights take per input-output channel pair:
+#: 3 kernel rows x 4 values of U, as halfwords (int8 took 9).
+BYTES_PER_CHANNEL_PAIR = 24
 #: What each transformed weight is stored above its value: -384..381
 #: becomes 0..765, a halfword read zero-extended.
 WEIGHT_OFFSET = 384
@@ -96,8 +99,9 @@ class WinogradRows(Pass):
     def apply(self, module):
         tiles = [tile for tile in pixel_pair_tiles(module, self.smlad)
                  if (not self.smlad or tile.input_channels % 2 == 0)
-                 and 24 * int(np.prod(ir.RankedTensorType(tile.constant.results[0].type)
-                                      .shape[2:])) <= self.weight_bytes]
+                 and BYTES_PER_CHANNEL_PAIR * int(np.prod(
+                     ir.RankedTensorType(tile.constant.results[0].type).shape[2:]))
+                 <= self.weight_bytes]
         stored: list[tuple[ir.Operation, ir.Value]] = []
         stages: list[tuple[ir.Value, Stage]] = []
         for tile in tiles:
@@ -109,7 +113,7 @@ class WinogradRows(Pass):
             if stage is None:
                 stage = staged(tile, self.smlad)
                 stages.append((tile.window, stage))
-            compute(tile, stage, transformed_weights(tile, stored, self.smlad))
+            compute(tile, stage, transformed_weights(tile, stored, self.smlad), self.smlad)
 
 
 @dataclass(eq=False)
@@ -355,14 +359,14 @@ def staged(tile: Tile, smlad: bool) -> Stage:
     return Stage(values, (first, second))
 
 
-def compute(tile: Tile, stage: Stage, weights: ir.Value) -> None:
-    """Replace the tile's loops by its four matrix-vector products and
-    their sums into the accumulators the loops started from."""
+def compute(tile: Tile, stage: Stage, weights: ir.Value, smlad: bool) -> None:
+    """Replace the tile's loops by its four matrix-vector products (with
+    `smlad`, over row pairs) and their sums into the accumulators the loops
+    started from."""
     index, word = ir.IndexType.get(), i32()
     outer = tile.loops[-1]
-    pairs = stage.corrections is None
-    rows = 3 * tile.input_channels // (2 if pairs else 1)
-    most = SMLAD_STEP if pairs else STEP
+    rows = 3 * tile.input_channels // (2 if smlad else 1)
+    most = SMLAD_STEP if smlad else STEP
     step = max(s for s in range(1, most + 1) if rows % s == 0)
     with ir.InsertionPoint(outer), outer.location:
         def constant(value: int) -> ir.Value:
@@ -384,7 +388,7 @@ def compute(tile: Tile, stage: Stage, weights: ir.Value) -> None:
                     for j in range(tile.channels):
                         u = tensor.extract(weights, [channel_tile, constant(e), at, constant(j)])
                         accumulators[j] = llvm.call_intrinsic(
-                            word, SMLAD, [v, u, accumulators[j]], [], []) if pairs \
+                            word, SMLAD, [v, u, accumulators[j]], [], []) if smlad \
                             else arith.addi(accumulators[j], arith.muli(v, arith.extui(word, u)))
                 scf.YieldOp(accumulators)
             sums.append(list(loop.results))
