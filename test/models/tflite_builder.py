@@ -170,12 +170,13 @@ def _vector(b, start, offsets) -> int:
 
 
 def conv_options(padding: str = "SAME", stride: int = 1, activation: str = "NONE",
-                 dilation: int = 1):
-    """CONV_2D's builtin options."""
+                 dilation: int = 1, stride_h: int | None = None):
+    """CONV_2D's builtin options (`stride_h`: a vertical stride other than
+    `stride`)."""
     def table(b):
         tflite.Conv2DOptionsStart(b)
         tflite.Conv2DOptionsAddPadding(b, getattr(tflite.Padding, padding))
-        tflite.Conv2DOptionsAddStrideH(b, stride)
+        tflite.Conv2DOptionsAddStrideH(b, stride if stride_h is None else stride_h)
         tflite.Conv2DOptionsAddStrideW(b, stride)
         tflite.Conv2DOptionsAddDilationHFactor(b, dilation)
         tflite.Conv2DOptionsAddDilationWFactor(b, dilation)

@@ -35,7 +35,7 @@ from ..ir.values import shape_of
 from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
 from ..ir.walk import functions, graph_ops
 from ..pipeline.registry import Option, Pass, register
-from .winograd_rows import BYTES_PER_CHANNEL_PAIR
+from .winograd_rows import transformed_bytes
 
 POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
 #: A quantized conv's reduction (values per output) below which
@@ -88,11 +88,17 @@ class ChooseTiles(Pass):
                "max-int-accumulators; the M0 takes 2: KWS's 10x4 stem 1.85 -> 1.70 M)",
                low=0, high=64),
         Option("int-winograd-weight-bytes", int, 0,
-               "tile a quantized 3x3 conv of stride 1 and at least 8 input channels two "
-               "pixels by 4 channels, for tinyml-winograd-rows (ARMv6-M, or the DSP "
-               "extension: before its SMLAD tiles), when its transformed weights (24 bytes "
-               "per input and output channel pair, int8 took 9) fit this many bytes (0: "
-               "never)", low=0, high=1 << 30),
+               "tile a padded quantized conv whose kernel rows are 3 wide, of horizontal "
+               "stride 1, two pixels by 4 channels, for tinyml-winograd-rows (ARMv6-M, or "
+               "the DSP extension: before its SMLAD tiles), when its transformed weights (8 "
+               "bytes per kernel row and input-output channel pair, int8 took 3) fit this "
+               "many bytes (0: never)", low=0, high=1 << 30),
+        Option("int-winograd-min-channels", int, 1,
+               "the fewest input channels of a conv tiled for tinyml-winograd-rows (the "
+               "ARMv6-M form stages V per pixel pair in a loop of about 30 instructions per "
+               "kernel row and channel, which few output channels a channel do not repay: "
+               "with 1, M0 ResNet-8's RGB stem 2.61 -> 3.14 M instructions, torch small_cnn "
+               "652 -> 696 K)", low=1, high=1 << 16),
         Option("int-depthwise-rows", bool, False,
                "tile a quantized depthwise conv as a row of pixels of one channel, as with "
                "`dsp` (on the M0 too: KWS 15.7 -> 13.8 instructions per MAC with the M0's "
@@ -124,6 +130,7 @@ class ChooseTiles(Pass):
     int_short_reduction_accumulators: int
     int_one_channel_accumulators: int
     int_winograd_weight_bytes: int
+    int_winograd_min_channels: int
     int_depthwise_rows: bool
     int_depthwise_row_pixels: int
     smlad_registers: int
@@ -202,7 +209,8 @@ class ChooseTiles(Pass):
             # 10x4 first conv 2.96 -> 2.37 instructions per MAC, on the M4).
             pixels, channels = self.smlad_tile(out_shape[2], out_shape[3])
             return LoweringConfig((1, 1, pixels, channels), (1, 1, kw))
-        if quantized and self.dsp and in_channels % 4 == 3:
+        winograd = quantized and self.winograd_rows(root)
+        if quantized and self.dsp and in_channels % 4 == 3 and not winograd:
             # One zero channel more makes the steps whole words, two MACs
             # per SMLAD for a third more MACs (an RGB image's first conv);
             # the lowering pads to a multiple of the step.
@@ -211,25 +219,26 @@ class ChooseTiles(Pass):
         if quantized and self.dsp and kh == kw == 1:
             taps = self.int_pointwise_taps
         step = largest_divisor(in_channels, max(1, taps // kw))
-        if quantized and self.winograd_rows(root, in_channels):
+        if winograd:
             pixels, channels = 2, largest_divisor(out_shape[3], self.max_channels)
         elif quantized and self.dsp:
             pixels, channels = self.smlad_tile(out_shape[2], out_shape[3], partial=peelable)
         return LoweringConfig((1, 1, pixels, channels), (1, kw, step))
 
-    def winograd_rows(self, conv: ir.Operation, in_channels: int) -> bool:
+    def winograd_rows(self, conv: ir.Operation) -> bool:
         """Whether the quantized conv `conv` takes two-pixel tiles for
-        tinyml-winograd-rows' F(2, 3): 3x3, stride and dilation 1, rows of
-        an even width, at least 8 input channels (fewer leave its stage of
-        V per pixel pair, summed over them, to few output channels) and
-        weights within `int-winograd-weight-bytes` transformed."""
-        strides, dilations, _ = window_attributes(conv.attributes)
-        kh, kw, _, out_channels = shape_of(conv.operands[1])
-        return (conv.name == tm.Conv2DOp.OPERATION_NAME and kh == kw == 3
-                and strides == [1, 1] and dilations == [1, 1] and in_channels >= 8
+        tinyml-winograd-rows' F(2, 3): kernel rows of 3, horizontal stride
+        1, no dilation, padding (an unpadded conv reads its input in place,
+        where the pass takes a tile's staged window), at least
+        `int-winograd-min-channels` input channels, rows of an even width
+        and weights within `int-winograd-weight-bytes` transformed."""
+        strides, dilations, padding = window_attributes(conv.attributes)
+        weights = shape_of(conv.operands[1])
+        return (conv.name == tm.Conv2DOp.OPERATION_NAME and weights[1] == 3
+                and strides[1] == 1 and dilations == [1, 1] and any(padding)
+                and weights[2] >= self.int_winograd_min_channels
                 and shape_of(conv.results[0])[2] % 2 == 0
-                and BYTES_PER_CHANNEL_PAIR * in_channels * out_channels
-                <= self.int_winograd_weight_bytes)
+                and transformed_bytes(*weights) <= self.int_winograd_weight_bytes)
 
     def smlad_tile(self, width: int, out_channels: int, partial: bool = False) -> tuple[int, int]:
         """(pixels, channels) of an SMLAD tile. Per input word each pixel

@@ -4,14 +4,18 @@ otherwise become a call to `memrefCopy`, a host runtime function that no
 Cortex-M image has.
 
 A copy of bytes (int8 data) whose innermost dimensions are, in source and
-target alike, one contiguous run a whole number of words long (per index
-of the dimensions before it) is loops over those dimensions and, inside,
-over words (`vector<4xi8>` loads and stores, one `ldr`/`str` each where the
-core allows unaligned words, split by LLVM where it does not): an in-place
+target alike, one contiguous run at least a word long (per index of the
+dimensions before it) is loops over those dimensions and, inside, over
+words (`vector<4xi8>` loads and stores, one `ldr`/`str` each where the
+core allows unaligned words, split by LLVM where it does not), a run's
+last 1-3 bytes after the loop as a halfword and a byte: an in-place
 group's band, a line buffer's row or a staged window's rows move a word at
 a time, and LLVM does not unroll the byte loop it would otherwise be into
 a kilobyte of code (KWS int8's in-place pointwise band copy: 1,238 bytes of
-`ldrb`/`strb`). Any other copy is `linalg.copy`."""
+`ldrb`/`strb`; a depthwise conv's padded rows of 10 bytes, two words and a
+halfword where they were ten `ldrb`/`strb` pairs). Without unaligned
+words, only a copy that is one whole run of words goes by words. Any other
+copy is `linalg.copy`."""
 from typing import Callable
 
 import numpy as np
@@ -62,10 +66,13 @@ def collapsed(value: ir.Value, first: int) -> ir.Value:
 
 
 def word_loops(flat: ir.Value, first: int, step: int,
-               body: Callable[[list[ir.Value]], None]) -> None:
+               body: Callable[[list[ir.Value]], None],
+               tail: Callable[[list[ir.Value], int], None] | None = None) -> None:
     """Loops over the dimensions of `flat` (collapsed from `first` on) before
-    `first`, and inside over its last one `step` elements at a time;
-    `body(indices)` builds each iteration's work."""
+    `first`, and inside over its last one `step` elements at a time as far
+    as whole steps reach; `body(indices)` builds each iteration's work and
+    `tail(indices, start)`, after the loop, the rest's from `start` (when
+    the run is not whole steps)."""
     t = ir.MemRefType(flat.type)
     index = ir.IndexType.get()
 
@@ -73,24 +80,39 @@ def word_loops(flat: ir.Value, first: int, step: int,
         if dim > first:
             body(at)
             return
+        whole = t.shape[dim] - t.shape[dim] % step if dim == first else t.shape[dim]
         bound = memref.dim(flat, arith.constant(index, dim)) if t.is_dynamic_dim(dim) \
-            else arith.constant(index, t.shape[dim])
+            else arith.constant(index, whole)
         loop = scf.ForOp(arith.constant(index, 0), bound,
                          arith.constant(index, step if dim == first else 1))
         with ir.InsertionPoint(loop.body):
             nest(dim + 1, at + [loop.induction_variable])
             scf.YieldOp([])
+        if dim == first and whole != t.shape[dim] and tail is not None:
+            tail(at, whole)
 
     nest(0, [])
 
 
 def _copy_words(source: ir.Value, target: ir.Value, first: int) -> None:
     """Loops over the dimensions before `first`, and in each the run of
-    dimensions from `first` on copied a word at a time."""
+    dimensions from `first` on copied a word at a time, then its last
+    bytes a halfword and a byte."""
     flat_source, flat_target = collapsed(source, first), collapsed(target, first)
-    word = ir.VectorType.get([WORD], ir.MemRefType(flat_source.type).element_type)
-    word_loops(flat_source, first, WORD,
-               lambda at: vector.store(vector.load(word, flat_source, at), flat_target, at))
+    flat_type = ir.MemRefType(flat_source.type)
+    index = ir.IndexType.get()
+
+    def move(at: list[ir.Value], size: int) -> None:
+        piece = ir.VectorType.get([size], flat_type.element_type)
+        vector.store(vector.load(piece, flat_source, at), flat_target, at)
+
+    def rest(at: list[ir.Value], start: int) -> None:
+        while start < flat_type.shape[-1]:
+            size = 2 if flat_type.shape[-1] - start >= 2 else 1
+            move(at + [arith.constant(index, start)], size)
+            start += size
+
+    word_loops(flat_source, first, WORD, lambda at: move(at, WORD), rest)
 
 
 def _is_byte(t: ir.MemRefType) -> bool:
@@ -117,8 +139,8 @@ class LowerCopies(Pass):
                 first = max(contiguous_from(source_type), contiguous_from(target_type))
                 run = int(np.prod(source_type.shape[first:])) if first < source_type.rank else 0
                 with ir.InsertionPoint(copy), copy.location:
-                    if _is_byte(source_type) and run and run % WORD == 0 \
-                            and (self.words or first == 0):
+                    if _is_byte(source_type) and run and (
+                        (first == 0 and run % WORD == 0) or (self.words and run >= WORD)):
                         _copy_words(source, target, first)
                     else:
                         linalg.copy(source, outs=[target])

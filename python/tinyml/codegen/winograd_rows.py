@@ -1,7 +1,8 @@
-"""tinyml-winograd-rows: an int8 3x3 conv tile of two pixels computed by
-Winograd's minimal filtering F(2, 3) along each kernel row, in exact
-integer arithmetic (ARMv6-M and the M3; with `smlad`, the DSP extension's
-dual multiply-accumulates).
+"""tinyml-winograd-rows: an int8 conv tile of two pixels whose kernel rows
+are 3 wide (a 3x3 conv, a spectrogram stem's 5x3) computed by Winograd's
+minimal filtering F(2, 3) along each kernel row, in exact integer
+arithmetic (ARMv6-M and the M3; with `smlad`, the DSP extension's dual
+multiply-accumulates).
 
 The M0 has one `MULS` per multiply: a direct conv's tile of two pixels
 takes 2 x 3 products per kernel row, input channel and output channel.
@@ -15,9 +16,10 @@ Networks", 2016) takes 4: of the row's 4 input values d0..d3
     2 y0 = M_0 + M_1 + M_2,  2 y1 = M_1 - M_2 - M_3
 
 so each output is exactly half an integer sum: the same int32 the direct
-conv adds, bit for bit (|V| <= 256, |U| <= 384: no partial sum leaves
-int32 for up to 64 input channels). The four sums M_e are four
-matrix-vector products over the tile's reduction (3 x input channels):
+conv adds, bit for bit (|V| <= 255, |U + 384| <= 765: no partial sum
+leaves int32 up to 3,669 kernel rows x input channels, which the pass
+checks). The four sums M_e are four matrix-vector products over the
+tile's reduction (kernel rows x input channels):
 each is the M0's one-pixel inner loop, a value of V read once for four
 output channels.
 
@@ -26,24 +28,27 @@ int32 (`LDR` at an immediate offset). U is stored 384 higher, as
 halfwords of 0..765, `[channel tile][e][kh * cin + c][channel]` (`LDRH`
 at an immediate offset; Thumb-1's sign-extending loads take a register
 offset): each `M_e` is then `384 sum(V_e)` too high, summed with the
-stage. The weights take 24 bytes per input-output channel pair where
-int8 took 9 (tinyml-choose-tiles' `int-winograd-weight-bytes` bounds
-them per conv).
+stage. The weights take 8 bytes per kernel row and input-output channel
+pair where int8 took 3 (tinyml-choose-tiles' `int-winograd-weight-bytes`
+bounds them per conv).
 
 With `smlad` (a core with the DSP extension) V and U are int16 pairs
 along the reduction, two rows in a word (`[e][kh * C / 2 + c / 2]`,
 `[channel tile][e][row pair][channel]`), each word pair one `SMLAD`: two
 multiply-accumulates a load of U, the signed halfwords as they are (no
-offset to take out). The window may then be the int16 one
+offset to take out). An odd channel count's last channel pairs its
+kernel rows instead, after the others (an RGB stem: 9 rows in 5 words,
+not a fourth, zero channel), the last row alone with a zero high half
+(`row_pairs`). The window may then be the int16 one
 tinyml-widen-conv-inputs stages.
 
 A tile qualifies when its contractions read int8 values of one input
-window `tensor<1x3x4xCxi8>` (or its int16 extension) defined outside the loop over its channel
-tiles and an int8 weight constant `[3][3][C][cout]` at that loop's
-counter, into an accumulator of two pixels by its channels, and the
-products its loops make are, one for one, the 3x3 conv's of the window
-(checked by enumerating them); and when every read of the constant is
-such a tile's.
+window `tensor<1xKHx4xCxi8>` (or its int16 extension) defined outside
+the loop over its channel tiles and an int8 weight constant
+`[KH][3][C][cout]` at that loop's counter, into an accumulator of two
+pixels by its channels, and the products its loops make are, one for
+one, the KHx3 conv's of the window (checked by enumerating them); and
+when every read of the constant is such a tile's.
 """
 from __future__ import annotations
 
@@ -61,9 +66,9 @@ from . import smlad_byte_pairs as byte_pairs
 from .contract_to_smlad import SMLAD, DotProduct, i16, reads_only, traced_read
 from .unsigned_weights import carried_int8_tiles, i8, i32, induction_variable, weight_read
 
-#: Bytes a conv's transformed weights take per input-output channel pair:
-#: 3 kernel rows x 4 values of U, as halfwords (int8 took 9).
-BYTES_PER_CHANNEL_PAIR = 24
+#: Bytes a conv's transformed weights take per kernel row and input-output
+#: channel pair: 4 values of U, as halfwords (int8 took 3).
+BYTES_PER_KERNEL_ROW = 8
 #: What each transformed weight is stored above its value: -384..381
 #: becomes 0..765, a halfword read zero-extended.
 WEIGHT_OFFSET = 384
@@ -82,25 +87,24 @@ SMLAD_STEP = 6
 @register
 class WinogradRows(Pass):
     name = "tinyml-winograd-rows"
-    summary = ("Compute two-pixel int8 3x3 conv tiles by Winograd's F(2,3) along each kernel "
-               "row, in exact integer arithmetic (ARMv6-M, or SMLADs on the DSP extension)")
+    summary = ("Compute two-pixel int8 conv tiles of 3-wide kernel rows by Winograd's F(2,3) "
+               "along each row, in exact integer arithmetic (ARMv6-M, or SMLADs on the DSP "
+               "extension)")
     options = (
         Option("smlad", bool, False,
                "multiply int16 pairs of V and U with SMLAD (a core with the DSP extension) "
                "instead of scalar multiply-accumulates over U stored +384 (ARMv6-M)"),
         Option("weight-bytes", int, 32768,
-               "the most bytes a conv's transformed weights may take (24 per input-output "
-               "channel pair, where int8 takes 9): a larger conv is left direct", low=0,
-               high=1 << 30),
+               "the most bytes a conv's transformed weights may take (8 per kernel row and "
+               "input-output channel pair, where int8 takes 3): a larger conv is left direct",
+               low=0, high=1 << 30),
     )
     smlad: bool
     weight_bytes: int
 
     def apply(self, module):
         tiles = [tile for tile in pixel_pair_tiles(module, self.smlad)
-                 if (not self.smlad or tile.input_channels % 2 == 0)
-                 and BYTES_PER_CHANNEL_PAIR * int(np.prod(
-                     ir.RankedTensorType(tile.constant.results[0].type).shape[2:]))
+                 if transformed_bytes(*ir.RankedTensorType(tile.constant.results[0].type).shape)
                  <= self.weight_bytes]
         stored: list[tuple[ir.Operation, ir.Value]] = []
         stages: list[tuple[ir.Value, Stage]] = []
@@ -114,6 +118,21 @@ class WinogradRows(Pass):
                 stage = staged(tile, self.smlad)
                 stages.append((tile.window, stage))
             compute(tile, stage, transformed_weights(tile, stored, self.smlad), self.smlad)
+
+
+def transformed_bytes(kernel_rows: int, kernel_columns: int, in_channels: int,
+                      out_channels: int) -> int:
+    """The bytes U takes for a conv of these weights' shape (KH x 3 x C x
+    cout), its reduction's rows rounded up to SMLAD's pairs."""
+    del kernel_columns  # F(2, 3)'s 3, which U's 4 values replace
+    rows = kernel_rows * in_channels
+    return BYTES_PER_KERNEL_ROW * (rows + rows % 2) * out_channels
+
+
+def exact_in_int32(rows: int) -> bool:
+    """Whether a reduction of `rows` kernel rows x channels keeps every
+    sum in int32: |V| <= 255, U + 384 <= 765, and 2 y0 adds three M_e."""
+    return 3 * rows * 255 * 765 < 2**31
 
 
 @dataclass(eq=False)
@@ -134,6 +153,10 @@ class Tile:
     @property
     def input_channels(self) -> int:
         return ir.RankedTensorType(self.window.type).shape[3]
+
+    @property
+    def kernel_rows(self) -> int:
+        return ir.RankedTensorType(self.window.type).shape[1]
 
 
 @dataclass(frozen=True)
@@ -181,9 +204,10 @@ def qualified(contracts: list[ir.Operation], products: list[DotProduct],
     if any(r.source != window for r in reads) \
             or any(p.weights.constant != constant for p in products) \
             or window_type.element_type not in (i8(), i16()) \
-            or window_type.shape[:3] != [1, 3, 4] \
-            or list(weight_type.shape[:3]) != [3, 3, window_type.shape[3]] \
-            or weight_type.shape[3] % products[0].channels:
+            or window_type.shape[0] != 1 or window_type.shape[2] != 4 \
+            or list(weight_type.shape[:3]) != [window_type.shape[1], 3, window_type.shape[3]] \
+            or weight_type.shape[3] % products[0].channels \
+            or not exact_in_int32(window_type.shape[1] * window_type.shape[3]):
         return None
     channels = products[0].channels
     channel_loop = counter_loop(products[0].weights.offsets[3])
@@ -250,7 +274,7 @@ def makes_conv_products(tile: Tile, products: list[DotProduct]) -> bool:
                     weight[product.weights.channel_dim] += channel
                     made.append((element // tile.channels, channel, *source, *weight))
     wanted = [(p, j, 0, kh, p + kw, c, kh, kw, c, j)
-              for p in range(2) for j in range(tile.channels) for kh in range(3)
+              for p in range(2) for j in range(tile.channels) for kh in range(tile.kernel_rows)
               for kw in range(3) for c in range(tile.input_channels)]
     return len(made) == len(wanted) and sorted(made) == sorted(wanted)
 
@@ -285,11 +309,14 @@ def transformed_weights(tile: Tile, stored: list[tuple[ir.Operation, ir.Value]],
     g = np.array(ir.DenseIntElementsAttr(tile.constant.attributes["value"])).astype(np.int64)
     u = np.stack([2 * g[:, 0], g[:, 0] + g[:, 1] + g[:, 2], g[:, 0] - g[:, 1] + g[:, 2],
                   2 * g[:, 2]])  # [e][kh][c][cout]
-    rows, channels = 3 * tile.input_channels, g.shape[3]
+    rows, channels = tile.kernel_rows * tile.input_channels, g.shape[3]
     u = u.reshape(4, rows, channels // tile.channels, tile.channels).transpose(2, 0, 1, 3)
     if smlad:
-        pairs = u.reshape(u.shape[0], 4, rows // 2, 2, tile.channels).astype(np.uint32) & 0xFFFF
-        values = (pairs[:, :, :, 0] | pairs[:, :, :, 1] << 16).view(np.int32)
+        halves = np.concatenate([u, np.zeros_like(u[:, :, :1])], axis=2).astype(np.uint32) \
+            & 0xFFFF  # row `rows`: an unpaired row's zero high half
+        low, high = zip(*((a, rows if b is None else b)
+                          for a, b in row_pairs(tile.kernel_rows, tile.input_channels)))
+        values = (halves[:, :, list(low)] | halves[:, :, list(high)] << 16).view(np.int32)
         element = i32()
     else:
         values = (u + WEIGHT_OFFSET).astype(np.int16)
@@ -305,10 +332,10 @@ def transformed_weights(tile: Tile, stored: list[tuple[ir.Operation, ir.Value]],
 
 def staged(tile: Tile, smlad: bool) -> Stage:
     """V of the tile's window and its corrections (with `smlad`, V's rows
-    in int16 pairs and none), computed before the loop over channel
-    tiles."""
+    in int16 pairs (`row_pairs`) and none), computed before the loop over
+    channel tiles."""
     index, word = ir.IndexType.get(), i32()
-    channels = tile.input_channels
+    channels, kernel_rows = tile.input_channels, tile.kernel_rows
     anchor = tile.channel_loop
     with ir.InsertionPoint(anchor), anchor.location:
         def constant(value: int) -> ir.Value:
@@ -321,42 +348,69 @@ def staged(tile: Tile, smlad: bool) -> Stage:
             return d, [arith.subi(d[0], d[2]), arith.addi(d[1], d[2]),
                        arith.subi(d[2], d[1]), arith.subi(d[1], d[3])]
 
+        def packed(low: list[ir.Value], high: list[ir.Value] | None) -> list[ir.Value]:
+            """Two rows' V as int16 pairs, `high` in the high halfword (PKHBT)."""
+            mask = arith.constant(word, 0xFFFF)
+            return [arith.andi(a, mask) if high is None
+                    else arith.ori(arith.andi(a, mask), arith.shli(b, arith.constant(word, 16)))
+                    for a, b in zip(low, high or low)]
+
         zero = arith.constant(word, 0)
+        pairs = row_pairs(kernel_rows, channels) if smlad else []
         per_row = channels // 2 if smlad else channels
-        rows = scf.ForOp(constant(0), constant(3), constant(1),
-                         [tensor.empty([3 * per_row, 4], word)]
-                         + ([] if smlad else [zero, zero]))
-        with ir.InsertionPoint(rows.body):
-            kh = rows.induction_variable
-            columns = scf.ForOp(constant(0), constant(channels), constant(2 if smlad else 1),
-                                list(rows.inner_iter_args))
-            with ir.InsertionPoint(columns.body):
-                c = columns.induction_variable
-                d, v = transform(kh, c)
-                step = arith.divui(c, constant(2)) if smlad else c
-                at = arith.addi(arith.muli(kh, constant(per_row)), step)
-                values, *sums = columns.inner_iter_args
-                if smlad:
-                    # The next channel's V in the high halfword: PKHBT.
-                    _, after = transform(kh, arith.addi(c, constant(1)))
-                    low = arith.constant(word, 0xFFFF)
-                    v = [arith.ori(arith.andi(a, low), arith.shli(b, arith.constant(word, 16)))
-                         for a, b in zip(v, after)]
-                for e in range(4):
-                    values = tensor.insert(v[e], values, [at, constant(e)])
-                if not smlad:
-                    # S0 + S1 + S2 = sum(d0 + d2), S1 - S2 - S3 = sum(d1 + d3).
-                    even, odd = sums
-                    sums = [arith.addi(even, arith.addi(d[0], d[2])),
-                            arith.addi(odd, arith.addi(d[1], d[3]))]
-                scf.YieldOp([values, *sums])
-            scf.YieldOp(list(columns.results))
-        values, *sums = rows.results
+        values = tensor.empty([len(pairs) if smlad else kernel_rows * channels, 4], word)
+        sums = [] if smlad else [zero, zero]
+        if per_row:
+            rows = scf.ForOp(constant(0), constant(kernel_rows), constant(1), [values, *sums])
+            with ir.InsertionPoint(rows.body):
+                kh = rows.induction_variable
+                columns = scf.ForOp(constant(0), constant(2 * per_row if smlad else channels),
+                                    constant(2 if smlad else 1), list(rows.inner_iter_args))
+                with ir.InsertionPoint(columns.body):
+                    c = columns.induction_variable
+                    d, v = transform(kh, c)
+                    step = arith.divui(c, constant(2)) if smlad else c
+                    at = arith.addi(arith.muli(kh, constant(per_row)), step)
+                    values, *sums = columns.inner_iter_args
+                    if smlad:
+                        v = packed(v, transform(kh, arith.addi(c, constant(1)))[1])
+                    for e in range(4):
+                        values = tensor.insert(v[e], values, [at, constant(e)])
+                    if not smlad:
+                        # S0 + S1 + S2 = sum(d0 + d2), S1 - S2 - S3 = sum(d1 + d3).
+                        even, odd = sums
+                        sums = [arith.addi(even, arith.addi(d[0], d[2])),
+                                arith.addi(odd, arith.addi(d[1], d[3]))]
+                    scf.YieldOp([values, *sums])
+                scf.YieldOp(list(columns.results))
+            values, *sums = rows.results
+        last = constant(channels - 1)
+        for at, (low, high) in enumerate(pairs[kernel_rows * per_row:], kernel_rows * per_row):
+            # An odd channel count's last channel: its kernel rows paired.
+            v = packed(transform(constant(low // channels), last)[1],
+                       None if high is None else transform(constant(high // channels), last)[1])
+            for e in range(4):
+                values = tensor.insert(v[e], values, [constant(at), constant(e)])
         if smlad:
             return Stage(values, None)
         offset = arith.constant(word, WEIGHT_OFFSET)
         first, second = (arith.muli(offset, total) for total in sums)
     return Stage(values, (first, second))
+
+
+def row_pairs(kernel_rows: int, channels: int) -> list[tuple[int, int | None]]:
+    """The reduction's rows (`kh * channels + c`) two to an SMLAD word, in
+    the order the stage and U store them: each kernel row's channels in
+    pairs, then an odd count's last channel over kernel rows in pairs (the
+    last one alone when those are odd too)."""
+    pairs: list[tuple[int, int | None]] = [
+        (kh * channels + c, kh * channels + c + 1)
+        for kh in range(kernel_rows) for c in range(0, channels - 1, 2)]
+    if channels % 2:
+        last = [kh * channels + channels - 1 for kh in range(kernel_rows)]
+        pairs += [(last[k], last[k + 1] if k + 1 < kernel_rows else None)
+                  for k in range(0, kernel_rows, 2)]
+    return pairs
 
 
 def compute(tile: Tile, stage: Stage, weights: ir.Value, smlad: bool) -> None:
@@ -365,7 +419,8 @@ def compute(tile: Tile, stage: Stage, weights: ir.Value, smlad: bool) -> None:
     started from."""
     index, word = ir.IndexType.get(), i32()
     outer = tile.loops[-1]
-    rows = 3 * tile.input_channels // (2 if smlad else 1)
+    rows = len(row_pairs(tile.kernel_rows, tile.input_channels)) if smlad \
+        else tile.kernel_rows * tile.input_channels
     most = SMLAD_STEP if smlad else STEP
     step = max(s for s in range(1, most + 1) if rows % s == 0)
     with ir.InsertionPoint(outer), outer.location:

@@ -181,6 +181,10 @@ ARMV6M_SHORT_REDUCTION_ACCUMULATORS = 20
 #: channel pair against int8's 9: ResNet-8's 16- and 32-channel convs, not
 #: its 64-channel one, 98 KB).
 WINOGRAD_WEIGHT_BYTES = 32768
+#: The fewest input channels of a conv computed by tinyml-winograd-rows in
+#: the scalar form (ARMv6-M, the M3; choose-tiles'
+#: `int-winograd-min-channels`, measured there); SMLAD's takes any.
+SCALAR_WINOGRAD_MIN_CHANNELS = 8
 #: An ARMv6-M depthwise tile's row of one channel (choose-tiles'
 #: `int-depthwise-row-pixels`; measured there).
 ARMV6M_DEPTHWISE_ROW_PIXELS = 8
@@ -207,7 +211,8 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
         int_depthwise_row_pixels=ARMV6M_DEPTHWISE_ROW_PIXELS if armv6m else 0,
         int_short_reduction_accumulators=ARMV6M_SHORT_REDUCTION_ACCUMULATORS if armv6m else 0,
         int_one_channel_accumulators=ARMV6M_ONE_CHANNEL_ACCUMULATORS if armv6m else 0,
-        int_winograd_weight_bytes=WINOGRAD_WEIGHT_BYTES if winograd_rows else 0)])
+        int_winograd_weight_bytes=WINOGRAD_WEIGHT_BYTES if winograd_rows else 0,
+        int_winograd_min_channels=1 if dsp else SCALAR_WINOGRAD_MIN_CHANNELS)])
 
 
 def schedule(in_place: bool = True, row_bands: bool = True,

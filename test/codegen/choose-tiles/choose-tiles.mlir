@@ -5,7 +5,7 @@
 // RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-short-reduction-accumulators=20 int-one-channel-accumulators=2 int-depthwise-rows=true int-depthwise-row-pixels=8' \
 // RUN:   | FileCheck %s --check-prefix=M0
 // RUN: tinyml-opt %s --split-input-file \
-// RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-winograd-weight-bytes=8192' \
+// RUN:   --tinyml-choose-tiles='max-int-accumulators=4 int-reduction-taps=8 int-winograd-weight-bytes=8192 int-winograd-min-channels=8' \
 // RUN:   | FileCheck %s --check-prefix=WINO
 // RUN: tinyml-opt %s --split-input-file \
 // RUN:   --tinyml-choose-tiles='dsp=true int-reduction-taps=8 int-winograd-weight-bytes=8192' \
@@ -414,21 +414,26 @@ func.func @quantized_matvec(%x: tensor<1x128x!quant.uniform<i8:f32, 0.5:-3>>,
 
 // -----
 
-// On ARMv6-M (int-winograd-weight-bytes) a quantized 3x3 conv of stride 1,
-// at least 8 input channels and rows of an even width takes tiles of two
-// pixels, for tinyml-winograd-rows, when its transformed weights (24 bytes
-// per channel pair) fit the bound: 8 -> 16 channels, 3,072 bytes. Not: 64
-// output channels (12,288 bytes), a row of 7, stride 2, 4 input channels.
+// On ARMv6-M (int-winograd-weight-bytes, int-winograd-min-channels=8) a
+// padded quantized 3x3 conv of stride 1, at least 8 input channels and
+// rows of an even width takes tiles of two pixels, for
+// tinyml-winograd-rows, when its transformed weights (24 bytes per channel
+// pair) fit the bound: 8 -> 16 channels, 3,072 bytes. Not: 64 output
+// channels (12,288 bytes), a row of 7, stride 2, 4 input channels.
 // WINO-LABEL: func.func @quantized_winograd_rows
 // WINO:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 2]>
 // WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
 // WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
 // WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
 // WINO:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
-// With the DSP extension too (its SMLAD tiles for the others).
+// With the DSP extension too, of any input channels (the 4-channel conv);
+// its SMLAD tiles for the others.
 // WINODSP-LABEL: func.func @quantized_winograd_rows
 // WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 2]>
-// WINODSP-NOT:     tile = [1, 1, 2, 4]
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 2]>
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 1, 4], reduction = [1, 3, 2]>
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 2]>
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 2]>
 // M0-LABEL: func.func @quantized_winograd_rows
 // M0-NOT:       tile = [1, 1, 2, 4]
 func.func @quantized_winograd_rows(%xa: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
@@ -478,4 +483,50 @@ func.func @quantized_winograd_rows(%xa: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.
     tinyml.yield %c : tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>
   }
   return %ya, %yb, %yc, %yd, %ye : tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x64x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x7x16x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x2x4x16x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x16x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// Stems on the DSP extension: a one-channel 5x3 conv of vertical stride 2
+// (a spectrogram's) and a padded RGB 3x3 conv take two-pixel tiles for
+// F(2, 3) along their kernel rows, the RGB one over its 3 channels as they
+// are (no fourth, zero channel: the pass pairs rows across kernel rows).
+// An unpadded RGB conv reads its input in place, which the pass does not
+// take: its SMLAD tile, over 4 channels.
+// WINODSP-LABEL: func.func @quantized_winograd_stems
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 1]>
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 1]>
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 2]>
+// The scalar form (int-winograd-min-channels=8) takes none of them.
+// WINO-LABEL: func.func @quantized_winograd_stems
+// WINO-NOT:       tile = [1, 1, 2, 4]
+func.func @quantized_winograd_stems(%xa: tensor<1x9x8x1x!quant.uniform<i8:f32, 0.5:-3>>,
+    %wa: tensor<5x3x1x8x!quant.uniform<i8:f32, 0.1>>,
+    %xb: tensor<1x4x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+    %wb: tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>,
+    %xc: tensor<1x6x10x3x!quant.uniform<i8:f32, 0.5:-3>>,
+    %wc: tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>)
+    -> (tensor<1x5x8x8x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>>) {
+  %ya = tinyml.fused conv_epilogue (%xa, %wa) : (tensor<1x9x8x1x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<5x3x1x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x5x8x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x9x8x1x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<5x3x1x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 2, 1, 2, 1>, strides = array<i64: 2, 1>} : (tensor<1x9x8x1x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<5x3x1x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x5x8x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x5x8x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %yb = tinyml.fused conv_epilogue (%xb, %wb) : (tensor<1x4x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x8x3x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %yc = tinyml.fused conv_epilogue (%xc, %wc) : (tensor<1x6x10x3x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x6x10x3x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi : (tensor<1x6x10x3x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %ya, %yb, %yc : tensor<1x5x8x8x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x4x8x8x!quant.uniform<i8:f32, 0.25:0>>
 }

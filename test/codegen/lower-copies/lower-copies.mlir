@@ -99,14 +99,46 @@ func.func @rows_of_words(%src: memref<4x4xi8>, %dst: memref<6x6xi8>) {
 
 // -----
 
-// Bytes copied as bytes: a run that is not a whole number of words, and
-// bytes one channel of a row apart (no run at all).
+// Rows of 10 bytes into a padded window (a depthwise conv's staged rows):
+// per row a loop over its two words, then its last two bytes as one
+// halfword; a run of 7 ends in a halfword and a byte.
+// CHECK-LABEL: func.func @rows_with_a_tail
+// CHECK:         scf.for %[[ROW:.*]] = %c0 to %c3 step %c1 {
+// CHECK:           scf.for %[[AT:.*]] = %c0{{.*}} to %c8 step %c4{{.*}} {
+// CHECK:             vector.load %arg0[%[[ROW]], %[[AT]]] : memref<3x10xi8>, vector<4xi8>
+// CHECK:             vector.store
+// CHECK:           }
+// CHECK:           %[[HALF:.*]] = vector.load %arg0[%[[ROW]], %c8{{.*}}] : memref<3x10xi8>, vector<2xi8>
+// CHECK:           vector.store %[[HALF]], %{{.*}}[%[[ROW]], %c8{{.*}}] : memref<3x10xi8, strided<[12, 1], offset: 13>>, vector<2xi8>
+// CHECK-NOT:       vector.load
+// CHECK:         }
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %c4{{.*}} step %c4
+// CHECK:         vector.load %arg2[%c4{{.*}}] : memref<7xi8>, vector<2xi8>
+// CHECK:         vector.load %arg2[%c6{{.*}}] : memref<7xi8>, vector<1xi8>
+// CHECK-NOT:     linalg.copy
+// Without unaligned words, rows of bytes stay bytes; a whole copy of 7
+// bytes, not whole words, too.
+// ARMV6M-LABEL: func.func @rows_with_a_tail
+// ARMV6M-NOT:     vector.load
+// ARMV6M:         linalg.copy
+// ARMV6M:         linalg.copy
+func.func @rows_with_a_tail(%src: memref<3x10xi8>, %dst: memref<5x12xi8>, %odd: memref<7xi8>, %odd_dst: memref<7xi8>) {
+  %view = memref.subview %dst[1, 1] [3, 10] [1, 1] : memref<5x12xi8> to memref<3x10xi8, strided<[12, 1], offset: 13>>
+  memref.copy %src, %view : memref<3x10xi8> to memref<3x10xi8, strided<[12, 1], offset: 13>>
+  memref.copy %odd, %odd_dst : memref<7xi8> to memref<7xi8>
+  return
+}
+
+// -----
+
+// Bytes copied as bytes: a run shorter than a word, and bytes one channel
+// of a row apart (no run at all).
 // CHECK-LABEL: func.func @bytes_not_words
 // CHECK-NOT:     vector.load
-// CHECK:         linalg.copy {{.*}}ins(%arg0 : memref<6xi8>) outs(%arg1 : memref<6xi8>)
+// CHECK:         linalg.copy {{.*}}ins(%arg0 : memref<3xi8>) outs(%arg1 : memref<3xi8>)
 // CHECK:         linalg.copy {{.*}}ins(%{{.*}} : memref<4x1xi8, strided<[8, 1]>>) outs(%arg3 : memref<4x1xi8>)
-func.func @bytes_not_words(%odd: memref<6xi8>, %odd_dst: memref<6xi8>, %rows: memref<4x8xi8>, %column: memref<4x1xi8>) {
-  memref.copy %odd, %odd_dst : memref<6xi8> to memref<6xi8>
+func.func @bytes_not_words(%short: memref<3xi8>, %short_dst: memref<3xi8>, %rows: memref<4x8xi8>, %column: memref<4x1xi8>) {
+  memref.copy %short, %short_dst : memref<3xi8> to memref<3xi8>
   %channel = memref.subview %rows[0, 0] [4, 1] [1, 1] : memref<4x8xi8> to memref<4x1xi8, strided<[8, 1]>>
   memref.copy %channel, %column : memref<4x1xi8, strided<[8, 1]>> to memref<4x1xi8>
   return

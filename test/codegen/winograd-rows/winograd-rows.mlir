@@ -245,3 +245,79 @@ func.func @weights_read_elsewhere(%win: tensor<1x3x4x8xi8>, %out: tensor<1x1x2x8
   %elsewhere = tensor.extract %w[%c0, %c0, %c0, %c0] : tensor<3x3x8x8xi8>
   return %r, %elsewhere : tensor<1x1x2x8xi32>, i8
 }
+
+// -----
+
+// A one-channel stem of 5x3 kernels (an audio spectrogram's): the window
+// is 5 rows x 4 columns x 1 channel, the reduction a kernel row a step.
+// Scalar: 5 rows of V staged, U + 384 as halfwords, 5 x 4 per channel tile
+// and e, each e's loop one step of all 5 rows (unrolled: 4 x 5 x 4
+// products). With `smlad` the 5 rows go in 3 pairs, kernel rows 0-1, 2-3
+// and 4 with a zero high half (V's too): 0x00020002 (131074) twice, then
+// 2 (e = 0; 0x00060006, 393222, and 6 for e = 1); 4 x 3 x 4 SMLADs.
+// CHECK-LABEL: func.func @one_channel_stem
+// CHECK-DAG:     arith.constant dense<"0x{{(8201)+(8601)+(8201)+(8601)+(8201)+(8601)+(8201)+(8601)+}}"> : tensor<2x4x5x4xi16>
+// CHECK:         scf.for {{.*}} -> (tensor<5x4xi32>, i32, i32) {
+// CHECK-COUNT-4:   tensor.extract %{{.*}} : tensor<1x5x4x1xi8>
+// CHECK:         scf.for %{{.*}} -> (tensor<1x1x2x8xi32>) {
+// CHECK-COUNT-80:  arith.extui %{{.*}} : i16 to i32
+// CHECK-NOT:     vector.contract
+// SMLAD-LABEL: func.func @one_channel_stem
+// SMLAD-DAG:     arith.constant dense<{{\[}}[{{\[}}[131074, 131074, 131074, 131074], [131074, 131074, 131074, 131074], [2, 2, 2, 2]], {{\[}}[393222, 393222, 393222, 393222], [393222, 393222, 393222, 393222], [6, 6, 6, 6]], {{.*}}> : tensor<2x4x3x4xi32>
+// SMLAD-NOT:     scf.for
+// SMLAD-COUNT-12: tensor.insert %{{.*}} into %{{.*}} : tensor<3x4xi32>
+// SMLAD:         scf.for %{{.*}} -> (tensor<1x1x2x8xi32>) {
+// SMLAD-COUNT-48:  llvm.call_intrinsic "llvm.arm.smlad"
+// SMLAD-NOT:     vector.contract
+// Its transformed weights take 384 bytes (5 rows rounded up to SMLAD's 6,
+// x 8 output channels x 8 bytes), under the bound of 1,535.
+// BOUND-LABEL: func.func @one_channel_stem
+// BOUND:         tensor<2x4x5x4xi16>
+
+#lhs = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#rhs = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#acc = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @one_channel_stem(%win: tensor<1x5x4x1xi8>, %out: tensor<1x1x2x8xi32>) -> tensor<1x1x2x8xi32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0 : i8
+  %zero32 = arith.constant 0 : i32
+  %w = arith.constant dense<[[[[1, 1, 1, 1, 1, 1, 1, 1]], [[2, 2, 2, 2, 2, 2, 2, 2]], [[3, 3, 3, 3, 3, 3, 3, 3]]], [[[1, 1, 1, 1, 1, 1, 1, 1]], [[2, 2, 2, 2, 2, 2, 2, 2]], [[3, 3, 3, 3, 3, 3, 3, 3]]], [[[1, 1, 1, 1, 1, 1, 1, 1]], [[2, 2, 2, 2, 2, 2, 2, 2]], [[3, 3, 3, 3, 3, 3, 3, 3]]], [[[1, 1, 1, 1, 1, 1, 1, 1]], [[2, 2, 2, 2, 2, 2, 2, 2]], [[3, 3, 3, 3, 3, 3, 3, 3]]], [[[1, 1, 1, 1, 1, 1, 1, 1]], [[2, 2, 2, 2, 2, 2, 2, 2]], [[3, 3, 3, 3, 3, 3, 3, 3]]]]> : tensor<5x3x1x8xi8>
+  %r = scf.for %o = %c0 to %c8 step %c4 iter_args(%acc0 = %out) -> (tensor<1x1x2x8xi32>) {
+    %init = tensor.extract_slice %acc0[0, 0, 0, %o] [1, 1, 2, 4] [1, 1, 1, 1] : tensor<1x1x2x8xi32> to tensor<1x1x2x4xi32>
+    %rows = scf.for %kh = %c0 to %c5 step %c1 iter_args(%t = %init) -> (tensor<1x1x2x4xi32>) {
+      %x0 = tensor.extract_slice %win[0, %kh, 0, 0] [1, 1, 2, 1] [1, 1, 1, 1] : tensor<1x5x4x1xi8> to tensor<1x2x1xi8>
+      %x1 = tensor.extract_slice %win[0, %kh, 1, 0] [1, 1, 2, 1] [1, 1, 1, 1] : tensor<1x5x4x1xi8> to tensor<1x2x1xi8>
+      %x2 = tensor.extract_slice %win[0, %kh, 2, 0] [1, 1, 2, 1] [1, 1, 1, 1] : tensor<1x5x4x1xi8> to tensor<1x2x1xi8>
+      %w0 = tensor.extract_slice %w[%kh, 0, 0, %o] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<5x3x1x8xi8> to tensor<1x4xi8>
+      %w1 = tensor.extract_slice %w[%kh, 1, 0, %o] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<5x3x1x8xi8> to tensor<1x4xi8>
+      %w2 = tensor.extract_slice %w[%kh, 2, 0, %o] [1, 1, 1, 4] [1, 1, 1, 1] : tensor<5x3x1x8xi8> to tensor<1x4xi8>
+      %ts = tensor.extract_slice %t[0, 0, 0, 0] [1, 1, 2, 4] [1, 1, 1, 1] : tensor<1x1x2x4xi32> to tensor<1x2x4xi32>
+      %l0 = vector.transfer_read %x0[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x2x1xi8>, vector<1x2x1xi8>
+      %l1 = vector.transfer_read %x1[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x2x1xi8>, vector<1x2x1xi8>
+      %l2 = vector.transfer_read %x2[%c0, %c0, %c0], %zero {in_bounds = [true, true, true]} : tensor<1x2x1xi8>, vector<1x2x1xi8>
+      %r0 = vector.transfer_read %w0[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+      %r1 = vector.transfer_read %w1[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+      %r2 = vector.transfer_read %w2[%c0, %c0], %zero {in_bounds = [true, true]} : tensor<1x4xi8>, vector<1x4xi8>
+      %a = vector.transfer_read %ts[%c0, %c0, %c0], %zero32 {in_bounds = [true, true, true]} : tensor<1x2x4xi32>, vector<1x2x4xi32>
+      %e0 = arith.extsi %l0 : vector<1x2x1xi8> to vector<1x2x1xi32>
+      %f0 = arith.extsi %r0 : vector<1x4xi8> to vector<1x4xi32>
+      %y0 = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %e0, %f0, %a : vector<1x2x1xi32>, vector<1x4xi32> into vector<1x2x4xi32>
+      %e1 = arith.extsi %l1 : vector<1x2x1xi8> to vector<1x2x1xi32>
+      %f1 = arith.extsi %r1 : vector<1x4xi8> to vector<1x4xi32>
+      %y1 = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %e1, %f1, %y0 : vector<1x2x1xi32>, vector<1x4xi32> into vector<1x2x4xi32>
+      %e2 = arith.extsi %l2 : vector<1x2x1xi8> to vector<1x2x1xi32>
+      %f2 = arith.extsi %r2 : vector<1x4xi8> to vector<1x4xi32>
+      %y2 = vector.contract {indexing_maps = [#lhs, #rhs, #acc], iterator_types = ["parallel", "parallel", "parallel", "reduction"], kind = #vector.kind<add>} %e2, %f2, %y1 : vector<1x2x1xi32>, vector<1x4xi32> into vector<1x2x4xi32>
+      %yw = vector.transfer_write %y2, %ts[%c0, %c0, %c0] {in_bounds = [true, true, true]} : vector<1x2x4xi32>, tensor<1x2x4xi32>
+      %ins = tensor.insert_slice %yw into %t[0, 0, 0, 0] [1, 1, 2, 4] [1, 1, 1, 1] : tensor<1x2x4xi32> into tensor<1x1x2x4xi32>
+      scf.yield %ins : tensor<1x1x2x4xi32>
+    }
+    %done = tensor.insert_slice %rows into %acc0[0, 0, 0, %o] [1, 1, 2, 4] [1, 1, 1, 1] : tensor<1x1x2x4xi32> into tensor<1x1x2x8xi32>
+    scf.yield %done : tensor<1x1x2x8xi32>
+  }
+  return %r : tensor<1x1x2x8xi32>
+}
