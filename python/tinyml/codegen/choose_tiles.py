@@ -20,9 +20,10 @@ quantized one `int-reduction-taps`, `int-matvec-taps` on a DSP core). On
 a core with the DSP extension (`dsp`) a quantized conv's tile is the
 squarest that fits the registers (`smlad_tile`; a one-channel conv whose
 kernel rows are whole words reads each row's taps as channels), a
-quantized depthwise conv's a row of pixels of one channel. A quantized
-3x3 conv of stride 1 whose transformed weights fit
-`int-winograd-weight-bytes` takes two pixels by 4 channels, for
+quantized depthwise conv's a row of pixels of one channel. A padded
+quantized conv whose kernel rows are 3 wide, of horizontal stride 1,
+whose transformed weights fit `int-winograd-weight-bytes` takes two
+pixels by 4 channels (2 under 8 kernel rows x input channels), for
 tinyml-winograd-rows' F(2, 3). A depthwise conv with a channel multiplier
 is not tiled."""
 from mlir import ir
@@ -41,6 +42,13 @@ POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
 #: A quantized conv's reduction (values per output) below which
 #: `int-short-reduction-accumulators` sets its tile.
 SHORT_REDUCTION = 10
+#: Kernel rows x input channels below which a conv's F(2, 3) tile takes 2
+#: output channels, not 4: each of its four matrix-vector products is then
+#: one straight-line step, and 4 x 4 sums M_e spill where 4 x 2 stay in
+#: registers (M4: audio_dscnn's one-channel 5x3 stem 74.8 -> 70.1 K
+#: instructions; 9 rows, an RGB stem, measured better with 4: small_cnn
+#: 192.6 K against 196.6 K).
+SHORT_WINOGRAD_ROWS = 8
 
 
 @register
@@ -220,7 +228,8 @@ class ChooseTiles(Pass):
             taps = self.int_pointwise_taps
         step = largest_divisor(in_channels, max(1, taps // kw))
         if winograd:
-            pixels, channels = 2, largest_divisor(out_shape[3], self.max_channels)
+            short = kh * in_channels < SHORT_WINOGRAD_ROWS
+            pixels, channels = 2, largest_divisor(out_shape[3], 2 if short else self.max_channels)
         elif quantized and self.dsp:
             pixels, channels = self.smlad_tile(out_shape[2], out_shape[3], partial=peelable)
         return LoweringConfig((1, 1, pixels, channels), (1, kw, step))

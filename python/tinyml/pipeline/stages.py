@@ -40,7 +40,7 @@ from mlir import ir
 from ..codegen.attach_transform_script import LOWER_CONTRACTIONS
 from ..ir import analysis
 from .builder import Pipeline
-from .registry import NamedPipeline, Option, pass_named, register_pipeline
+from .registry import NamedPipeline, Option, Pass, pass_named, register_pipeline
 
 
 def cleanup() -> Pipeline:
@@ -216,7 +216,7 @@ def tiling(max_accumulators: int = 20, int_tile: tuple[int, int, int] = (8, 16, 
 
 
 def schedule(in_place: bool = True, row_bands: bool = True,
-             line_buffers: bool = True) -> Pipeline:
+             line_buffers: bool = True, int16_bands: bool = False) -> Pipeline:
     """An execution order of the (fused) graph with a lower peak of live
     bytes, e.g. where a residual block computes its shortcut; then, with
     `in_place`, the pointwise and depthwise groups at the peak marked to
@@ -229,15 +229,17 @@ def schedule(in_place: bool = True, row_bands: bool = True,
     at the new peak. Row bands, line buffers and input transposes build on
     the groups marked in place: without `in_place` none runs. Each lowers
     the arena and may add code: `MEMORY_PLANS` names the combinations a
-    compile chooses among."""
-    passes = ["tinyml-schedule-for-memory"]
+    compile chooses among. `int16_bands`: a DSP target's in-place int8
+    pointwise bands are staged as int16."""
+    compute_in_place = pass_named("tinyml-compute-in-place")
+    passes: list[Pass | str] = ["tinyml-schedule-for-memory"]
     if in_place:
-        passes.append("tinyml-compute-in-place")
+        passes.append(compute_in_place(int16_bands=int16_bands))
         if row_bands:
             passes.append("tinyml-fuse-row-bands")
         if line_buffers:
             passes.append("tinyml-fuse-line-buffer")
-        passes += ["tinyml-fuse-input-transpose", "tinyml-compute-in-place"]
+        passes += ["tinyml-fuse-input-transpose", compute_in_place(int16_bands=int16_bands)]
     return Pipeline(passes)
 
 
@@ -397,7 +399,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                    Stage("tiling", tiling(max_accumulators, int_tile, smlad, armv6m,
                                           winograd_rows and not mve))]
     stages += [
-        Stage("schedule", schedule(**MEMORY_PLANS[memory_plan]),
+        Stage("schedule", schedule(**MEMORY_PLANS[memory_plan], int16_bands=smlad),
               lambda module: {"in_place_groups": analysis.in_place_groups(module),
                               "recomputed_macs": analysis.recomputed_macs(module),
                               "line_buffers": analysis.line_buffers(module)}),

@@ -490,11 +490,12 @@ func.func @quantized_winograd_rows(%xa: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.
 // Stems on the DSP extension: a one-channel 5x3 conv of vertical stride 2
 // (a spectrogram's) and a padded RGB 3x3 conv take two-pixel tiles for
 // F(2, 3) along their kernel rows, the RGB one over its 3 channels as they
-// are (no fourth, zero channel: the pass pairs rows across kernel rows).
-// An unpadded RGB conv reads its input in place, which the pass does not
-// take: its SMLAD tile, over 4 channels.
+// are (no fourth, zero channel: the pass pairs rows across kernel rows);
+// the one-channel one's 5 kernel rows x channels, under 8, take 2 output
+// channels a tile. An unpadded RGB conv reads its input in place, which
+// the pass does not take: its SMLAD tile, over 4 channels.
 // WINODSP-LABEL: func.func @quantized_winograd_stems
-// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 1]>
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 1]>
 // WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 1]>
 // WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 2]>
 // The scalar form (int-winograd-min-channels=8) takes none of them.

@@ -1,6 +1,8 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-compute-in-place | FileCheck %s
 // RUN: tinyml-opt %s --split-input-file --tinyml-compute-in-place="only-at-peak=false" \
 // RUN:   | FileCheck %s --check-prefix=ALL
+// RUN: tinyml-opt %s --split-input-file --tinyml-compute-in-place="int16-bands=true" \
+// RUN:   | FileCheck %s --check-prefix=INT16
 
 // A depthwise conv then a pointwise conv with as many output as input
 // channels, each group's input computed here and dying in it: the peak
@@ -10,6 +12,9 @@
 
 // CHECK-LABEL: func.func @separable
 // CHECK-SAME:    tinyml.in_place_peak_bytes = 2560 : i64
+// A float band is staged as it is, int16 bands or not.
+// INT16-LABEL: func.func @separable
+// INT16-SAME:    tinyml.in_place_peak_bytes = 2560 : i64
 // CHECK:         tinyml.fused conv_epilogue (%arg0) {lowering = {{.*}}} :
 // CHECK:         tinyml.fused conv_epilogue (%{{.*}}) {lowering = {{.*}}, tinyml.in_place} :
 // CHECK:         tinyml.depthwise_conv2d
@@ -127,6 +132,11 @@ func.func @not_eligible(%x: tensor<1x8x4x16xf32>) -> (tensor<1x8x4x16xf32>, tens
 // CHECK:         tinyml.fused conv_epilogue (%arg0, %[[W:.*]]) {lowering = {{.*}}} :
 // CHECK:         tinyml.fused conv_epilogue (%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
 // CHECK:         tinyml.fused conv_epilogue (%{{.*}}, %[[W]]) {lowering = {{.*}}} :
+// With int16 bands (the DSP extension stages the row extended) the row
+// counts 32 B: 96 B, still under the 128 B out of place.
+// INT16-LABEL: func.func @int8_pointwise
+// INT16-SAME:    tinyml.in_place_peak_bytes = 96 : i64
+// INT16:         tinyml.fused conv_epilogue (%{{.*}}, %{{.*}}) {lowering = {{.*}}, tinyml.in_place} :
 // ALL-LABEL:   func.func @int8_pointwise
 // ALL:           tinyml.fused conv_epilogue (%arg0, %[[W:.*]]) {lowering = {{.*}}} :
 // ALL:           tinyml.fused conv_epilogue (%{{.*}}, %[[W]]) {lowering = {{.*}}, tinyml.in_place} :
