@@ -253,6 +253,51 @@ func.func @quantized_in_place_depthwise_band(%x8: tensor<1x6x6x8xi8>) -> tensor<
 
 // -----
 
+// Out of place, an int8 conv's band fits beside its int8 input and output
+// (288 B each), not beside its int32 accumulators (1,152 B, never held
+// whole): a schedule peak of 832 B leaves room for the whole height's
+// window (8 x 8 x 4 bytes, 256 B).
+// SCRIPT-LABEL: func.func @quantized_depthwise_band
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 6, 0, 4]
+func.func @quantized_depthwise_band(%x8: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8>
+    attributes {tinyml.schedule_peak_bytes = 832 : i64} {
+  %x = quant.scast %x8 : tensor<1x6x6x8xi8> to tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>
+  %wc = arith.constant dense<1> : tensor<3x3x8x1xi8>
+  %w = quant.scast %wc : tensor<3x3x8x1xi8> to tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %y8 = quant.scast %y : tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>> to tensor<1x6x6x8xi8>
+  return %y8 : tensor<1x6x6x8xi8>
+}
+
+// -----
+
+// One byte less: 3 rows (a 5 x 8 x 4 window, 160 B).
+// SCRIPT-LABEL: func.func @quantized_depthwise_band_short
+// SCRIPT:         transform.structured.tile_using_for %{{.*}} tile_sizes [1, 3, 0, 4]
+func.func @quantized_depthwise_band_short(%x8: tensor<1x6x6x8xi8>) -> tensor<1x6x6x8xi8>
+    attributes {tinyml.schedule_peak_bytes = 831 : i64} {
+  %x = quant.scast %x8 : tensor<1x6x6x8xi8> to tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>
+  %wc = arith.constant dense<1> : tensor<3x3x8x1xi8>
+  %w = quant.scast %wc : tensor<3x3x8x1xi8> to tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.depthwise_conv2d %xi, %wi {padding = array<i64: 1, 1, 1, 1>} : (tensor<1x6x6x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x8x1x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %y8 = quant.scast %y : tensor<1x6x6x8x!quant.uniform<i8:f32, 0.25:0>> to tensor<1x6x6x8xi8>
+  return %y8 : tensor<1x6x6x8xi8>
+}
+
+// -----
+
 // A padded conv reading an NCHW input through a transpose
 // (tinyml-fuse-input-transpose): the transpose of each pixel tile's window
 // is fused into the pixel loop, then the pad of the NCHW window it reads
