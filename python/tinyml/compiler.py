@@ -97,8 +97,8 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
             memory=memory, fpu=spec.fpu, max_accumulators=spec.max_accumulators,
             int_tile=spec.int_tile, dsp=spec.dsp, mve=spec.mve, armv6m=spec.armv6m,
             winograd_rows=not spec.is_host and not spec.mve)
-        # Byte-pair SMLADs (a DSP core), unsigned input stages (ARMv6-M) and
-        # Winograd rows (every Cortex-M but Helium's) trade memory for
+        # Byte-pair SMLADs and int16 weights (a DSP core), unsigned input
+        # stages (ARMv6-M) and Winograd rows (every Cortex-M but Helium's) trade memory for
         # instructions: budgets that no plan meets with them are tried again
         # without, from the tiling on.
         trades = () if spec.is_host or spec.mve else TRADES["dsp"] if spec.dsp else \
@@ -154,7 +154,7 @@ def compile(model: Any, target: str = DEFAULT_TARGET, *, float_abi: str | None =
 #: (`compile_stages`' flags, all on by default): a compile whose budgets no
 #: plan meets with them is built again without.
 TRADES: dict[str, tuple[str, ...]] = {
-    "dsp": ("byte_pairs", "winograd_rows"),
+    "dsp": ("byte_pairs", "winograd_rows", "halfword_weights"),
     "armv6m": ("unsigned_inputs", "winograd_rows"),
     "armv7m": ("winograd_rows",),  # without the DSP extension: the M3
 }

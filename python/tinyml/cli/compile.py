@@ -76,7 +76,8 @@ def make_parser() -> argparse.ArgumentParser:
                         help="keep the memory plan with the least code whose activation "
                              "arena fits BYTES (if none fits, the plans are built again "
                              "without the forms that trade memory for speed: on a DSP "
-                             "core the byte-pair matrix-vector products' packed inputs, "
+                             "core the byte-pair matrix-vector products' packed inputs "
+                             "and the small conv weights stored as int16, "
                              "on ARMv6-M the conv tiles' unsigned input stages, on every "
                              "Cortex-M but the M55 the Winograd rows); fail when none does")
     parser.add_argument("--flash-budget", type=_whole_number, metavar="BYTES",

@@ -19,7 +19,12 @@ staged once per tile for all its channel tiles) is its halfword pairs
 already: its words, (x0, x1) and (x2, x3), multiply directly, and its
 weights are packed with each word's values in the order 0, 2, 1, 3, so
 that their two `SXTB16`s give (w0, w1) and (w2, w3). A step of K values
-then costs, per input row, K/2 word loads and no extension.
+then costs, per input row, K/2 word loads and no extension. With
+`halfword-weight-bytes`, weights that take at most that many bytes as
+int16 are stored so, and their words are those pairs as loaded: no
+`SXTB16` at all, for twice their flash (an RGB stem of stride 2, 3 x 3 x
+4 x 8 weights, 288 bytes more: M4 VWW 13.39 -> 13.22 M instructions, a
+Keras MobileNet block's stem 35.6 -> 30.9 K).
 
 With the option `byte-pairs` (the default), the contractions that can
 multiply each weight word as it is loaded, with one `SXTB16` a word, do:
@@ -81,9 +86,14 @@ class ContractToSmlad(Pass):
 
     options = (Option("byte-pairs", bool, True,
                       "multiply weight words as loaded, one SXTB16 a word, over inputs packed "
-                      "into byte pairs where exact (see smlad_byte_pairs)"),)
-    # The option's value, set by `Pass.__init__`.
+                      "into byte pairs where exact (see smlad_byte_pairs)"),
+               Option("halfword-weight-bytes", int, 0,
+                      "store the weights of a contraction over an int16 row as halfwords, no "
+                      "SXTB16 at run time, when they take at most this many bytes so (twice "
+                      "their int8 bytes; 0: never)", low=0, high=1 << 30))
+    # The options' values, set by `Pass.__init__`.
     byte_pairs: bool
+    halfword_weight_bytes: int
 
     def apply(self, module):
         packed: dict[tuple, ir.Value] = {}
@@ -100,7 +110,7 @@ class ContractToSmlad(Pass):
                 [index] = [i for i, (op, _) in enumerate(remaining) if op == contract]
                 emit_byte_pairs(contract, remaining.pop(index)[1], packed, form.packed_row)
         for contract, product in remaining:
-            lower_to_smlad(contract, product, packed)
+            lower_to_smlad(contract, product, packed, self.halfword_weight_bytes)
 
 
 @dataclass
@@ -343,13 +353,16 @@ def packed_weights(weights: WeightSlice, cache: dict[tuple, ir.Value],
     """The weight constant in `weights.packed_order()`, built once per
     constant and layout; "interleaved", each word's values in the order
     0, 2, 1, 3, so that its two `SXTB16`s give the pairs (0, 1) and (2, 3)
-    that multiply an int16 row's words; "byte-pairs", as
+    that multiply an int16 row's words; "halfwords", int16 values, whose
+    words are those pairs as loaded; "byte-pairs", as
     `smlad_byte_pairs.pair_encoded` stores them (the caller checked that
     it can)."""
     key = (weights.constant, weights.reduction_dim, weights.channel_dim, layout)
     if key not in cache:
         packed = transposed_weights(weights)
-        if layout == "interleaved":
+        if layout == "halfwords":
+            packed = packed.astype(np.int16)
+        elif layout == "interleaved":
             quads = packed.reshape(*packed.shape[:-1], -1, 2, 2)
             packed = np.swapaxes(quads, -1, -2).reshape(packed.shape)
         elif layout == "byte-pairs":
@@ -357,7 +370,8 @@ def packed_weights(weights: WeightSlice, cache: dict[tuple, ir.Value],
             assert encoded is not None, "the caller checked the weights encode"
             packed = encoded
         packed = np.ascontiguousarray(packed)
-        tensor_type = ir.RankedTensorType.get(packed.shape, i8())
+        tensor_type = ir.RankedTensorType.get(packed.shape,
+                                              i16() if layout == "halfwords" else i8())
         with ir.InsertionPoint(weights.constant), weights.constant.location:
             cache[key] = arith.ConstantOp(
                 tensor_type, ir.DenseElementsAttr.get(packed, type=tensor_type)).result
@@ -387,10 +401,11 @@ def weight_tile(product: DotProduct, cache: dict[tuple, ir.Value],
     weights = product.weights
     packed = packed_weights(weights, cache, layout)
     indices = [index_sum(weights.offsets[d]) for d in weights.packed_order()]
-    return vector.transfer_read(ir.VectorType.get([product.channels, product.reduction], i8()),
+    element = i16() if layout == "halfwords" else i8()
+    return vector.transfer_read(ir.VectorType.get([product.channels, product.reduction], element),
                                 packed, indices,
                                 ir.AffineMap.get_minor_identity(packed.type.rank, 2),
-                                arith.constant(i8(), 0), [True, True])
+                                arith.constant(element, 0), [True, True])
 
 
 def input_row(product: DotProduct, row: tuple[int, ...]) -> ir.Value:
@@ -407,15 +422,19 @@ def accumulator_elements(accumulators: ir.Value) -> list[ir.Value]:
 
 
 def lower_to_smlad(contract: ir.Operation, product: DotProduct,
-                   cache: dict[tuple, ir.Value]) -> None:
+                   cache: dict[tuple, ir.Value], halfword_weight_bytes: int = 0) -> None:
     """Replace `contract` by SMLADs on the words of its input rows and of
-    its weights, read from the packed constant."""
+    its weights, read from the packed constant (over an int16 row, as
+    halfwords when they take at most `halfword_weight_bytes` so)."""
     quads = product.reduction // WORD
     # An int16 row (tinyml-widen-conv-inputs) is its halfword pairs already.
     wide = ir.VectorType(product.lhs.type).element_type == i16()
+    weight_count = int(np.prod(ir.RankedTensorType(product.weights.constant.results[0].type).shape))
+    halves = wide and 2 * weight_count <= halfword_weight_bytes
     with ir.InsertionPoint(contract), contract.location:
-        tile = weight_tile(product, cache, "interleaved" if wide else "plain")
-        weight_words = [words(vector.extract(tile, [], [c]), quads)
+        tile = weight_tile(product, cache,
+                           "halfwords" if halves else "interleaved" if wide else "plain")
+        weight_words = [words(vector.extract(tile, [], [c]), 2 * quads if halves else quads)
                         for c in range(product.channels)]
         input_words = {row: words(input_row(product, row), 2 * quads if wide else quads)
                        for row in product.rows}
@@ -427,7 +446,8 @@ def lower_to_smlad(contract: ir.Operation, product: DotProduct,
             inputs = {row: (input_words[row][2 * q], input_words[row][2 * q + 1]) if wide
                       else halfword_pairs(input_words[row][q]) for row in product.rows}
             for channel in range(product.channels):
-                weight = halfword_pairs(weight_words[channel][q])
+                weight = (weight_words[channel][2 * q], weight_words[channel][2 * q + 1]) \
+                    if halves else halfword_pairs(weight_words[channel][q])
                 for flat, row in enumerate(product.row_of):
                     if product.channel_of[flat] != channel:
                         continue

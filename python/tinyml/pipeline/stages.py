@@ -91,7 +91,7 @@ def lower_to_linalg(fpu: bool = True, wide_multiply: bool = True) -> Pipeline:
 
 def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = True,
                        armv6m: bool = False, unsigned_inputs: bool = True,
-                       winograd_rows: bool = False) -> Pipeline:
+                       winograd_rows: bool = False, halfword_weights: bool = False) -> Pipeline:
     """Each configured group's transform script (tinyml-attach-transform-script)
     run by the upstream interpreter: tiled to its register tile, its
     reduction stepped, vectorized; on a core with the DSP extension (`dsp`)
@@ -101,7 +101,8 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     `winograd_rows`) and the other int8 contractions become SMLAD dual
     multiply-accumulates (tinyml-contract-to-smlad; weight words multiplied
     as loaded, over inputs packed into byte pairs, unless `byte_pairs` is
-    off: see smlad_byte_pairs), on one with Helium
+    off: see smlad_byte_pairs; with `halfword_weights`, the small weights
+    of those over int16 windows stored as int16), on one with Helium
     (`mve`) Helium dot products of the int8 rows as they are
     (tinyml-contract-to-mve-dot), on an ARMv6-M core (`armv6m`) scalar
     multiply-accumulates over weights stored +128 (tinyml-unsigned-weights;
@@ -118,7 +119,9 @@ def tile_and_vectorize(dsp: bool = False, mve: bool = False, byte_pairs: bool = 
     winograd = [pass_named("tinyml-winograd-rows")(smlad=dsp, weight_bytes=WINOGRAD_WEIGHT_BYTES)
                 ] if winograd_rows and not mve else []
     contractions = ["tinyml-contract-to-mve-dot"] if mve else \
-        [*winograd, pass_named("tinyml-contract-to-smlad")(byte_pairs=byte_pairs)] if dsp else \
+        [*winograd, pass_named("tinyml-contract-to-smlad")(
+            byte_pairs=byte_pairs,
+            halfword_weight_bytes=HALFWORD_WEIGHT_BYTES if halfword_weights else 0)] if dsp else \
         [*winograd, pass_named("tinyml-unsigned-weights")(unsigned_inputs=unsigned_inputs)] \
         if armv6m else winograd
     return Pipeline([*(["tinyml-widen-conv-inputs"] if dsp else []),
@@ -185,6 +188,10 @@ WINOGRAD_WEIGHT_BYTES = 32768
 #: the scalar form (ARMv6-M, the M3; choose-tiles'
 #: `int-winograd-min-channels`, measured there); SMLAD's takes any.
 SCALAR_WINOGRAD_MIN_CHANNELS = 8
+#: The most bytes a DSP conv's weights over an int16 window may take
+#: stored as int16 (tinyml-contract-to-smlad's `halfword-weight-bytes`):
+#: stems and small layers, at most 2 KB more flash each (measured there).
+HALFWORD_WEIGHT_BYTES = 4096
 #: An ARMv6-M depthwise tile's row of one channel (choose-tiles'
 #: `int-depthwise-row-pixels`; measured there).
 ARMV6M_DEPTHWISE_ROW_PIXELS = 8
@@ -372,7 +379,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
                    dsp: bool = False, mve: bool = False, memory_plan: str = "line-buffers",
                    fpu: bool = True, armv6m: bool = False,
                    byte_pairs: bool = True, unsigned_inputs: bool = True,
-                   winograd_rows: bool = False) -> list[Stage]:
+                   winograd_rows: bool = False, halfword_weights: bool = True) -> list[Stage]:
     """Every stage from tinyml to the LLVM dialect, in order: with `fuse`
     the fusion stage forms the groups and the tiling stage picks their
     register tiles (`max_accumulators` per tile); `dsp`: the target has the
@@ -390,7 +397,10 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
     target's conv tiles read their inputs staged +128 (fewer instructions;
     the stage takes arena); `winograd_rows`: a Cortex-M target's 3x3 convs
     of stride 1 computed by F(2, 3) (fewer instructions; a stage of arena
-    and weights of 24 bytes per channel pair; not with `mve`). No allocation is left: the planner
+    and weights of 24 bytes per channel pair; not with `mve`);
+    `halfword_weights`: a DSP target's small conv weights over int16
+    windows stored as int16 (fewer instructions; twice their flash). No
+    allocation is left: the planner
     turns every intermediate into a view of the arena argument."""
     smlad = dsp and not mve
     stages = [Stage("cleanup", cleanup(), lambda module: {"macs": analysis.macs(module)})]
@@ -406,7 +416,7 @@ def compile_stages(index_bitwidth: int = 64, bare_ptr: bool = False, fuse: bool 
         Stage("lower-to-linalg", lower_to_linalg(fpu, wide_multiply=not armv6m)),
         Stage("tile-and-vectorize",
               tile_and_vectorize(smlad, mve, byte_pairs, armv6m, unsigned_inputs,
-                                 winograd_rows)),
+                                 winograd_rows, halfword_weights)),
         # Copies bufferization made into the results' out-params are kernels too.
         Stage("bufferize", bufferize(deallocate=False).add("tinyml-number-kernels")),
         Stage("plan-memory", plan_memory(**(memory or {}))),

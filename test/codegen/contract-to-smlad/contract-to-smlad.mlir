@@ -1,4 +1,8 @@
 // RUN: tinyml-opt %s --split-input-file --tinyml-contract-to-smlad | FileCheck %s
+// RUN: tinyml-opt %s --split-input-file --tinyml-contract-to-smlad="halfword-weight-bytes=8" \
+// RUN:   | FileCheck %s --check-prefix=HALF
+// RUN: tinyml-opt %s --split-input-file --tinyml-contract-to-smlad="halfword-weight-bytes=7" \
+// RUN:   | FileCheck %s --check-prefix=BYTES
 
 #lhs = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #rhs = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
@@ -53,6 +57,19 @@ func.func @pointwise(%x: tensor<1x1x8xi8>, %acc: vector<1x1x2xi32>) -> vector<1x
 // CHECK-NOT:     llvm.call_intrinsic "llvm.arm.sxtb16"
 // CHECK-COUNT-2: llvm.call_intrinsic "llvm.arm.smlad"
 // CHECK-NOT:     vector.contract
+// With `halfword-weight-bytes` of 8 the 4 weights (8 bytes as int16) are
+// stored as int16, in order: their words are the pairs (w0, w1), (w2, w3)
+// as loaded, no SXTB16 at all. A bound of 7 leaves them int8.
+// HALF-LABEL: func.func @int16_rows
+// HALF-DAG:     arith.constant dense<{{\[\[\[\[}}1, 3, 5, 7]]]]> : tensor<1x1x1x4xi16>
+// HALF-NOT:     llvm.call_intrinsic "llvm.arm.sxtb16"
+// HALF:         vector.bitcast %{{.*}} : vector<4xi16> to vector<2xi32>
+// HALF:         vector.bitcast %{{.*}} : vector<4xi16> to vector<2xi32>
+// HALF-NOT:     llvm.call_intrinsic "llvm.arm.sxtb16"
+// HALF-COUNT-2: llvm.call_intrinsic "llvm.arm.smlad"
+// BYTES-LABEL: func.func @int16_rows
+// BYTES:         tensor<1x1x1x4xi8>
+// BYTES-COUNT-2: llvm.call_intrinsic "llvm.arm.sxtb16"
 func.func @int16_rows(%x: tensor<1x1x4xi16>, %acc: vector<1x1x1xi32>) -> vector<1x1x1xi32> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0 : i8
