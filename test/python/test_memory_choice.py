@@ -16,6 +16,7 @@ import tinyml
 import zoo
 from conftest import assert_one_line_error, cli
 from tinyml import CompileError
+from tinyml.compiler import TRADES
 from tinyml.memory_choice import CODE_GROWTH
 from tinyml.pipeline.stages import MEMORY_PLANS
 
@@ -172,45 +173,30 @@ def test_an_sram_budget_below_the_unsigned_inputs_arena_compiles_without_them():
     np.testing.assert_array_equal(small.run(x).outputs[0], fast.run(x).outputs[0])
 
 
-def test_a_flash_budget_below_the_winograd_weights_compiles_without_them():
-    """On the M0 a 3x3 conv of stride 1 computed by F(2, 3) stores its
-    weights transformed, 24 bytes per input-output channel pair where int8
-    takes 9 (tinyml-winograd-rows: grayscale_cnn's 8 -> 8 channel conv). A
-    flash budget no plan meets with them is met without them (the report
-    says so, and of the unsigned input stages too), with the same
-    outputs."""
+@pytest.mark.parametrize("target,kind,network,traded,stored", [
+    ("cortex-m0", "armv6m", "grayscale_cnn", "winograd_rows", "tensor<2x4x24x4xi16>"),
+    ("cortex-m4", "dsp", "mobilenet_block", "halfword_weights", "tensor<3x3x8x4xi16>")])
+def test_a_flash_budget_below_weights_stored_for_speed_compiles_without_them(
+        target, kind, network, traded, stored):
+    """Two forms store weights in more flash for fewer instructions: on the
+    M0 a 3x3 conv of stride 1 computed by F(2, 3) stores its weights
+    transformed, 24 bytes per input-output channel pair where int8 takes 9
+    (tinyml-winograd-rows: grayscale_cnn's 8 -> 8 channel conv); on a DSP
+    core a conv over an int16 window whose weights take at most 4 KB as
+    int16 stores them so, no SXTB16 at run time (tinyml-contract-to-smlad:
+    a Keras MobileNet block's RGB stem, 3 x 3 x 4 x 8). A flash budget no
+    plan meets with them is met without them and the core's other trades
+    (the report says so), with the same outputs."""
     model = str(Path(__file__).resolve().parents[1] / "models" / "users"
-                / "grayscale_cnn.int8.tflite")
-    fast = tinyml.compile(model, target="cortex-m0", emit_stages=True)
-    assert "winograd_rows" not in fast.report.options
-    assert "tensor<2x4x24x4xi16>" in fast.stages["tile-and-vectorize"]
+                / f"{network}.int8.tflite")
+    fast = tinyml.compile(model, target=target, emit_stages=True)
+    assert traded not in fast.report.options
+    assert stored in fast.stages["tile-and-vectorize"]
     budget = min(plan.flash_bytes for plan in fast.report.memory_plans) - 1
-    small = tinyml.compile(model, target="cortex-m0", flash_budget=budget, emit_stages=True)
-    assert small.report.options["winograd_rows"] is False
-    assert small.report.options["unsigned_inputs"] is False
-    assert "tensor<2x4x24x4xi16>" not in small.stages["tile-and-vectorize"]
-    flash = small.report.flash
-    assert flash.text + flash.rodata + flash.data <= budget
-    x = np.random.default_rng(5).integers(-128, 128, (1, *fast.inputs[0].shape[1:]))
-    x = x.astype(np.int8)
-    np.testing.assert_array_equal(small.run(x).outputs[0], fast.run(x).outputs[0])
-
-
-def test_a_flash_budget_below_the_int16_weights_compiles_without_them():
-    """On a DSP core a conv over an int16 window whose weights take at most
-    4 KB as int16 stores them so, no SXTB16 at run time (a Keras MobileNet
-    block's RGB stem, 3 x 3 x 4 x 8, packed as tensor<3x3x8x4xi16>). A
-    flash budget no plan meets with them is met without them (the report
-    says so), with the same outputs."""
-    model = str(Path(__file__).resolve().parents[1] / "models" / "users"
-                / "mobilenet_block.int8.tflite")
-    fast = tinyml.compile(model, target="cortex-m4", emit_stages=True)
-    assert "halfword_weights" not in fast.report.options
-    assert "tensor<3x3x8x4xi16>" in fast.stages["tile-and-vectorize"]
-    budget = min(plan.flash_bytes for plan in fast.report.memory_plans) - 1
-    small = tinyml.compile(model, target="cortex-m4", flash_budget=budget, emit_stages=True)
-    assert small.report.options["halfword_weights"] is False
-    assert "tensor<3x3x8x4xi16>" not in small.stages["tile-and-vectorize"]
+    small = tinyml.compile(model, target=target, flash_budget=budget, emit_stages=True)
+    assert traded in TRADES[kind]
+    assert all(small.report.options[trade] is False for trade in TRADES[kind])
+    assert stored not in small.stages["tile-and-vectorize"]
     flash = small.report.flash
     assert flash.text + flash.rodata + flash.data <= budget
     x = np.random.default_rng(5).integers(-128, 128, (1, *fast.inputs[0].shape[1:]))
