@@ -729,7 +729,8 @@ def test_winograd_rows_are_bit_exact_to_tflite_micro(tmp_path, channels, width, 
     and channels paired across kernel rows, the last one with zero), each
     output half an exact sum; the others stay direct, and exact.
     SAME padding (the zero point in the padding: 7, the lowest and the
-    highest int8); 3x3 over 8 and 16 input channels, a one-channel and an
+    highest int8); 3x3 over 8 and 16 input channels (the M4's tiles of 4
+    output channels; 2 under 8 kernel rows x channels), a one-channel and an
     RGB stem, a 5x3 one of vertical stride 2 (an audio stem) and 5x3 over
     5 channels; weights of every int8 value, with channels whose
     transforms reach their ends (all -128: U = -256, -384; 127 and -128
@@ -758,9 +759,11 @@ def test_winograd_rows_are_bit_exact_to_tflite_micro(tmp_path, channels, width, 
               np.broadcast_to(columns[None, None, :, None], shape).copy(),
               rng.integers(-128, 128, shape).astype(np.int8)]
     rows = kernel_rows * channels
-    for target, transformed, fewest in [("cortex-m0", f"tensor<2x4x{rows}x4xi16>", 8),
-                                        ("cortex-m3", f"tensor<2x4x{rows}x4xi16>", 8),
-                                        ("cortex-m4", f"tensor<2x4x{(rows + 1) // 2}x4xi32>", 1)]:
+    tile = 2 if rows < 8 else 4  # the M4's output channels a tile (choose-tiles)
+    for target, transformed, fewest in [
+            ("cortex-m0", f"tensor<2x4x{rows}x4xi16>", 8),
+            ("cortex-m3", f"tensor<2x4x{rows}x4xi16>", 8),
+            ("cortex-m4", f"tensor<{8 // tile}x4x{(rows + 1) // 2}x{tile}xi32>", 1)]:
         model = tinyml.compile(str(tmp_path / "conv.tflite"), target=target, emit_stages=True)
         taken = transformed in model.stages["tile-and-vectorize"]
         if channels >= fewest or target != "cortex-m3":
