@@ -419,8 +419,7 @@ def compute(tile: Tile, stage: Stage, weights: ir.Value, smlad: bool) -> None:
     started from."""
     index, word = ir.IndexType.get(), i32()
     outer = tile.loops[-1]
-    rows = len(row_pairs(tile.kernel_rows, tile.input_channels)) if smlad \
-        else tile.kernel_rows * tile.input_channels
+    rows = ir.RankedTensorType(stage.values.type).shape[0]  # of V: rows, or row pairs
     most = SMLAD_STEP if smlad else STEP
     step = max(s for s in range(1, most + 1) if rows % s == 0)
     with ir.InsertionPoint(outer), outer.location:
