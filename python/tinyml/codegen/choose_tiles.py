@@ -26,6 +26,8 @@ whose transformed weights fit `int-winograd-weight-bytes` takes two
 pixels by 4 channels (2 under 8 kernel rows x input channels), for
 tinyml-winograd-rows' F(2, 3). A depthwise conv with a channel multiplier
 is not tiled."""
+from typing import Sequence
+
 from mlir import ir
 
 from ..dialects import tinyml as tm
@@ -231,7 +233,14 @@ class ChooseTiles(Pass):
             short = kh * in_channels < SHORT_WINOGRAD_ROWS
             pixels, channels = 2, largest_divisor(out_shape[3], 2 if short else self.max_channels)
         elif quantized and self.dsp:
-            pixels, channels = self.smlad_tile(out_shape[2], out_shape[3], partial=peelable)
+            # A 1x1 conv whose reduction is one step: a tile of every output
+            # channel, where it fits, has no loop but the pixels' (M4, a
+            # Keras MobileNet block's 8 -> 8 channel convs on a 4x4 map
+            # 3,004 -> 2,554 instructions each). Not a 3x3 conv: VWW's RGB
+            # stem, 36 values, took 15% more so.
+            whole = self.best_smlad_tile(out_shape[2], out_shape[3], peelable, [out_shape[3]]) \
+                if kh == kw == 1 and step == in_channels else None
+            pixels, channels = whole or self.smlad_tile(out_shape[2], out_shape[3], peelable)
         return LoweringConfig((1, 1, pixels, channels), (1, kw, step))
 
     def winograd_rows(self, conv: ir.Operation) -> bool:
@@ -250,6 +259,15 @@ class ChooseTiles(Pass):
                 and transformed_bytes(*weights) <= self.int_winograd_weight_bytes)
 
     def smlad_tile(self, width: int, out_channels: int, partial: bool = False) -> tuple[int, int]:
+        """`best_smlad_tile` of up to max-channels channels (one pixel of one
+        channel always fits)."""
+        tile = self.best_smlad_tile(width, out_channels, partial,
+                                    range(1, self.max_channels + 1))
+        assert tile is not None
+        return tile
+
+    def best_smlad_tile(self, width: int, out_channels: int, partial: bool,
+                        channel_counts: Sequence[int]) -> tuple[int, int] | None:
         """(pixels, channels) of an SMLAD tile. Per input word each pixel
         loads and sign-extends one word of input, each channel one of
         weights, and every accumulator takes two SMLADs: loads and
@@ -261,16 +279,17 @@ class ChooseTiles(Pass):
         `partial` (an unpadded conv: its script peels the pixel loop) the
         pixels need not divide the row: a row's cost counts its last,
         narrower tile (KWS's 5-pixel rows: 2x2 tiles and a 1x2 one, 1.1
-        words a MAC, against 1x4 tiles' 1.25)."""
+        words a MAC, against 1x4 tiles' 1.25). `channel_counts`: the
+        channels a tile may take; None when no tile of them fits."""
         def words(tile: tuple[int, int]) -> float:
             p, c = tile
             whole, rest = divmod(width, p)
             return (whole * (p + c) + (rest + c if rest else 0)) / (width * c)
 
         fits = [(p, c) for p in range(1, self.max_pixels + 1) if partial or width % p == 0
-                for c in range(1, self.max_channels + 1) if out_channels % c == 0
+                for c in channel_counts if out_channels % c == 0
                 and p * c + 2 * p <= self.smlad_registers]
-        return min(fits, key=lambda tile: (words(tile), -tile[1]))
+        return min(fits, key=lambda tile: (words(tile), -tile[1])) if fits else None
 
 
 def peelable(group: ir.Operation, root: ir.Operation) -> bool:

@@ -170,6 +170,10 @@ func.func @quantized_conv(%x: tensor<1x4x32x64x!quant.uniform<i8:f32, 0.5:-3>>,
 // M0:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 4, 4], reduction = [1, 1, 8]>}
 // CHECK-LABEL: func.func @quantized_conv_short_reduction
 // CHECK:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 1, 8]>}
+// With the DSP extension its reduction is one step, but 16 channels do not
+// fit one tile (16 + 2 registers): the squarest tile.
+// DSP-LABEL: func.func @quantized_conv_short_reduction
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 8]>}
 func.func @quantized_conv_short_reduction(%x: tensor<1x4x32x8x!quant.uniform<i8:f32, 0.5:-3>>,
                                           %w: tensor<1x1x8x16x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>> {
@@ -181,6 +185,46 @@ func.func @quantized_conv_short_reduction(%x: tensor<1x4x32x8x!quant.uniform<i8:
     tinyml.yield %c : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
   }
   return %y : tensor<1x4x32x16x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// With the DSP extension, a 1x1 conv whose reduction is one step (8 input
+// channels) and whose 8 output channels fit one pixel's tile (8 + 2
+// registers) takes them all, beyond max-channels: the tile has no loop but
+// the pixels'.
+// DSP-LABEL: func.func @quantized_pointwise_one_step
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 1, 8], reduction = [1, 1, 8]>}
+func.func @quantized_pointwise_one_step(%x: tensor<1x4x4x8x!quant.uniform<i8:f32, 0.5:-3>>,
+                                        %w: tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x4x8x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x4x8x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi : (tensor<1x4x4x8x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<1x1x8x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// Its 8 output channels over 64 input channels: two steps of 32, a loop in
+// the tile either way, so the squarest tile.
+// DSP-LABEL: func.func @quantized_pointwise_two_steps
+// DSP:         tinyml.fused conv_epilogue (%arg0, %arg1) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 32]>}
+func.func @quantized_pointwise_two_steps(%x: tensor<1x4x4x64x!quant.uniform<i8:f32, 0.5:-3>>,
+                                         %w: tensor<1x1x64x8x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
+  %y = tinyml.fused conv_epilogue (%x, %w) : (tensor<1x4x4x64x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<1x1x64x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x4x64x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<1x1x64x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi : (tensor<1x4x4x64x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<1x1x64x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
 }
 
 // -----
