@@ -773,3 +773,51 @@ def test_winograd_rows_are_bit_exact_to_tflite_micro(tmp_path, channels, width, 
         for value in values:
             want = _run_reference(data, value)
             np.testing.assert_array_equal(model.run(value).outputs[0], want, err_msg=target)
+
+
+@pytest.mark.parametrize("width,padding,stride,zero_point", [
+    (8, "SAME", 1, 7), (5, "SAME", 1, -128), (6, "VALID", 1, 127), (7, "VALID", 1, 7),
+    (8, "SAME", 2, 7)])
+def test_paired_depthwise_taps_are_bit_exact_to_tflite_micro(tmp_path, width, padding, stride,
+                                                             zero_point):
+    """On a DSP core a depthwise conv of stride 1 takes two pixels of a
+    kernel row from one word of input: taps 0 and 2 in one SMLAD, tap 1 in
+    an SMLABB or SMLATB (tinyml-pair-depthwise-taps); a row's last pixel of
+    an odd count stays in bytes. A padded conv's tile reads its staged
+    plane of one channel, whose row is consecutive bytes; an unpadded one
+    (VALID) reads its input in place, a channel's bytes 8 apart, and stride
+    2 pairs nothing: both are left as they are, and exact. Tiles of 4
+    pixels (8 outputs a row, SAME; 4, VALID over 6) and of 5 (5 outputs,
+    SAME over 5 and VALID over 7), the zero point in the padding (7, the
+    lowest and the highest int8); weights
+    of every int8 value (-128 and 127 alternating along a kernel row, all
+    -128), inputs at both ends, alternating and random, against TFLM on the
+    M4 and the M7."""
+    rng = np.random.default_rng(37)
+    weights = rng.integers(-128, 128, (1, 3, 3, 8)).astype(np.int8)
+    weights[0, :, :, 0] = [[-128, 127, -128], [127, -128, 127], [-128, 127, -128]]
+    weights[0, :, :, 1] = -128
+    m = TfliteModel()
+    x = m.tensor("x", [1, 5, width, 8], np.int8, quantization=([0.05], [zero_point], 0))
+    w = m.tensor("w", [1, 3, 3, 8], np.int8, data=weights,
+                 quantization=(list(rng.uniform(0.002, 0.006, 8)), [0] * 8, 3))
+    b = m.tensor("b", [8], np.int32, data=rng.integers(-30_000, 30_000, 8),
+                 quantization=([0.0002] * 8, [0] * 8, 0))
+    side = (lambda n: -(-n // stride)) if padding == "SAME" else (lambda n: (n - 3) // stride + 1)
+    y = m.tensor("y", [1, side(5), side(width), 8], np.int8, quantization=([0.05], [-4], 0))
+    m.operator("DEPTHWISE_CONV_2D", [x, w, b], [y], depthwise_options(padding, stride))
+    data = m.build([x], [y])
+    (tmp_path / "depthwise.tflite").write_bytes(data)
+    shape = (1, 5, width, 8)
+    columns = np.resize(np.array([127, -128], np.int8), width)
+    values = [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8),
+              np.broadcast_to(columns[None, None, :, None], shape).copy(),
+              rng.integers(-128, 128, shape).astype(np.int8)]
+    for target in ("cortex-m4", "cortex-m7"):
+        model = tinyml.compile(str(tmp_path / "depthwise.tflite"), target=target,
+                               emit_stages=True)
+        paired = stride == 1 and padding == "SAME"
+        assert ("llvm.arm.smlatb" in model.stages["lower-to-loops"]) == paired, target
+        for value in values:
+            want = _run_reference(data, value)
+            np.testing.assert_array_equal(model.run(value).outputs[0], want, err_msg=target)

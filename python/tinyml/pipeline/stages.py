@@ -271,8 +271,9 @@ def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = Fal
                    channel_tables: bool = False) -> Pipeline:
     """linalg on memrefs (and buffer copies) to scf loops (or affine loops);
     runs of bytes copied by words on a core that loads `unaligned` words;
-    with `dsp`, the int16 extensions of conv windows a word at a time and
-    the rounded high products whose multiplier a loop shares as SMMLARs; with
+    with `dsp`, the int16 extensions of conv windows a word at a time, a
+    depthwise row's taps two pixels a word in SMLADs and the rounded high
+    products whose multiplier a loop shares as SMMLARs; with
     `dsp` or `depthwise_rows` (tiles of one channel), depthwise weights
     packed channel first; with `channel_tables`, per-channel tables read
     at the same indices (the requantization's pieces) interleaved into
@@ -286,7 +287,7 @@ def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = Fal
         # The tiles' vectors: transfers unrolled to 1-D, then lowered.
         "func.func(convert-vector-to-scf{full-unroll target-rank=1})",
         "canonicalize",
-        *(["tinyml-high-products-to-smmlar"] if dsp else []),
+        *(["tinyml-pair-depthwise-taps", "tinyml-high-products-to-smmlar"] if dsp else []),
         "tinyml-lower-vectors",
         "canonicalize",
         *(["tinyml-pack-channel-weights"] if dsp or depthwise_rows else []),
