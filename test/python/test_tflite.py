@@ -499,9 +499,12 @@ def test_int8_add_with_power_of_two_scales_is_bit_exact_on_every_pair(tmp_path, 
     the larger input's): a multiplier is then 2^30, which the lowering
     computes with shifts, no product (the larger input's 1/2, the sum's
     2^-19; with an rhs scale of 0.025 its 1/4 too, with 0.03 the sum is odd
-    as often as not, where the rounding of the halving shows). All 65,536
-    pairs of int8 values, bit for bit to TFLM, with a RELU, on the host,
-    the M4 and the M0."""
+    as often as not, where the rounding of the halving shows). With 0.03
+    the result is then a table of the rhs plus the lhs, for every pair
+    (`_separable_sum`: a table of 256 int16 in the lowering); with 0.025
+    ties make the sum's rounding depend on both, and the arithmetic stays.
+    All 65,536 pairs of int8 values, bit for bit to TFLM, with a RELU, on
+    the host, the M4 and the M0."""
     m = TfliteModel()
     a = m.tensor("a", [1, 256, 256], np.int8, quantization=([0.05], [3], 0))
     b = m.tensor("b", [1, 256, 256], np.int8, quantization=([rhs_scale], [-7], 0))
@@ -513,7 +516,8 @@ def test_int8_add_with_power_of_two_scales_is_bit_exact_on_every_pair(tmp_path, 
     x = [np.repeat(values, 256).reshape(1, 256, 256), np.tile(values, 256).reshape(1, 256, 256)]
     want = _run_reference(path.read_bytes(), *x, arena_size=1 << 20)
     for target in ("host", "cortex-m4", "cortex-m0"):
-        model = tinyml.compile(str(path), target=target)
+        model = tinyml.compile(str(path), target=target, emit_stages=True)
+        assert ("tensor<256xi16>" in model.stages["lower-to-linalg"]) == (rhs_scale == 0.03)
         np.testing.assert_array_equal(model.run(*x).outputs[0], want, err_msg=target)
 
 

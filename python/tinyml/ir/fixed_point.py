@@ -402,6 +402,46 @@ def multiply_by_quantized_multiplier(x, quantized_multiplier, shift):
                                               quantized_multiplier), right_shift)
 
 
+def add_multipliers(scales, left_shift: int) -> list[float]:
+    """add_common.cc's Prepare: the real multipliers of TFLite's integer
+    add of two inputs offset and shifted left by `left_shift` (int8: 20,
+    int16: 15): each input's scale over twice the larger, then twice the
+    larger over the output's times 2^left_shift; scales as float32,
+    divided in double."""
+    s1, s2, s_out = (float(np.float32(s)) for s in scales)
+    twice_max = 2.0 * max(s1, s2)
+    return [s1 / twice_max, s2 / twice_max, twice_max / ((1 << left_shift) * s_out)]
+
+
+def multiply_by_quantized_multiplier_array(x: np.ndarray, quantized_multiplier: int,
+                                           shift: int) -> np.ndarray:
+    """`multiply_by_quantized_multiplier` of every element of the int64
+    array `x` (int32 values; a multiplier in [2^30, 2^31), so
+    SaturatingRoundingDoublingHighMul never saturates)."""
+    assert 1 << 30 <= quantized_multiplier < 1 << 31
+    x = wrap32(x.astype(np.int64) << max(shift, 0))
+    product = x * quantized_multiplier
+    nudged = product + np.where(product >= 0, 1 << 30, 1 - (1 << 30))
+    high = np.where(nudged >= 0, nudged >> 31, -((-nudged) >> 31))  # C division by 2^31
+    exponent = max(-shift, 0)
+    mask = (1 << exponent) - 1
+    threshold = (mask >> 1) + (high < 0)
+    return (high >> exponent) + ((high & mask) > threshold)
+
+
+def integer_add_outputs(scales, zero_points, subtract: bool = False) -> np.ndarray:
+    """reference/integer_ops/add.h (sub.h with `subtract`) for every pair of
+    stored int8 values, before the saturation: [256, 256], the lhs value
+    + 128 down, the rhs value + 128 across."""
+    reals = add_multipliers(scales, 20)
+    z1, z2, z_out = zero_points
+    values = np.arange(-128, 128, dtype=np.int64)
+    scaled = [multiply_by_quantized_multiplier_array((values - z) << 20, *quantize_multiplier(r))
+              for z, r in ((z1, reals[0]), (z2, reals[1]))]
+    total = scaled[0][:, None] + (-1 if subtract else 1) * scaled[1][None, :]
+    return multiply_by_quantized_multiplier_array(total, *quantize_multiplier(reals[2])) + z_out
+
+
 def mul_multiplier(scales) -> float:
     """mul_common.cc's real multiplier of an integer MUL: s1 * s2 / s_out,
     each scale a float32, in double."""

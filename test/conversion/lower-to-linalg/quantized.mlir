@@ -436,19 +436,43 @@ func.func @max_pool_int16(%x: tensor<1x3x3x2x!quant.uniform<i16:f32, 5.000000e-0
 // A residual add whose output has its larger input's scale: the sum's
 // scale 2 * 0.5 / (2^20 * 0.5) is 2^-19, QuantizeMultiplier's 2^30 with
 // a right shift, whose narrow form's high product of 2x and 2^30 is
-// (x + 1) >> 1: no 64-bit product anywhere (the rhs's 1/2 a shift too).
+// (x + 1) >> 1: no 64-bit product anywhere (the lhs's 1/2 a shift too).
+// The rhs, at a quarter of the lhs's scale, is exact too: where the sum is
+// odd, its rounding depends on both inputs, so no table gives it.
 // CHECK-LABEL: func.func @add_power_of_two_scale
 // CHECK:         linalg.generic
 // CHECK-NOT:       i64
-// CHECK:           arith.shli %{{.*}}, %c19_i32 : i32
-// CHECK:           %[[SUM:.*]] = arith.addi %{{[0-9]+}}, %{{[0-9]+}} : i32
+// CHECK:           %[[LHS:.*]] = arith.shli %{{.*}}, %c19_i32 : i32
+// CHECK:           %[[SUM:.*]] = arith.addi %[[LHS]], %{{[0-9]+}} : i32
 // CHECK:           %[[UP:.*]] = arith.addi %[[SUM]], %[[ONE:.*]] : i32
 // CHECK:           %[[HIGH:.*]] = arith.shrsi %[[UP]], %[[ONE]] : i32
-// CHECK:           %[[SIGN:.*]] = arith.shrsi %[[SUM]], %c31_i32 : i32
+// CHECK:           %[[SIGN:.*]] = arith.shrsi %[[SUM]], %c31_i32{{.*}} : i32
 // CHECK:           arith.addi %[[HIGH]], %[[SIGN]] : i32
 // CHECK-NOT:       i64
 // CHECK:           arith.trunci %{{.*}} : i32 to i8
-func.func @add_power_of_two_scale(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>> {
+func.func @add_power_of_two_scale(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>> {
+  %y = tinyml.add %a, %b : (tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<4x!quant.uniform<i8:f32, 2.500000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>>
+  return %y : tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>>
+}
+
+// -----
+
+// An add whose result, for every one of the 65,536 pairs of stored
+// values, is a function of the lhs plus a multiple of the rhs (all three
+// scales 0.5: the lhs's 1/2 and the sum's 2^-19 both exact): a table of
+// 256 int16 read at lhs + 128, plus the rhs times 1, saturated; no
+// requantization left.
+// CHECK-LABEL: func.func @add_as_table
+// CHECK:         %[[TABLE:.*]] = arith.constant dense<{{.*}}> : tensor<256xi16>
+// CHECK:         linalg.generic
+// CHECK:           %[[LHS:.*]] = arith.extsi %in : i8 to i32
+// CHECK:           %[[AT:.*]] = arith.addi %[[LHS]], %c128_i32 : i32
+// CHECK:           %[[INDEX:.*]] = arith.index_cast %[[AT]] : i32 to index
+// CHECK:           %[[TERM:.*]] = tensor.extract %[[TABLE]][%[[INDEX]]] : tensor<256xi16>
+// CHECK:           arith.muli %{{.*}}, %c1_i32 : i32
+// CHECK-NOT:       arith.shrsi
+// CHECK:           arith.trunci %{{.*}} : i32 to i8
+func.func @add_as_table(%a: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, %b: tensor<4x!quant.uniform<i8:f32, 5.000000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>> {
   %y = tinyml.add %a, %b : (tensor<4x!quant.uniform<i8:f32, 5.000000e-01:3>>, tensor<4x!quant.uniform<i8:f32, 5.000000e-01:-1>>) -> tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>>
   return %y : tensor<4x!quant.uniform<i8:f32, 5.000000e-01:2>>
 }
