@@ -19,7 +19,9 @@ a depthwise conv one window row per step, a matmul `matmul-step` k (a
 quantized one `int-reduction-taps`, `int-matvec-taps` on a DSP core). On
 a core with the DSP extension (`dsp`) a quantized conv's tile is the
 squarest that fits the registers (`smlad_tile`; a one-channel conv whose
-kernel rows are whole words reads each row's taps as channels), a
+kernel rows are whole words reads each row's taps as channels; a 1x1
+conv whose reduction is one step takes every output channel where they
+fit one pixel's tile, beyond `max-channels`), a
 quantized depthwise conv's a row of pixels of one channel. A padded
 quantized conv whose kernel rows are 3 wide, of horizontal stride 1,
 whose transformed weights fit `int-winograd-weight-bytes` takes two

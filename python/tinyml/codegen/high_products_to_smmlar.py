@@ -34,9 +34,10 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, llvm, vector
 
-from ..ir.values import constant_int, producer
+from ..ir.values import constant_int, producer, sole_user
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, register
+from .contract_to_smlad import i32
 
 ROUNDING = 1 << 31
 HIGH_WORD = 32
@@ -57,10 +58,6 @@ class HighProductsToSmmlar(Pass):
             if factors is not None and loop is not None \
                     and any(invariant(extended(factor), loop) for factor in factors):
                 rewrite(trunc, *factors)
-
-
-def i32() -> ir.IntegerType:
-    return ir.IntegerType.get_signless(32)
 
 
 def high_product_factors(trunc: ir.Operation) -> tuple[ir.Value, ir.Value] | None:
@@ -176,16 +173,20 @@ def lane(value: ir.Value, position: tuple[int, ...], flat: int) -> ir.Value:
         return arith.constant(i32(), int(elements[flat % elements.size]))
     narrow = extended(value)
     assert narrow is not None, "a factor is an extension or a constant"
-    element = vector.extract(narrow, [], list(position)) if position else narrow
+    element = element_at(narrow, position)
     return element if element_width(element.type) == 32 else arith.extsi(i32(), element)
+
+
+def element_at(value: ir.Value, position: tuple[int, ...]) -> ir.Value:
+    """The element of the vector `value` at `position`; a scalar itself (position ())."""
+    return vector.extract(value, [], list(position)) if position else value
 
 
 def addend_of(trunc: ir.Operation) -> tuple[ir.Operation, ir.Value] | None:
     """(the add, its other operand) when `trunc`'s only user adds it to a value."""
-    uses = list(trunc.results[0].uses)
-    if len(uses) != 1 or uses[0].owner.operation.name != "arith.addi":
+    add = sole_user(trunc.results[0], "arith.addi")
+    if add is None:
         return None
-    add = uses[0].owner.operation
     lhs, rhs = add.operands
     return add, (rhs if lhs == trunc.results[0] else lhs)
 
@@ -201,9 +202,7 @@ def rewrite(trunc: ir.Operation, x: ir.Value, y: ir.Value) -> None:
             if folded is None:
                 high.append(llvm.inline_asm(i32(), operands, "smmulr $0, $1, $2", "=r,r,r"))
             else:
-                addend = folded[1]
-                operands.append(vector.extract(addend, [], list(position)) if position
-                                else addend)
+                operands.append(element_at(folded[1], position))
                 high.append(llvm.inline_asm(i32(), operands, "smmlar $0, $1, $2, $3",
                                             "=r,r,r,r"))
         result = vector.from_elements(result_type, high) \

@@ -38,7 +38,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm, vector
 from mlir.dialects.transform import interpreter
 
-from ..ir.values import constant_int, producer
+from ..ir.values import constant_int, producer, sole_user
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, register
 from .attach_transform_script import ANY
@@ -134,19 +134,14 @@ def slice_offset(op: ir.Operation) -> int | None:
     return offsets[0] if offsets[1] == 0 and strides == [1, 1] else None
 
 
-def only_user(value: ir.Value) -> ir.Operation | None:
-    uses = list(value.uses)
-    return uses[0].owner.operation if len(uses) == 1 else None
-
-
 def tap_product(tap_slice: ir.Operation) -> tuple[ir.Operation, ir.Value] | None:
     """(the muli, the tap's weight vector<1xi8>) of a row slice's product."""
-    extension = only_user(tap_slice.results[0])
-    if extension is None or extension.name != "arith.extsi" \
+    extension = sole_user(tap_slice.results[0], "arith.extsi")
+    if extension is None \
             or ir.IntegerType(ir.VectorType(extension.results[0].type).element_type).width != 32:
         return None
-    product = only_user(extension.results[0])
-    if product is None or product.name != "arith.muli":
+    product = sole_user(extension.results[0], "arith.muli")
+    if product is None:
         return None
     other = [v for v in product.operands if v != extension.results[0]]
     weight_extension = producer(other[0]) if len(other) == 1 else None
@@ -165,38 +160,37 @@ def kernel_row(first: ir.Operation) -> KernelRow | None:
               if use.owner.operation.name == "vector.extract_strided_slice"}
     if sorted(k for k in slices if k is not None) != list(range(TAPS)) or len(slices) != TAPS:
         return None
-    products = [tap_product(slices[t]) for t in range(TAPS)]
-    if any(p is None for p in products):
+    products = [p for p in (tap_product(slices[t]) for t in range(TAPS)) if p is not None]
+    if len(products) != TAPS:
         return None
-    chain = accumulation(
-        [p[0] for p in products if p is not None])
+    chain = accumulation([multiply for multiply, _ in products])
     reads = byte_reads(source)
     if chain is None or reads is None:
         return None
     accumulator, last = chain
-    return KernelRow(accumulator, last, [p[1] for p in products if p is not None], reads)
+    return KernelRow(accumulator, last, [weight for _, weight in products], reads)
 
 
 def accumulation(products: list[ir.Operation]) -> tuple[ir.Value, ir.Operation] | None:
     """(the accumulator, the last add) when `products` are added one by one
     to an accumulator, each sum used only by the next add."""
-    adds = [only_user(p.results[0]) for p in products]
-    if any(a is None or a.name != "arith.addi" for a in adds):
+    adds = [a for a in (sole_user(p.results[0], "arith.addi") for p in products)
+            if a is not None]
+    if len(adds) != len(products):
         return None
-    sums = [a.results[0] for a in adds if a is not None]
+    sums = [add.results[0] for add in adds]
 
     def other(add: ir.Operation, product: ir.Operation) -> ir.Value:
         lhs, rhs = add.operands
         return rhs if lhs == product.results[0] else lhs
 
-    starts = [(add, other(add, p)) for add, p in zip(adds, products)
-              if add is not None and other(add, p) not in sums]
+    starts = [(add, other(add, p)) for add, p in zip(adds, products) if other(add, p) not in sums]
     if len(starts) != 1:
         return None
     add, accumulator = starts[0]
     for _ in range(len(products) - 1):
-        following = only_user(add.results[0])
-        if following is None or following not in [a for a in adds if a is not None]:
+        following = sole_user(add.results[0], "arith.addi")
+        if following is None or following not in adds:
             return None
         add = following
     return accumulator, add
@@ -219,16 +213,15 @@ def byte_reads(row: ir.Value) -> list[ir.Operation] | None:
             return None
         reads.append(read)
     source = reads[0].operands[0]
-    rank = ir.MemRefType(source.type).rank
-    indices = [list(r.operands[1:1 + rank]) for r in reads]
+    t = ir.MemRefType(source.type)
+    indices = [list(r.operands[1:1 + t.rank]) for r in reads]
     if any(r.operands[0] != source for r in reads):
         return None
-    varying = [d for d in range(rank) if any(ix[d] != indices[0][d] for ix in indices)]
+    varying = [d for d in range(t.rank) if any(ix[d] != indices[0][d] for ix in indices)]
     if len(varying) != 1:
         return None
     dimension = varying[0]
     steps = [index_offset(ix[dimension], indices[0][dimension]) for ix in indices]
-    t = ir.MemRefType(source.type)
     if steps != list(range(len(reads))) or contiguous_from(t) > dimension \
             or int(np.prod(t.shape[dimension + 1:])) != 1:
         return None

@@ -30,7 +30,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith
 
-from ..ir.values import constant_int
+from ..ir.values import constant_int, sole_user
 from ..ir.walk import functions, ops_named
 from ..pipeline.registry import Pass, register
 from .linalg_builders import int_type
@@ -60,13 +60,6 @@ def _narrow_source(value: ir.Value, narrow: ir.Type) -> ir.Value | int | None:
         return owner.operation.operands[0]
     constant = constant_int(value)
     return constant if constant is not None and -HALF <= constant < HALF else None
-
-
-def _sole_user(value: ir.Value, name: str) -> ir.Operation | None:
-    uses = list(value.uses)
-    if len(uses) != 1 or uses[0].owner.name != name:
-        return None
-    return uses[0].owner
 
 
 def _halves(a: ir.Value) -> tuple[ir.Value, ir.Value]:
@@ -110,13 +103,14 @@ def signed_product(a: ir.Value, b: ir.Value) -> tuple[ir.Value, ir.Value]:
 def _rounded_high_of(multiply: ir.Operation) -> ir.Operation | None:
     """The `arith.trunci` to i32 of (`multiply` + 2^31) >> 32, each step
     the sole user of the one before; None if `multiply` does not feed one."""
-    add = _sole_user(multiply.results[0], "arith.addi")
+    add = sole_user(multiply.results[0], "arith.addi")
     if add is None or HALF not in [constant_int(v) for v in add.operands]:
         return None
-    shift = _sole_user(add.results[0], "arith.shrsi")
-    if shift is None or shift.operands[0] != add.results[0] or constant_int(shift.operands[1]) != 32:
+    shift = sole_user(add.results[0], "arith.shrsi")
+    if shift is None or shift.operands[0] != add.results[0] \
+            or constant_int(shift.operands[1]) != 32:
         return None
-    return _sole_user(shift.results[0], "arith.trunci")
+    return sole_user(shift.results[0], "arith.trunci")
 
 
 def expand(multiply: ir.Operation) -> bool:

@@ -32,6 +32,14 @@ def constant_int(value: ir.Value) -> int | None:
     return ir.IntegerAttr(attribute).value if isinstance(attribute, ir.IntegerAttr) else None
 
 
+def sole_user(value: ir.Value, name: str) -> ir.Operation | None:
+    """The op using `value`, when that is its only use and the op is a `name`."""
+    uses = list(value.uses)
+    if len(uses) != 1 or uses[0].owner.operation.name != name:
+        return None
+    return uses[0].owner.operation
+
+
 def users(op: ir.Operation) -> list[ir.Operation]:
     """The ops using `op`'s results, each once, in use order."""
     return distinct(use.owner.operation for result in op.results for use in result.uses)
