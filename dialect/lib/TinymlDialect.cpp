@@ -41,7 +41,7 @@ void TinymlDialect::initialize() {
 
 namespace {
 /// The kind of value a discardable attribute holds; None: not one of ours.
-enum class AttrKind { None, Integer, Float, String, Unit, Array, Dictionary };
+enum class AttrKind { None, Integer, Float, String, Unit, Array, Dictionary, I64Array };
 
 /// Attributes on ops: what the passes record on a function (the report is
 /// read from them: python/tinyml/report_attributes.py and the passes), and
@@ -58,6 +58,7 @@ AttrKind operationAttrKind(StringRef name) {
              AttrKind::String)
       .Cases({"tinyml.in_place", "tinyml.taps_as_channels",
               "tinyml.widened", "tinyml.byte_pairs"}, AttrKind::Unit)
+      .Case("tinyml.window_as_channels", AttrKind::I64Array)
       .Case("tinyml.kernels", AttrKind::Array)
       .Case("tinyml.memory_plan", AttrKind::Dictionary)
       .Default(AttrKind::None);
@@ -90,6 +91,8 @@ bool holds(AttrKind kind, Attribute value) {
     return isa<ArrayAttr>(value);
   case AttrKind::Dictionary:
     return isa<DictionaryAttr>(value);
+  case AttrKind::I64Array:
+    return isa<DenseI64ArrayAttr>(value);
   case AttrKind::None:
     return false;
   }
@@ -110,6 +113,8 @@ StringRef kindName(AttrKind kind) {
     return "an array";
   case AttrKind::Dictionary:
     return "a dictionary";
+  case AttrKind::I64Array:
+    return "an array<i64>";
   case AttrKind::None:
     break;
   }

@@ -636,6 +636,51 @@ def test_conv_in_byte_pairs_is_bit_exact_to_tflite_micro(tmp_path, case, kernel,
             np.testing.assert_array_equal(model.run(value).outputs[0], want, err_msg=target)
 
 
+@pytest.mark.parametrize("kernel,padding,stride,width,zero_point", [
+    (3, "SAME", 2, 8, 7), (3, "SAME", 2, 7, -128), (3, "VALID", 1, 7, 127),
+    (2, "VALID", 2, 8, 7), (3, "SAME", 1, 8, 7)])
+def test_window_as_channels_is_bit_exact_to_tflite_micro(tmp_path, kernel, padding, stride,
+                                                         width, zero_point):
+    """On a DSP core an RGB conv reads its whole window as channels, 27
+    values and one more under a zero weight (3x3) or 12 (2x2), extended to
+    int16 and staged per pixel tile value by value (the choose-tiles
+    configuration, lower_quantized_conv2d, tinyml-stage-window-channels):
+    SAME of stride 2 padded right and below (an even width) or on both
+    sides (odd), VALID of stride 1 (5 columns: one-pixel tiles) and a 2x2
+    conv of stride 2; a padded 3x3 conv of stride 1 takes F(2, 3) rows
+    instead (tinyml-winograd-rows). Weights of every int8 value, the zero
+    point in the padding (7, the lowest and the highest int8), inputs at
+    both ends, alternating and random, against TFLM on the M4 and the M7."""
+    rng = np.random.default_rng(43)
+    weights = rng.integers(-128, 128, (8, kernel, kernel, 3)).astype(np.int8)
+    weights[0] = -128
+    weights[1] = np.resize(np.array([127, -128], np.int8), (kernel, kernel, 3))
+    m = TfliteModel()
+    x = m.tensor("x", [1, 6, width, 3], np.int8, quantization=([0.05], [zero_point], 0))
+    w = m.tensor("w", [8, kernel, kernel, 3], np.int8, data=weights,
+                 quantization=(list(rng.uniform(0.002, 0.006, 8)), [0] * 8, 0))
+    b = m.tensor("b", [8], np.int32, data=rng.integers(-30_000, 30_000, 8),
+                 quantization=([0.0002] * 8, [0] * 8, 0))
+    side = (lambda n: -(-n // stride)) if padding == "SAME" \
+        else (lambda n: (n - kernel) // stride + 1)
+    y = m.tensor("y", [1, side(6), side(width), 8], np.int8,
+                 quantization=([0.06 * kernel], [-4], 0))
+    m.operator("CONV_2D", [x, w, b], [y], conv_options(padding, stride))
+    data = m.build([x], [y])
+    (tmp_path / "rgb.tflite").write_bytes(data)
+    shape = (1, 6, width, 3)
+    alternating = np.resize(np.array([127, -128], np.int8), shape)
+    values = [np.full(shape, -128, np.int8), np.full(shape, 127, np.int8), alternating,
+              rng.integers(-128, 128, shape).astype(np.int8)]
+    for target in ("cortex-m4", "cortex-m7"):
+        model = tinyml.compile(str(tmp_path / "rgb.tflite"), target=target, emit_stages=True)
+        taken = "tinyml.window_as_channels" in model.stages["tile-and-vectorize"]
+        assert taken == (padding == "VALID" or stride == 2), target
+        for value in values:
+            want = _run_reference(data, value)
+            np.testing.assert_array_equal(model.run(value).outputs[0], want, err_msg=target)
+
+
 @pytest.mark.parametrize("stride,zero_point", [(1, 7), (2, -128), (1, 127)])
 def test_unsigned_planes_on_the_m0_are_bit_exact_to_tflite_micro(tmp_path, stride, zero_point):
     """On the M0 a depthwise conv stages each channel's padded plane +128

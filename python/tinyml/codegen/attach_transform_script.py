@@ -47,7 +47,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..ir.lowering_config import ATTRIBUTE, IN_PLACE, TAPS_AS_CHANNELS, WIDENED, LoweringConfig
+from ..ir.lowering_config import (ATTRIBUTE, IN_PLACE, TAPS_AS_CHANNELS, WIDENED,
+                                  WINDOW_AS_CHANNELS, LoweringConfig)
 from ..ir.values import element_bytes, shape_of
 from ..ir.walk import ops_named
 from ..pipeline.registry import Pass, PassError, register
@@ -360,8 +361,8 @@ def window_reader(conv: ir.Operation) -> ir.Operation | None:
     the input itself."""
     reader = _producer_named(conv.operands[0], "linalg.transpose") or \
         _producer_named(conv.operands[0], "linalg.generic")
-    if reader is None or (reader.name == "linalg.generic" and TAPS_AS_CHANNELS
-                          not in reader.attributes and WIDENED not in reader.attributes):
+    if reader is None or (reader.name == "linalg.generic" and not any(
+            mark in reader.attributes for mark in (TAPS_AS_CHANNELS, WINDOW_AS_CHANNELS, WIDENED))):
         return None
     return reader
 
@@ -435,6 +436,8 @@ def window_always_overlaps(pad: ir.Operation, conv: ir.Operation,
     dilations = [int(d) for d in ir.DenseIntElementsAttr(conv.attributes["dilations"])]
     kh, kw, channels = ir.RankedTensorType(conv.operands[1].type).shape[:3]
     kernel = [kh, kw if reader is None or transpose is not None else channels]
+    if reader is not None and WINDOW_AS_CHANNELS in reader.attributes:
+        kernel = list(ir.DenseI64ArrayAttr(reader.attributes[WINDOW_AS_CHANNELS]))
     extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations)]
     return all(lo < extent and hi < extent for lo, hi, extent in zip(low, high, extents))
 

@@ -19,7 +19,10 @@ a depthwise conv one window row per step, a matmul `matmul-step` k (a
 quantized one `int-reduction-taps`, `int-matvec-taps` on a DSP core). On
 a core with the DSP extension (`dsp`) a quantized conv's tile is the
 squarest that fits the registers (`smlad_tile`; a one-channel conv whose
-kernel rows are whole words reads each row's taps as channels; a 1x1
+kernel rows are whole words reads each row's taps as channels; a conv of
+3 (or another number not whole words) input channels whose window is at
+most `int-pointwise-taps` values and one from whole words reads the
+window as channels, its reduction one step; a 1x1
 conv whose reduction is one step takes every output channel where they
 fit one pixel's tile, beyond `max-channels`), a
 quantized depthwise conv's a row of pixels of one channel. A padded
@@ -41,6 +44,7 @@ from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
 from ..ir.walk import functions, graph_ops
 from ..pipeline.registry import Option, Pass, register
 from .winograd_rows import transformed_bytes
+from ..conversion.quantized_lowering import window_values
 
 POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
 #: A quantized conv's reduction (values per output) below which
@@ -157,7 +161,7 @@ class ChooseTiles(Pass):
             for op in graph_ops(func):
                 root = op.opview.root if op.name == tm.FusedOp.OPERATION_NAME else None
                 if root is not None and root.name in CONTRACTIONS:
-                    config = self.config(root, peelable(op, root))
+                    config = self.config(root, peelable(op, root), reads_transpose(op, root))
                 elif op.name in POOLS:
                     config = self.pool_config(op)
                 else:
@@ -176,7 +180,8 @@ class ChooseTiles(Pass):
             return LoweringConfig((1, channels), (1, 0))  # the mean over [n, c]
         return LoweringConfig((1, 1, 1, channels), (1, 0))
 
-    def config(self, root: ir.Operation, peelable: bool = False) -> LoweringConfig | None:
+    def config(self, root: ir.Operation, peelable: bool = False,
+               transposed: bool = False) -> LoweringConfig | None:
         out_shape = shape_of(root.results[0])
         quantized = has_quantized_data(root)
         accumulators = self.max_int_accumulators if quantized else self.max_accumulators
@@ -222,12 +227,26 @@ class ChooseTiles(Pass):
             pixels, channels = self.smlad_tile(out_shape[2], out_shape[3])
             return LoweringConfig((1, 1, pixels, channels), (1, 1, kw))
         winograd = quantized and self.winograd_rows(root)
+        kh = shape_of(root.operands[1])[0]
+        window = window_values(kh, kw, in_channels)
+        if quantized and self.dsp and window and in_channels % 4 and not winograd \
+                and not transposed and window <= self.int_pointwise_taps \
+                and dilations == [1, 1]:
+            # The whole window read as channels, one step of whole words
+            # (the lowering's window-as-channels input, int16): an RGB 3x3
+            # conv's 27 values and a zero one take 14 SMLADs an output
+            # where 3 channels read as 4 take 18 (M4, VWW's stem, stride
+            # 2, 1.11 -> 1.00 M instructions; a Keras MobileNet block's
+            # 30.9 -> 28.0 K; a Keras CIFAR CNN's, VALID, 145.0 -> 126.7 K
+            # the network).
+            pixels, channels = self.smlad_tile(out_shape[2], out_shape[3])
+            return LoweringConfig((1, 1, pixels, channels), (1, 1, window))
         if quantized and self.dsp and in_channels % 4 == 3 and not winograd:
             # One zero channel more makes the steps whole words, two MACs
-            # per SMLAD for a third more MACs (an RGB image's first conv);
-            # the lowering pads to a multiple of the step.
+            # per SMLAD for a third more MACs (an RGB image's first conv
+            # whose window is not read as channels); the lowering pads to
+            # a multiple of the step.
             in_channels += 1
-        kh = shape_of(root.operands[1])[0]
         if quantized and self.dsp and kh == kw == 1:
             taps = self.int_pointwise_taps
         step = largest_divisor(in_channels, max(1, taps // kw))
@@ -300,13 +319,19 @@ def peelable(group: ir.Operation, root: ir.Operation) -> bool:
     (tinyml-fuse-input-transpose would make the group's script the
     two-level one, which peels nothing)."""
     _, _, padding = window_attributes(root.attributes)
-    if root.name != tm.Conv2DOp.OPERATION_NAME or any(padding):
-        return False
+    return root.name == tm.Conv2DOp.OPERATION_NAME and not any(padding) \
+        and not reads_transpose(group, root)
+
+
+def reads_transpose(group: ir.Operation, root: ir.Operation) -> bool:
+    """Whether the conv `root` of `group` reads the group's input through a
+    transpose (an NCHW input, which tinyml-fuse-input-transpose fuses into
+    the conv's tiles: a window read as channels could not read it so)."""
     source = root.operands[0]
     if isinstance(source.owner, ir.Block) and source.owner.owner == group:
         source = group.operands[source.arg_number]
-    return isinstance(source.owner, ir.Block) \
-        or source.owner.operation.name != tm.TransposeOp.OPERATION_NAME
+    return not isinstance(source.owner, ir.Block) \
+        and source.owner.operation.name == tm.TransposeOp.OPERATION_NAME
 
 
 def largest_divisor(size: int, limit: int) -> int:

@@ -59,7 +59,7 @@ from ..ir.fixed_point import (ACCUMULATION_INTEGER_BITS, INT32_MIN, activation_r
                               mul_multiplier, multiplier_pieces, narrow_requantization,
                               quantize_multiplier, softmax_tables)
 from ..ir.lazy_modules import linalg
-from ..ir.lowering_config import TAPS_AS_CHANNELS
+from ..ir.lowering_config import TAPS_AS_CHANNELS, WINDOW_AS_CHANNELS
 from ..ir.ops import keyed_by_name
 from ..ir.patterns import attributes_of, create
 from ..ir.quant import is_per_axis, scales, storage_cast, storage_type, zero_points
@@ -237,7 +237,9 @@ def lower_quantized_conv2d(op, in_place: bool = False, channel_step: int = 1) ->
     with its zero point and the weights with zeros (3 channels read as
     4: whole words for SMLAD), which adds nothing to any accumulator. A
     one-channel conv whose step is its kernel's width reads a kernel row's
-    taps as channels (`taps_as_channels`)."""
+    taps as channels (`taps_as_channels`); a conv whose step is its
+    `window_values` reads its whole window as channels
+    (`window_as_channels`), a 1x1 conv over them."""
     x, w, bias = list(op.operands)[0], op.operands[1], \
         (op.operands[2] if len(op.operands) > 2 else None)
     strides, dilations, padding = window_attributes(op.attributes)
@@ -250,7 +252,8 @@ def lower_quantized_conv2d(op, in_place: bool = False, channel_step: int = 1) ->
     top, left, bottom, right = padding
     kh, kw, in_channels, _ = weights.shape
     unfold = in_channels == 1 and kw > 1 and channel_step == kw and dilations[1] == 1
-    extra = 0 if unfold else -in_channels % channel_step
+    window = window_values(kh, kw, in_channels) == channel_step and dilations == [1, 1]
+    extra = 0 if unfold or window else -in_channels % channel_step
     x8 = pad(stored, [0, top, left, 0], [0, bottom, right, extra], _zero_point(x_type))
     w8 = storage_of(w) if not extra else \
         int_constant(np.pad(weights, [(0, 0), (0, 0), (0, extra), (0, 0)]), 8)
@@ -258,6 +261,12 @@ def lower_quantized_conv2d(op, in_place: bool = False, channel_step: int = 1) ->
         x8 = taps_as_channels(x8, kw, strides[1], out_shape[2])
         w8 = int_constant(weights.reshape(kh, 1, kw, channels), 8)
         strides = [strides[0], 1]
+    elif window:
+        x8 = window_as_channels(x8, (kh, kw), strides, out_shape[1:3])
+        w8 = int_constant(np.pad(weights.reshape(1, 1, kh * kw * in_channels, channels),
+                                 [(0, 0), (0, 0), (0, channel_step - kh * kw * in_channels),
+                                  (0, 0)]), 8)
+        strides = [1, 1]
     acc = linalg.conv_2d_nhwc_hwcf(x8, w8, outs=[accumulator_init(folded, out_shape)],
                                    strides=strides, dilations=dilations)
     scales = effective_scales(x_type, w_type, y_type, channels)
@@ -282,6 +291,50 @@ def taps_as_channels(x8: ir.Value, kw: int, stride: int, width: int) -> ir.Value
     (unfolded,) = build_generic([(x8, read)], [(init, identity_map(4))],
                                 ["parallel"] * 4, lambda b, args: args[0])
     unfolded.owner.attributes[TAPS_AS_CHANNELS] = ir.UnitAttr.get()
+    return unfolded
+
+
+def window_values(kh: int, kw: int, in_channels: int) -> int:
+    """The channels of a conv's window read as channels (`window_as_channels`):
+    its kh x kw x in_channels values rounded up to whole SMLAD words, where
+    that adds one value at most; 0 where the window is not read so (one
+    input channel, a 1x1 kernel, or 2 or 3 values to add)."""
+    values = kh * kw * in_channels
+    padded = -(-values // 4) * 4
+    return padded if padded - values <= 1 and in_channels > 1 and kh * kw > 1 else 0
+
+
+def window_as_channels(x8: ir.Value, kernel: Sequence[int], strides: Sequence[int],
+                       out_size: Sequence[int]) -> ir.Value:
+    """The NHWC input `x8` of a conv with a `kernel` window moved by
+    `strides`, as `out_size` pixels of `window_values` channels extended to
+    int16, u[n, i, j, (r * kw + k) * C + c] = x[n, i * sh + r, j * sw + k, c]
+    (im2col): the conv is then 1x1 over them, its whole reduction whole
+    SMLAD words where C channels a tap are not. A value added to make the
+    words whole reads the window's last value again, under a zero weight.
+    The read map is affine (floordiv and mod by constants); its least and
+    greatest indices are those of the first and last channel, as linalg's
+    tiling takes them to be. The generic (marked `WINDOW_AS_CHANNELS` with
+    the kernel) is fused into the conv's tiles, which stage its window:
+    it is never stored whole."""
+    n, _, _, channels = shape_of(x8)
+    kh, kw = kernel
+    values = kh * kw * channels
+
+    def floordiv(expr: ir.AffineExpr, divisor: int) -> ir.AffineExpr:
+        return ir.AffineExpr.get_floor_div(expr, ir.AffineExpr.get_constant(divisor))
+
+    q = ir.AffineDimExpr.get(3)
+    added = floordiv(q, values)  # 1 for the value added, else 0
+    row = floordiv(q % values, kw * channels) + added * (kh - 1)
+    column = floordiv(q % (kw * channels), channels) + added * (kw - 1)
+    channel = q % channels + added * (channels - 1)
+    n_, i, j = (ir.AffineDimExpr.get(d) for d in range(3))
+    read = ir.AffineMap.get(4, 0, [n_, i * strides[0] + row, j * strides[1] + column, channel])
+    init = empty([n, *out_size, window_values(kh, kw, channels)], int_type(16))
+    (unfolded,) = build_generic([(x8, read)], [(init, identity_map(4))], ["parallel"] * 4,
+                                lambda b, args: arith.extsi(int_type(16), args[0]))
+    unfolded.owner.attributes[WINDOW_AS_CHANNELS] = ir.DenseI64ArrayAttr.get([kh, kw])
     return unfolded
 
 

@@ -22,6 +22,11 @@ IN_PLACE = "tinyml.in_place"
 #: quantized conv reads its input with a kernel row's taps as channels
 #: (lower_quantized_conv2d), fused into its tiles' windows like a transpose.
 TAPS_AS_CHANNELS = "tinyml.taps_as_channels"
+#: The attribute of the `linalg.generic` through which a quantized conv
+#: reads its input with its whole window as channels, extended to int16
+#: (lower_quantized_conv2d): the window's [kh, kw], an `array<i64>`. It is
+#: fused into the conv's tiles like `TAPS_AS_CHANNELS`.
+WINDOW_AS_CHANNELS = "tinyml.window_as_channels"
 #: The unit attribute of the `linalg.generic` sign-extending an int8 conv's
 #: input to int16 (tinyml-widen-conv-inputs), fused into its tiles' windows
 #: like a transpose.

@@ -281,7 +281,7 @@ def lower_to_loops(affine: bool = False, unaligned: bool = True, dsp: bool = Fal
     arguments marked as read only through them (tinyml-outline-kernels)."""
     return Pipeline([
         pass_named("tinyml-lower-copies")(words=unaligned),
-        *(["tinyml-lower-int16-extensions"] if dsp else []),
+        *(["tinyml-lower-int16-extensions", "tinyml-stage-window-channels"] if dsp else []),
         "func.func(convert-linalg-to-affine-loops)" if affine
         else "func.func(convert-linalg-to-loops)",
         # The tiles' vectors: transfers unrolled to 1-D, then lowered.

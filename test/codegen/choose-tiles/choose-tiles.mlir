@@ -317,13 +317,14 @@ func.func @quantized_conv_odd_row_transposed(%x: tensor<1x64x4x5x!quant.uniform<
 // -----
 
 // An RGB image's first conv (3 input channels): a reduction step of 3
-// values a tap row is no whole word. With the DSP extension the step is 4
-// channels, which the lowering reads as 3 and a zero one (a third more
-// MACs, two per SMLAD); without it, 3.
+// values a tap row is no whole word. With the DSP extension its whole
+// window, 27 values and a zero one, is one step of whole words (the
+// lowering's window-as-channels input, a 1x1 conv over it); without it,
+// 3 values a step.
 // CHECK-LABEL: func.func @quantized_rgb_conv
 // CHECK:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 3]>
 // DSP-LABEL: func.func @quantized_rgb_conv
-// DSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 4]>
+// DSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 28]>
 func.func @quantized_rgb_conv(%x: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
                               %w: tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>)
     -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
@@ -335,6 +336,56 @@ func.func @quantized_rgb_conv(%x: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>
     tinyml.yield %c : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
   }
   return %y : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// The same RGB conv read through a transpose (an NCHW input, fused into the
+// conv's tiles as their window's reader, which a window read as channels
+// would have to be too): its 3 channels read as 4.
+// DSP-LABEL: func.func @quantized_rgb_conv_transposed
+// DSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 4]>
+func.func @quantized_rgb_conv_transposed(%x: tensor<1x3x8x8x!quant.uniform<i8:f32, 0.5:-3>>,
+                                         %w: tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>)
+    -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
+  %t = tinyml.transpose %x {permutation = array<i64: 0, 2, 3, 1>} : (tensor<1x3x8x8x!quant.uniform<i8:f32, 0.5:-3>>) -> tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>
+  %y = tinyml.fused conv_epilogue (%t, %w) : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
+// Not as channels: a 5x5 RGB window (76 values) is more than a step of
+// int-pointwise-taps, a 3x1 one (9 values) would take 3 zeros to make
+// whole words. Both read their 3 channels as 4.
+// DSP-LABEL: func.func @quantized_rgb_conv_not_window
+// DSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 5, 2]>
+// DSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 4]>
+func.func @quantized_rgb_conv_not_window(%x: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+                                         %w5: tensor<5x5x3x8x!quant.uniform<i8:f32, 0.1>>,
+                                         %w3: tensor<3x1x3x8x!quant.uniform<i8:f32, 0.1>>)
+    -> (tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x6x8x8x!quant.uniform<i8:f32, 0.25:0>>) {
+  %y = tinyml.fused conv_epilogue (%x, %w5) : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<5x5x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<5x5x3x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 2, 2>} : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<5x5x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  %z = tinyml.fused conv_epilogue (%x, %w3) : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+      tensor<3x1x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x6x8x8x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x1x3x8x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi : (tensor<1x8x8x3x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x1x3x8x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x6x8x8x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x6x8x8x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y, %z : tensor<1x4x4x8x!quant.uniform<i8:f32, 0.25:0>>, tensor<1x6x8x8x!quant.uniform<i8:f32, 0.25:0>>
 }
 
 // -----
@@ -537,11 +588,11 @@ func.func @quantized_winograd_rows(%xa: tensor<1x4x8x8x!quant.uniform<i8:f32, 0.
 // are (no fourth, zero channel: the pass pairs rows across kernel rows);
 // the one-channel one's 5 kernel rows x channels, under 8, take 2 output
 // channels a tile. An unpadded RGB conv reads its input in place, which
-// the pass does not take: its SMLAD tile, over 4 channels.
+// the pass does not take: its SMLAD tile, over its window as channels.
 // WINODSP-LABEL: func.func @quantized_winograd_stems
 // WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 1]>
 // WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 4], reduction = [1, 3, 1]>
-// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 3, 2]>
+// WINODSP:         lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 28]>
 // The scalar form (int-winograd-min-channels=8) takes none of them.
 // WINO-LABEL: func.func @quantized_winograd_stems
 // WINO-NOT:       tile = [1, 1, 2, 4]

@@ -153,6 +153,38 @@ func.func @taps_as_channels(%x: tensor<1x6x6x1x!quant.uniform<i8:f32, 0.5:-3>>)
 
 // -----
 
+// An RGB conv configured to step its reduction by its whole window's 27
+// values and one more (tinyml-choose-tiles on a DSP core) reads its window
+// as 28 channels, extended to int16: the input padded as the conv pads it,
+// no channel added, through a generic (marked with the window, for the
+// transform script) whose channel q = (r * 3 + k) * 3 + c is row 2i + r,
+// column 2j + k, channel c, and whose channel 27 reads the window's last
+// value again (r = k = c = 2: the floordiv 27 terms), under a zero weight.
+// The conv is then 1x1, stride 1, over the weights in the same order.
+// CHECK:       #[[WINDOW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 * 2 + (d3 mod 27) floordiv 9 + (d3 floordiv 27) * 2, d2 * 2 + (d3 mod 9) floordiv 3 + (d3 floordiv 27) * 2, d3 mod 3 + (d3 floordiv 27) * 2)>
+// CHECK-LABEL: func.func @window_as_channels
+// CHECK:         %[[X:.*]] = tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 1, 1, 0]
+// CHECK:         } : tensor<1x4x4x3xi8> to tensor<1x5x5x3xi8>
+// CHECK:         %[[U:.*]] = linalg.generic {indexing_maps = [#[[WINDOW]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]] : tensor<1x5x5x3xi8>) outs(%{{.*}} : tensor<1x2x2x28xi16>) attrs = {tinyml.window_as_channels = array<i64: 3, 3>}
+// CHECK-NEXT:    ^bb0(%[[IN:.*]]: i8, %{{.*}}: i16):
+// CHECK-NEXT:      arith.extsi %[[IN]] : i8 to i16
+// CHECK:         %[[W:.*]] = arith.constant dense<{{\[\[\[\[}}-3, -2], [-1, 0], [1, 2], [3, -3], {{.*}}, [0, 1], [0, 0]]]]> : tensor<1x1x28x2xi8>
+// CHECK:         linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[U]], %[[W]] : tensor<1x2x2x28xi16>, tensor<1x1x28x2xi8>)
+func.func @window_as_channels(%x: tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:-3>>)
+    -> tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>> {
+  %wc = arith.constant dense<[[[[-3, -2], [-1, 0], [1, 2]], [[3, -3], [-2, -1], [0, 1]], [[2, 3], [-3, -2], [-1, 0]]], [[[1, 2], [3, -3], [-2, -1]], [[0, 1], [2, 3], [-3, -2]], [[-1, 0], [1, 2], [3, -3]]], [[[-2, -1], [0, 1], [2, 3]], [[-3, -2], [-1, 0], [1, 2]], [[3, -3], [-2, -1], [0, 1]]]]> : tensor<3x3x3x2xi8>
+  %w = quant.scast %wc : tensor<3x3x3x2xi8> to tensor<3x3x3x2x!quant.uniform<i8:f32, 0.1>>
+  %y = tinyml.fused conv_epilogue (%x, %w) {lowering = #tinyml.lowering<tile = [1, 1, 2, 2], reduction = [1, 1, 28]>} : (tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:-3>>, tensor<3x3x3x2x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>> {
+  ^bb0(%xi: tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:-3>>, %wi: tensor<3x3x3x2x!quant.uniform<i8:f32, 0.1>>):
+    %c = tinyml.conv2d %xi, %wi {strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 1, 1>} : (tensor<1x4x4x3x!quant.uniform<i8:f32, 0.5:-3>>,
+        tensor<3x3x3x2x!quant.uniform<i8:f32, 0.1>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>>
+    tinyml.yield %c : tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>>
+  }
+  return %y : tensor<1x2x2x2x!quant.uniform<i8:f32, 0.25:0>>
+}
+
+// -----
+
 // Padding holds the input zero point, so that padded taps add nothing
 // after the input offset is folded into the bias.
 // CHECK-LABEL: func.func @conv_padding_holds_the_zero_point
