@@ -56,6 +56,10 @@ class _Graph:
         self.initializers.append(numpy_helper.from_array(array, name))
         return name
 
+    def constant(self, name: str, value: float) -> str:
+        self.initializers.append(numpy_helper.from_array(np.float32(value), name))
+        return name
+
     def node(self, op_type: str, inputs, output: str, **attrs) -> str:
         self.nodes.append(helper.make_node(op_type, list(inputs), [output], name=output,
                                            **attrs))
@@ -114,7 +118,40 @@ def branches() -> onnx.ModelProto:
     return g.model(y, [1, 10])
 
 
-MODELS = {"residual_cnn": residual_cnn, "branches": branches}
+def inverted_residuals() -> onnx.ModelProto:
+    """MobileNetV2's layers at 0.5 width on a small image: a strided
+    Conv + Clip(0, 6) stem, three inverted residual blocks (1x1 expansion
+    by 6 + Clip, 3x3 depthwise + Clip, linear 1x1 projection; an Add of the
+    block's input where the shape is kept, the middle one of stride 2),
+    a 1x1 Conv + Clip head -> GlobalAveragePool -> Flatten -> Gemm."""
+    g = _Graph("inverted_residuals")
+
+    def relu6(x: str, name: str) -> str:
+        return g.node("Clip", [x, g.constant(f"{name}.min", 0.0), g.constant(f"{name}.max", 6.0)],
+                      name)
+
+    def block(x: str, name: str, channels_in: int, channels_out: int, stride: int) -> str:
+        expanded = relu6(g.conv(x, f"{name}.expand", channels_in, 6 * channels_in, 1),
+                         f"{name}.expand_relu6")
+        depthwise = relu6(g.conv(expanded, f"{name}.depthwise", 6 * channels_in,
+                                 6 * channels_in, 3, stride=stride, group=6 * channels_in),
+                          f"{name}.depthwise_relu6")
+        projected = g.conv(depthwise, f"{name}.project", 6 * channels_in, channels_out, 1)
+        if stride == 1 and channels_in == channels_out:
+            return g.node("Add", [projected, x], f"{name}.add")
+        return projected
+
+    stem = relu6(g.conv("x", "stem", 3, 8, 3, stride=2), "stem_relu6")
+    b = block(block(block(stem, "block1", 8, 8, 1), "block2", 8, 16, 2), "block3", 16, 16, 1)
+    head = relu6(g.conv(b, "head", 16, 64, 1), "head_relu6")
+    f = g.node("Flatten", [g.node("GlobalAveragePool", [head], "gap")], "flatten")
+    y = g.node("Gemm", [f, g.weight("fc.w", [10, 64]), g.weight("fc.b", [10], 0.1)], "y",
+               transB=1)
+    return g.model(y, [1, 10])
+
+
+MODELS = {"residual_cnn": residual_cnn, "branches": branches,
+          "inverted_residuals": inverted_residuals}
 
 
 def quantize(model: onnx.ModelProto, out_dir: str) -> None:

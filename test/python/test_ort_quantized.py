@@ -1,6 +1,7 @@
 """onnxruntime's `quantize_static` output (test/models/ort_quantized, written
-by tools/build_ort_quantized_models.py: two small NCHW networks, float input
-and output, in QDQ form with int8 or uint8 activations and weights, and in
+by tools/build_ort_quantized_models.py: three small NCHW networks, the
+third of MobileNetV2's inverted residual blocks, float input and output,
+in QDQ form with int8 or uint8 activations and weights, and in
 QOperator form with int8 or uint8 activations) compiles, and computes what
 onnxruntime computes from the same file with its graph optimizations off,
 to one step of the output's quantization.
@@ -30,7 +31,7 @@ from tinyml.frontend import import_onnx
 from tinyml.pipeline.stages import cleanup
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models" / "ort_quantized"
-NETWORKS = ["residual_cnn", "branches"]
+NETWORKS = ["residual_cnn", "branches", "inverted_residuals"]
 FORMATS = ["qdq_int8", "qdq_uint8", "qdq_uint8_weights", "qoperator_uint8", "qoperator_int8"]
 MODELS = [f"{n}.{f}" for n in NETWORKS for f in FORMATS]
 # uint8 weights are asymmetric (zero point != 0): tinyml-quantize-ops gives

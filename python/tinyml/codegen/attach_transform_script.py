@@ -354,6 +354,20 @@ def group_of(epilogue: ir.Operation, config: LoweringConfig) -> Group:
                  reader is not None, init_name, partial, widened and (partial or in_place))
 
 
+def own_init(producer: ir.Operation, operand: int) -> None:
+    """Give `producer` (a group's contraction) its own copy of the op
+    initialising its accumulator where other ops read that op's result too
+    (CSE makes one zero fill of the float convs of one shape, as in a model
+    of asymmetric uint8 weights, which computes in float): fusing a shared
+    fill into an in-place group's band loop fails an assertion in upstream's
+    fuse_into_containing_op (a cast of the `scf.for` to `scf.forall`)."""
+    init = producer.operands[operand].owner
+    if isinstance(init, ir.Block) or len(list(init.results[0].uses)) == 1:
+        return
+    own = init.operation.clone(ir.InsertionPoint(producer))
+    producer.operands[operand] = own.results[0]
+
+
 def window_reader(conv: ir.Operation) -> ir.Operation | None:
     """The op through which `conv` reads its (padded) input window, fused
     into its tiles: a `linalg.transpose` (an NCHW input) or a
@@ -454,6 +468,7 @@ class AttachTransformScript(Pass):
         epilogues = [(op, group_of(op, config)) for op in ops_named(module, "linalg.generic")
                      if (config := LoweringConfig.of(op)) is not None]
         for op, group in epilogues:
+            own_init(op.operands[0].owner.operation, group.init_operand)
             if group not in groups:
                 groups.append(group)
             op.attributes[MARK] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64),
