@@ -10,7 +10,8 @@ epilogue `linalg.generic` whose first input is the group's contraction:
    an unpadded conv whose pixel tile leaves part of a row has its pixel
    loop peeled once the next step is done, `peeled_pixel_loop`);
 2. fuse the contraction and the op initialising its accumulator (the bias
-   broadcast or zero fill) into the innermost tile loop; a padded conv is
+   broadcast or zero fill, the group's own: `own_init`) into the innermost
+   tile loop; a padded conv is
    tiled in two levels and its `tensor.pad` fused into the outer one, so
    that a padded window is staged in a small buffer once for the inner
    tiles reading it, no padded copy of the whole input exists and the
@@ -23,7 +24,8 @@ epilogue `linalg.generic` whose first input is the group's contraction:
    its input through a `linalg.transpose` (an NCHW input,
    tinyml-fuse-input-transpose; padded before it is transposed) or through
    the taps-as-channels generic of a one-channel int8 conv
-   (`TAPS_AS_CHANNELS`) or through its int16 extension (`WIDENED`) is
+   (`TAPS_AS_CHANNELS`), the window-as-channels one of an RGB conv
+   (`WINDOW_AS_CHANNELS`) or through its int16 extension (`WIDENED`) is
    tiled in two levels too, that reader of the window fused into the outer
    one, then the pad of the input it reads; an unpadded conv's extension
    stages whole rows instead where the pixel loop is peeled (the outer

@@ -14,6 +14,7 @@ constant indices, which fold."""
 from __future__ import annotations
 
 import itertools
+import math
 
 from mlir import ir
 from mlir.dialects import affine, arith, memref
@@ -43,10 +44,7 @@ class StageWindowChannels(Pass):
             if not isinstance(stage.type, ir.MemRefType) or body != ["arith.extsi", "linalg.yield"]:
                 continue
             shape = ir.MemRefType(stage.type).shape
-            values = 1
-            for size in shape:
-                values *= size
-            if ir.ShapedType(stage.type).has_static_shape and values <= self.max_values:
+            if ir.ShapedType(stage.type).has_static_shape and math.prod(shape) <= self.max_values:
                 stage_values(generic, source, stage, shape)
                 generic.erase()
 
