@@ -35,6 +35,7 @@ from typing import Sequence
 
 from mlir import ir
 
+from ..conversion.quantized_lowering import window_values
 from ..dialects import tinyml as tm
 from ..ir.attributes import window_attributes
 from ..ir.ops import CONTRACTIONS, op_names
@@ -44,7 +45,6 @@ from ..ir.lowering_config import ATTRIBUTE, LoweringConfig
 from ..ir.walk import functions, graph_ops
 from ..pipeline.registry import Option, Pass, register
 from .winograd_rows import transformed_bytes
-from ..conversion.quantized_lowering import window_values
 
 POOLS = op_names(tm.AvgPool2DOp, tm.GlobalAvgPoolOp)
 #: A quantized conv's reduction (values per output) below which
