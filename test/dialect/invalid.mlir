@@ -593,6 +593,14 @@ func.func @function_attribute_of_another_kind() attributes {tinyml.arena_bytes =
 
 // -----
 
+// A window read as channels records its kernel as an array<i64>.
+// expected-error @+1 {{'tinyml.window_as_channels' must be an array<i64>, got [3, 3]}}
+func.func @window_as_channels_of_another_kind() attributes {tinyml.window_as_channels = [3, 3]} {
+  return
+}
+
+// -----
+
 // An int8 softmax writes int8 of 1/256 or int16 of 1/65536 from their lowest
 // value, nothing else.
 func.func @softmax_to_another_type(%x: tensor<1x4x!quant.uniform<i8:f32, 0.5:3>>) {
